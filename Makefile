@@ -1,0 +1,185 @@
+# Makefile - builds build/perf-run from every compiler/*.c, runtime/*.c and
+# perf-plugin/*.c (picked by wildcard, so adding a module needs no edit
+# here), the unit tests, an ASan+UBSan build, the test programs, and runs
+# the suite.  libperf comes from the kernel source tarball (mk/libperf.sh).
+
+BUILD       := build
+PREFIX      ?= /usr/local
+DESTDIR     ?=
+ifeq ($(origin CC),default)
+CC          := gcc
+endif
+LLVM_CONFIG ?= llvm-config-19
+
+# llvm-config's --cflags is meant for C++ and also defines _GNU_SOURCE,
+# which our files define themselves: keep only -I and the other -D.
+LLVM_CFLAGS  = $(filter-out -D_GNU_SOURCE,$(filter -I% -D%,$(shell $(LLVM_CONFIG) --cflags 2>/dev/null)))
+LLVM_LIBS    = $(shell $(LLVM_CONFIG) --ldflags 2>/dev/null) -lLLVM-19
+
+LIBPERF_DIR  := $(BUILD)/libperf
+LIBPERF_A    := $(LIBPERF_DIR)/libperf.a $(LIBPERF_DIR)/libapi.a
+LINUX_TOOLS  := $(BUILD)/linux-src/tools
+# Only for sources that include <internal/...> (found below): the tools
+# tree's <linux/types.h> and friends must not shadow the system's elsewhere.
+LIBPERF_INTERNAL_CFLAGS := -I$(LIBPERF_DIR)/internal-include -I$(LINUX_TOOLS)/lib \
+	-I$(LINUX_TOOLS)/include -I$(LINUX_TOOLS)/arch/x86/include
+
+SRCS        := $(wildcard compiler/*.c runtime/*.c perf-plugin/*.c)
+LIB_SRCS    := $(wildcard compiler/*.c runtime/*.c)
+INTERNAL_SRCS := $(shell grep -l '^[[:space:]]*\#[[:space:]]*include[[:space:]]*<internal/' $(SRCS) /dev/null 2>/dev/null)
+
+# libclang costs link time and start-up: linked only when a module uses it.
+CLANG_LIBS  ?= $(if $(shell grep -l 'clang-c/' $(SRCS) /dev/null 2>/dev/null),-lclang-19)
+
+WARN        := -Wall -Wextra -Werror
+CFLAGS      ?= -O2 -g
+BASE_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) -MMD -MP
+CPPFLAGS_ALL = -I. -I$(LIBPERF_DIR)/include $(LLVM_CFLAGS) $(CPPFLAGS)
+LDLIBS_ALL   = $(LIBPERF_A) $(LLVM_LIBS) $(CLANG_LIBS) -lbpf -ldw -lelf -lz $(LDLIBS)
+
+ASAN_FLAGS  := -fsanitize=address,undefined -fno-omit-frame-pointer
+# GCC's sanitizer instrumentation makes -Wformat-truncation and
+# -Wmaybe-uninitialized report paths that do not exist; the plain build is
+# the -Werror gate, the ASan build only warns.
+ASAN_CFLAGS := $(ASAN_FLAGS) -Wno-error
+
+OBJS        := $(SRCS:%.c=$(BUILD)/obj/%.o)
+LIB_OBJS    := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
+ASAN_OBJS   := $(SRCS:%.c=$(BUILD)/asan/obj/%.o)
+ASAN_LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/asan/obj/%.o)
+
+# Unit tests: each tests/unit/test_*.c is a program; other tests/unit/*.c
+# are helpers linked into every one of them.
+UNIT_SRCS   := $(wildcard tests/unit/test_*.c)
+UNIT_HELPERS := $(filter-out $(UNIT_SRCS),$(wildcard tests/unit/*.c))
+UNIT_BINS   := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
+ASAN_UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/asan/tests/%)
+UNIT_HELPER_OBJS := $(UNIT_HELPERS:%.c=$(BUILD)/obj/%.o)
+ASAN_UNIT_HELPER_OBJS := $(UNIT_HELPERS:%.c=$(BUILD)/asan/obj/%.o)
+
+# Test programs are built like the distribution builds programs (PIE),
+# next to their sources, since cases name them as ./tests/progs/NAME.
+PROG_SRCS   := $(wildcard tests/progs/*.c)
+PROG_BINS   := $(PROG_SRCS:.c=)
+PROG_CFLAGS := -g -O1 -fno-omit-frame-pointer -Wall -Wextra -Werror
+
+# Benchmark helpers, optimised as a release would be.
+BENCH_BINS  := $(patsubst tests/bench/%.c,$(BUILD)/bench/%,$(wildcard tests/bench/*.c))
+
+SCRIPTS     := $(wildcard scripts/*.bt)
+PERF_EXEC_PATH = $(shell perf --exec-path 2>/dev/null)
+
+.PHONY: all deps test demo install uninstall bench clean distclean unit asan progs \
+	test-build
+.DEFAULT_GOAL := all
+
+all: $(BUILD)/perf-run
+
+deps:
+	@BUILD=$(BUILD) mk/deps.sh
+
+$(LIBPERF_A) &:
+	@BUILD=$(BUILD) mk/libperf.sh
+
+$(BUILD)/perf-run: $(OBJS) $(LIBPERF_A)
+	$(CC) $(LDFLAGS) -o $@ $(OBJS) $(LDLIBS_ALL)
+
+$(BUILD)/asan/perf-run: $(ASAN_OBJS) $(LIBPERF_A)
+	$(CC) $(ASAN_FLAGS) $(LDFLAGS) -o $@ $(ASAN_OBJS) $(LDLIBS_ALL)
+
+# Objects wait for libperf (order only) since its headers must exist first.
+$(BUILD)/obj/%.o: %.c | $(LIBPERF_A)
+	@mkdir -p $(@D)
+	$(CC) $(BASE_CFLAGS) $(CPPFLAGS_ALL) -c -o $@ $<
+
+$(BUILD)/asan/obj/%.o: %.c | $(LIBPERF_A)
+	@mkdir -p $(@D)
+	$(CC) $(BASE_CFLAGS) $(ASAN_CFLAGS) $(CPPFLAGS_ALL) -c -o $@ $<
+
+$(foreach s,$(INTERNAL_SRCS),$(eval $(BUILD)/obj/$(s:.c=.o) $(BUILD)/asan/obj/$(s:.c=.o): \
+	CPPFLAGS += $(LIBPERF_INTERNAL_CFLAGS)))
+
+unit: $(UNIT_BINS)
+asan: $(BUILD)/asan/perf-run $(ASAN_UNIT_BINS)
+progs: $(PROG_BINS) $(BUILD)/bench/many1000
+test-build: all unit asan progs
+
+$(BUILD)/tests/test_%: $(BUILD)/obj/tests/unit/test_%.o $(UNIT_HELPER_OBJS) $(LIB_OBJS) $(LIBPERF_A)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -o $@ $< $(UNIT_HELPER_OBJS) $(LIB_OBJS) $(LDLIBS_ALL)
+
+$(BUILD)/asan/tests/test_%: $(BUILD)/asan/obj/tests/unit/test_%.o $(ASAN_UNIT_HELPER_OBJS) $(ASAN_LIB_OBJS) $(LIBPERF_A)
+	@mkdir -p $(@D)
+	$(CC) $(ASAN_FLAGS) $(LDFLAGS) -o $@ $< $(ASAN_UNIT_HELPER_OBJS) $(ASAN_LIB_OBJS) $(LDLIBS_ALL)
+
+tests/progs/%: tests/progs/%.c
+	$(CC) $(PROG_CFLAGS) -o $@ $< -pthread
+
+# A program with N distinct functions f0..f(N-1), for batch attach.
+$(BUILD)/bench/many%: tests/progs/many_gen.sh
+	sh $< $* $@
+
+$(BENCH_BINS): $(BUILD)/bench/%: tests/bench/%.c
+	@mkdir -p $(@D)
+	$(CC) -O2 -g -Wall -Wextra -Werror -o $@ $<
+
+$(BUILD)/demo: examples/demo.c
+	@mkdir -p $(@D)
+	$(CC) $(PROG_CFLAGS) -o $@ $<
+
+test: deps
+	@MAKE="$(MAKE)" BUILD=$(BUILD) tests/run.sh
+
+# Targets that need deps build in a second make, so that with -j nothing
+# compiles before the packages are there.
+demo: deps
+	@$(MAKE) --no-print-directory $(BUILD)/perf-run $(BUILD)/demo
+	@echo "== tracing build/demo: histogram of work()'s argument (microseconds slept)"
+	$(BUILD)/perf-run -e 'uprobe:./$(BUILD)/demo:work { @us = hist(arg0); @calls = count(); }' \
+		-- ./$(BUILD)/demo
+
+bench: deps
+	@$(MAKE) --no-print-directory $(BUILD)/perf-run progs $(BENCH_BINS)
+	@for f in tests/bench/run.sh tests/bench/bench.sh; do \
+		if [ -f $$f ]; then exec bash $$f; fi; \
+	done; echo "bench: no tests/bench/run.sh yet" >&2; exit 1
+
+# perf runs `perf run` as perf-run found in its exec path or on PATH.  The
+# link into the exec path is made only where it stays inside PREFIX, or in
+# a DESTDIR staging tree, never in a system directory outside PREFIX.
+install: deps
+	@$(MAKE) --no-print-directory $(BUILD)/perf-run
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
+		$(DESTDIR)$(PREFIX)/share/perf-run/scripts
+	install -m 755 $(BUILD)/perf-run $(DESTDIR)$(PREFIX)/bin/perf-run
+	install -m 644 perf-plugin/perf-run.1 $(DESTDIR)$(PREFIX)/share/man/man1/perf-run.1
+	$(if $(SCRIPTS),install -m 644 $(SCRIPTS) $(DESTDIR)$(PREFIX)/share/perf-run/scripts/)
+	@ep='$(PERF_EXEC_PATH)'; \
+	if [ -n "$$ep" ] && { [ -n "$(DESTDIR)" ] || case "$$ep/" in $(PREFIX)/*) true;; *) false;; esac; }; then \
+		install -d "$(DESTDIR)$$ep" && ln -sf $(PREFIX)/bin/perf-run "$(DESTDIR)$$ep/perf-run" && \
+		echo "linked $(DESTDIR)$$ep/perf-run"; \
+	elif [ -n "$$ep" ]; then \
+		echo "perf exec path $$ep is outside $(PREFIX): perf finds perf-run on PATH"; \
+	fi
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/perf-run $(DESTDIR)$(PREFIX)/share/man/man1/perf-run.1
+	rm -rf $(DESTDIR)$(PREFIX)/share/perf-run
+	@ep='$(PERF_EXEC_PATH)'; \
+	if [ -n "$$ep" ] && [ -L "$(DESTDIR)$$ep/perf-run" ] && \
+	   [ "$$(readlink "$(DESTDIR)$$ep/perf-run")" = "$(PREFIX)/bin/perf-run" ]; then \
+		rm -f "$(DESTDIR)$$ep/perf-run"; \
+	fi
+
+# The libperf build and the extracted kernel tools survive `clean`: they
+# cost most of a fresh build and never change.
+clean:
+	rm -rf $(BUILD)/obj $(BUILD)/asan $(BUILD)/tests $(BUILD)/perf-run $(BUILD)/demo \
+		$(BUILD)/bench $(BUILD)/test-logs $(PROG_BINS)
+
+distclean: clean
+	rm -rf $(BUILD)
+
+-include $(OBJS:.o=.d) $(ASAN_OBJS:.o=.d) $(UNIT_HELPER_OBJS:.o=.d) $(ASAN_UNIT_HELPER_OBJS:.o=.d) \
+	$(UNIT_SRCS:tests/unit/%.c=$(BUILD)/obj/tests/unit/%.d) \
+	$(UNIT_SRCS:tests/unit/%.c=$(BUILD)/asan/obj/tests/unit/%.d)

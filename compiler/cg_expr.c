@@ -1,0 +1,571 @@
+/*
+ * cg_expr.c - code for expressions: literals, builtins, scratch variables,
+ * map reads and keys, operators, tracepoint fields.
+ *
+ * Integers travel as i64 normalised to their type (codegen_int.h), so
+ * arithmetic is always 64-bit as sema typed it.  BPF v3 has no signed
+ * division, so it is built from unsigned division of magnitudes.
+ */
+#define _GNU_SOURCE
+#include <linux/bpf.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "codegen_int.h"
+#include "lexer.h"
+
+/* x86-64 struct pt_regs offsets. */
+static const unsigned arg_regs[6] = { 112, 104, 96, 88, 72, 64 };
+#define REG_AX 80
+#define REG_IP 128
+
+bool cg_is_mem(const struct type *t)
+{
+	return t && (t->kind == T_STR || t->kind == T_USYM || t->kind == T_TUPLE);
+}
+
+LLVMValueRef cg_bool(struct cg *g, LLVMValueRef i1)
+{
+	return LLVMBuildZExt(g->b, i1, g->i64, "");
+}
+
+LLVMValueRef cg_to_int_type(struct cg *g, LLVMValueRef v, const struct type *t)
+{
+	unsigned sh;
+
+	if (t->kind == T_BOOL)
+		return cg_bool(g, LLVMBuildICmp(g->b, LLVMIntNE, v, cg_const(g, 0), ""));
+	if (t->kind != T_INT && t->kind != T_ENUM)
+		return v;
+	if (t->size >= 8)
+		return v;
+	sh = 64 - 8 * t->size;
+	if (t->is_signed)
+		return LLVMBuildAShr(g->b, LLVMBuildShl(g->b, v, cg_const(g, sh), ""),
+				     cg_const(g, sh), "");
+	return LLVMBuildAnd(g->b, v, cg_const(g, ~0ull >> sh), "");
+}
+
+void cg_store_value(struct cg *g, LLVMValueRef dst, LLVMValueRef v,
+		    const struct type *t, uint32_t size)
+{
+	if (!cg_is_mem(t)) {
+		if (size >= 8)
+			LLVMBuildStore(g->b, v, dst);
+		else
+			LLVMBuildStore(g->b, LLVMBuildTrunc(g->b, v,
+					LLVMIntTypeInContext(g->ctx, 8 * size), ""), dst);
+		return;
+	}
+	if (t->size >= size) {
+		cg_memcpy(g, dst, v, size);
+		return;
+	}
+	cg_memcpy(g, dst, v, t->size);
+	cg_memset0(g, cg_gep(g, dst, t->size), size - t->size);
+}
+
+/* A zeroed stack slot: the verifier rejects reads of uninitialised stack,
+ * and a variable assigned on one path only may be read on another. */
+static LLVMValueRef alloca_zeroed(struct cg *g, uint32_t size, const char *name)
+{
+	LLVMValueRef a = cg_alloca_var(g, size, name);
+	LLVMBuilderRef saved = g->b, eb = LLVMCreateBuilderInContext(g->ctx);
+
+	LLVMPositionBuilderAtEnd(eb, g->entry);
+	g->b = eb;
+	cg_memset0(g, a, size);
+	g->b = saved;
+	LLVMDisposeBuilder(eb);
+	return a;
+}
+
+struct cg_var *cg_var(struct cg *g, const char *name, const struct type *t)
+{
+	struct cg_var *v;
+
+	for (int i = 0; i < g->nvars; i++)
+		if (!strcmp(g->vars[i].name, name))
+			return &g->vars[i];
+	if (!t)
+		return NULL;
+	if (g->nvars == g->capvars) {
+		g->capvars = g->capvars ? 2 * g->capvars : 8;
+		g->vars = realloc(g->vars, g->capvars * sizeof(*g->vars));
+		if (!g->vars)
+			abort();
+	}
+	v = &g->vars[g->nvars++];
+	v->name = name;
+	v->type = t;
+	v->slot = alloca_zeroed(g, cg_is_mem(t) ? t->size : 8, name);
+	return v;
+}
+
+/* ---- maps ---- */
+
+LLVMValueRef cg_map_key(struct cg *g, struct node *m, LLVMValueRef bucket)
+{
+	int mi = sema_map_of(m);
+	const struct pr_map *pm = &g->prog->maps[mi];
+	const struct type *kt = pm->key;
+	LLVMValueRef key = cg_alloca(g, pm->key_size, "key");
+	struct node *k = m->list;
+	bool mem = false;
+
+	for (int i = 0; kt && i < kt->nfields; i++)
+		mem |= cg_is_mem(kt->fields[i].type);
+	if (mem)
+		cg_memset0(g, key, pm->key_size);
+	for (int i = 0; kt && i < kt->nfields && k; i++, k = k->next) {
+		LLVMValueRef v = cg_expr(g, k);
+		uint32_t fsz = (kt->fields[i].type->size + 7) & ~7u;
+
+		cg_store_value(g, cg_gep(g, key, kt->fields[i].offset), v, k->type,
+			       cg_is_mem(k->type) ? kt->fields[i].type->size : fsz);
+	}
+	if (bucket)
+		LLVMBuildStore(g->b, bucket, cg_gep(g, key, kt ? kt->size : 0));
+	else if (!kt)
+		LLVMBuildStore(g->b, cg_const(g, 0), key);
+	return key;
+}
+
+LLVMValueRef cg_map_read(struct cg *g, struct node *m)
+{
+	int mi = sema_map_of(m);
+	const struct pr_map *pm = &g->prog->maps[mi];
+	LLVMValueRef args[2] = { g->maps[mi], cg_map_key(g, m, NULL) };
+	LLVMValueRef p, res;
+	LLVMBasicBlockRef done;
+	bool mem = cg_is_mem(pm->value);
+
+	p = LLVMBuildIntToPtr(g->b, cg_helper(g, H_MAP_LOOKUP, args, 2), g->ptr, "");
+	res = cg_alloca(g, mem ? pm->value_size : 8, "mapval");
+	cg_memset0(g, res, mem ? pm->value_size : 8);
+	done = cg_if(g, LLVMBuildIsNotNull(g->b, p, ""), "found");
+	cg_memcpy(g, res, p, mem ? pm->value_size : 8);
+	LLVMBuildBr(g->b, done);
+	LLVMPositionBuilderAtEnd(g->b, done);
+	return mem ? res : LLVMBuildLoad2(g->b, g->i64, res, "");
+}
+
+/* ---- builtins ---- */
+
+static LLVMValueRef ctx_load(struct cg *g, unsigned off, unsigned size)
+{
+	LLVMTypeRef t = LLVMIntTypeInContext(g->ctx, 8 * size);
+	LLVMValueRef v = LLVMBuildLoad2(g->b, t, cg_gep(g, g->ctxarg, off), "");
+
+	return size == 8 ? v : LLVMBuildZExt(g->b, v, g->i64, "");
+}
+
+static LLVMValueRef helper0(struct cg *g, int id)
+{
+	return cg_helper(g, id, NULL, 0);
+}
+
+static LLVMValueRef mask32(struct cg *g, LLVMValueRef v)
+{
+	return LLVMBuildAnd(g->b, v, cg_const(g, 0xffffffffu), "");
+}
+
+static LLVMValueRef tgid(struct cg *g)
+{
+	return LLVMBuildLShr(g->b, cg_pid_tgid(g), cg_const(g, 32), "");
+}
+
+static LLVMValueRef elapsed(struct cg *g)
+{
+	LLVMValueRef key = cg_alloca(g, 4, "zero");
+	LLVMValueRef args[2] = { cg_config(g), key }, p, start, now;
+	LLVMBasicBlockRef done;
+
+	now = helper0(g, H_KTIME);
+	LLVMBuildStore(g->b, LLVMConstInt(g->i32, 0, 0), key);
+	start = cg_alloca(g, 8, "start");
+	LLVMBuildStore(g->b, cg_const(g, 0), start);
+	p = LLVMBuildIntToPtr(g->b, cg_helper(g, H_MAP_LOOKUP, args, 2), g->ptr, "");
+	done = cg_if(g, LLVMBuildIsNotNull(g->b, p, ""), "cfg");
+	LLVMBuildStore(g->b, LLVMBuildLoad2(g->b, g->i64, p, ""), start);
+	LLVMBuildBr(g->b, done);
+	LLVMPositionBuilderAtEnd(g->b, done);
+	return LLVMBuildSub(g->b, now, LLVMBuildLoad2(g->b, g->i64, start, ""), "");
+}
+
+static LLVMValueRef stack_id(struct cg *g, bool user)
+{
+	LLVMValueRef args[3] = { g->ctxarg, cg_stackmap(g), cg_const(g, user ? BPF_F_USER_STACK : 0) };
+	LLVMValueRef id = mask32(g, cg_helper(g, H_GET_STACKID, args, 3));
+
+	return LLVMBuildOr(g->b, id, LLVMBuildShl(g->b, tgid(g), cg_const(g, 32), ""), "");
+}
+
+static LLVMValueRef comm(struct cg *g)
+{
+	LLVMValueRef buf = cg_alloca(g, 16, "comm");
+	LLVMValueRef args[2] = { buf, cg_const(g, 16) };
+
+	cg_helper(g, H_COMM, args, 2);
+	return buf;
+}
+
+static LLVMValueRef usym_of(struct cg *g, LLVMValueRef addr)
+{
+	LLVMValueRef buf = cg_alloca(g, 16, "usym");
+
+	LLVMBuildStore(g->b, addr, buf);
+	LLVMBuildStore(g->b, tgid(g), cg_gep(g, buf, 8));
+	return buf;
+}
+
+/* The note says where each argument is at this site: a register, memory
+ * at a register plus a displacement, or a constant. */
+static LLVMValueRef usdt_arg(struct cg *g, int i)
+{
+	const struct probe_site *site = &g->probe->sites[g->site < 0 ? 0 : g->site];
+	const struct usdt_arg *a = &site->uargs[i];
+	const struct type *t = type_int(a->size, a->is_signed);
+	LLVMValueRef v;
+
+	if (a->kind == UA_CONST)
+		return cg_const(g, (uint64_t)a->value);
+	v = ctx_load(g, a->reg_off, 8);
+	if (a->kind == UA_MEM)
+		v = cg_read_user(g, LLVMBuildAdd(g->b, v, cg_const(g, (uint64_t)a->value), ""),
+				 a->size);
+	return cg_to_int_type(g, v, t);
+}
+
+static LLVMValueRef ident(struct cg *g, struct node *n)
+{
+	const char *s = n->name;
+	const struct probe *p = g->probe;
+
+	if (!strcmp(s, "pid"))
+		return tgid(g);
+	if (!strcmp(s, "tid"))
+		return mask32(g, cg_pid_tgid(g));
+	if (!strcmp(s, "uid"))
+		return mask32(g, helper0(g, H_UID_GID));
+	if (!strcmp(s, "gid"))
+		return LLVMBuildLShr(g->b, helper0(g, H_UID_GID), cg_const(g, 32), "");
+	if (!strcmp(s, "cpu"))
+		return mask32(g, helper0(g, H_CPU));
+	if (!strcmp(s, "rand"))
+		return mask32(g, helper0(g, H_PRANDOM));
+	if (!strcmp(s, "nsecs"))
+		return helper0(g, H_KTIME);
+	if (!strcmp(s, "elapsed"))
+		return elapsed(g);
+	if (!strcmp(s, "cgroup"))
+		return helper0(g, H_CGROUP);
+	if (!strcmp(s, "curtask"))
+		return helper0(g, H_CURTASK);
+	if (!strcmp(s, "comm"))
+		return comm(g);
+	if (!strcmp(s, "ustack") || !strcmp(s, "kstack"))
+		return stack_id(g, s[0] == 'u');
+	if (!strcmp(s, "probe")) {
+		const char *nm = p->name ? p->name : "";
+
+		return cg_store_const_str(g, nm, strlen(nm), n->type->size);
+	}
+	if (!strncmp(s, "arg", 3) && p->kind == PK_USDT)
+		return usdt_arg(g, s[3] - '0');
+	if (!strncmp(s, "arg", 3))
+		return ctx_load(g, arg_regs[s[3] - '0'], 8);
+	if (!strcmp(s, "retval"))
+		return ctx_load(g, REG_AX, 8);
+	if (!strcmp(s, "func")) {
+		/* At a return probe the ip is the caller's: ask the kernel for
+		 * the probed address instead. */
+		LLVMValueRef ip = p->kind == PK_URETPROBE || p->kind == PK_KRETPROBE ?
+			cg_helper(g, H_GET_FUNC_IP, &g->ctxarg, 1) : ctx_load(g, REG_IP, 8);
+
+		return n->type->kind == T_USYM ? usym_of(g, ip) : ip;
+	}
+	cg_error(g, n->loc, "internal error: no code for '%s'", s);
+	return cg_const(g, 0);
+}
+
+/* ---- tracepoint fields ---- */
+
+static LLVMValueRef read_str(struct cg *g, int helper, LLVMValueRef src, uint32_t size)
+{
+	LLVMValueRef buf = cg_alloca(g, size, "strbuf");
+	LLVMValueRef args[3] = { buf, cg_const(g, size), src };
+
+	cg_memset0(g, buf, size);
+	cg_helper(g, helper, args, 3);
+	return buf;
+}
+
+static LLVMValueRef field(struct cg *g, struct node *n)
+{
+	const struct field *f;
+	const struct type *t = n->type;
+	LLVMValueRef v, off;
+
+	if (n->a->kind != N_IDENT || cg_is_dwarf_var(g, n))
+		return cg_place_value(g, n);
+	f = type_field(g->probe->args, n->name);
+	if (!f) {
+		cg_error(g, n->loc, "internal error: no field '%s'", n->name);
+		return cg_const(g, 0);
+	}
+	if (g->probe->kind == PK_RAWTP)
+		return cg_to_int_type(g, ctx_load(g, f->offset, 8), t);
+	if (t->kind == T_STR && t->data_loc) {
+		v = ctx_load(g, f->offset, 4);
+		off = LLVMBuildAnd(g->b, v, cg_const(g, 0xffff), "");
+		return read_str(g, H_READ_KERNEL_STR,
+				LLVMBuildGEP2(g->b, g->i8, g->ctxarg, &off, 1, ""), t->size);
+	}
+	if (t->kind == T_STR) {
+		/* Not a memcpy: LLVM would load through a moved ctx pointer,
+		 * which the verifier refuses. */
+		LLVMValueRef buf = cg_alloca(g, t->size, "field");
+		LLVMValueRef args[3] = { buf, cg_const(g, t->size), cg_gep(g, g->ctxarg, f->offset) };
+
+		cg_helper(g, H_READ_KERNEL, args, 3);
+		return buf;
+	}
+	if (t->kind == T_INT || t->kind == T_ENUM || t->kind == T_BOOL || t->kind == T_PTR) {
+		unsigned sz = t->size ? t->size : 8;
+
+		return cg_to_int_type(g, ctx_load(g, f->offset, sz > 8 ? 8 : sz), t);
+	}
+	cg_error(g, n->loc, "field '%s' of type %s cannot be read yet", n->name,
+		 type_str_name(t, (char[64]){ 0 }, 64));
+	return cg_const(g, 0);
+}
+
+static LLVMValueRef index_expr(struct cg *g, struct node *n)
+{
+	const struct field *f;
+	const struct type *a = n->a->type;
+
+	if (n->a->kind != N_FIELD || n->a->a->kind != N_IDENT || cg_is_dwarf_var(g, n->a) ||
+	    !(f = type_field(g->probe->args, n->a->name)))
+		return cg_place_value(g, n);
+	return cg_to_int_type(g, ctx_load(g, f->offset + a->elem->size * n->b->ival,
+					  a->elem->size), n->type);
+}
+
+/* ---- operators ---- */
+
+static bool is_u64(const struct type *t)
+{
+	return t && t->kind == T_INT && !t->is_signed && t->size == 8;
+}
+
+static LLVMValueRef str_eq(struct cg *g, LLVMValueRef a, uint32_t asz, LLVMValueRef b,
+			   uint32_t bsz)
+{
+	uint32_t n = asz < bsz ? asz : bsz;
+	LLVMValueRef res = cg_alloca(g, 8, "streq");
+	LLVMBasicBlockRef eq = cg_block(g, "streq"), done = cg_block(g, "strdone");
+
+	LLVMBuildStore(g->b, cg_const(g, 0), res);
+	for (uint32_t i = 0; i < n; i++) {
+		LLVMValueRef ca = LLVMBuildLoad2(g->b, g->i8, cg_gep(g, a, i), "");
+		LLVMValueRef cb = LLVMBuildLoad2(g->b, g->i8, cg_gep(g, b, i), "");
+		LLVMBasicBlockRef same = cg_block(g, ""), next = cg_block(g, "");
+
+		LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntEQ, ca, cb, ""), same, done);
+		LLVMPositionBuilderAtEnd(g->b, same);
+		LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntEQ, ca,
+						    LLVMConstInt(g->i8, 0, 0), ""), eq, next);
+		LLVMPositionBuilderAtEnd(g->b, next);
+	}
+	LLVMBuildBr(g->b, eq);
+	LLVMPositionBuilderAtEnd(g->b, eq);
+	LLVMBuildStore(g->b, cg_const(g, 1), res);
+	LLVMBuildBr(g->b, done);
+	LLVMPositionBuilderAtEnd(g->b, done);
+	return LLVMBuildLoad2(g->b, g->i64, res, "");
+}
+
+static LLVMValueRef logical(struct cg *g, struct node *n)
+{
+	LLVMValueRef a = cg_expr(g, n->a), b, c;
+	LLVMBasicBlockRef from = LLVMGetInsertBlock(g->b);
+	LLVMBasicBlockRef rhs = cg_block(g, "rhs"), done = cg_block(g, "logic");
+	LLVMValueRef phi, vals[2];
+	LLVMBasicBlockRef bbs[2];
+
+	c = LLVMBuildICmp(g->b, LLVMIntNE, a, cg_const(g, 0), "");
+	if (n->op == TOK_AND)
+		LLVMBuildCondBr(g->b, c, rhs, done);
+	else
+		LLVMBuildCondBr(g->b, c, done, rhs);
+	LLVMPositionBuilderAtEnd(g->b, rhs);
+	b = cg_bool(g, LLVMBuildICmp(g->b, LLVMIntNE, cg_expr(g, n->b), cg_const(g, 0), ""));
+	bbs[1] = LLVMGetInsertBlock(g->b);
+	LLVMBuildBr(g->b, done);
+	LLVMPositionBuilderAtEnd(g->b, done);
+	phi = LLVMBuildPhi(g->b, g->i64, "");
+	vals[0] = cg_const(g, n->op == TOK_OR);
+	bbs[0] = from;
+	vals[1] = b;
+	LLVMAddIncoming(phi, vals, bbs, 2);
+	return phi;
+}
+
+static LLVMValueRef sdiv(struct cg *g, LLVMValueRef a, LLVMValueRef b, bool rem)
+{
+	LLVMValueRef z = cg_const(g, 0);
+	LLVMValueRef an = LLVMBuildICmp(g->b, LLVMIntSLT, a, z, "");
+	LLVMValueRef bn = LLVMBuildICmp(g->b, LLVMIntSLT, b, z, "");
+	LLVMValueRef ua = LLVMBuildSelect(g->b, an, LLVMBuildNeg(g->b, a, ""), a, "");
+	LLVMValueRef ub = LLVMBuildSelect(g->b, bn, LLVMBuildNeg(g->b, b, ""), b, "");
+	LLVMValueRef q = rem ? LLVMBuildURem(g->b, ua, ub, "") : LLVMBuildUDiv(g->b, ua, ub, "");
+	LLVMValueRef neg = rem ? an : LLVMBuildXor(g->b, an, bn, "");
+
+	return LLVMBuildSelect(g->b, neg, LLVMBuildNeg(g->b, q, ""), q, "");
+}
+
+LLVMValueRef cg_arith(struct cg *g, int op, LLVMValueRef a, LLVMValueRef b, bool sgn)
+{
+	switch (op) {
+	case '+': return LLVMBuildAdd(g->b, a, b, "");
+	case '-': return LLVMBuildSub(g->b, a, b, "");
+	case '*': return LLVMBuildMul(g->b, a, b, "");
+	case '/': return sgn ? sdiv(g, a, b, false) : LLVMBuildUDiv(g->b, a, b, "");
+	case '%': return sgn ? sdiv(g, a, b, true) : LLVMBuildURem(g->b, a, b, "");
+	case '&': return LLVMBuildAnd(g->b, a, b, "");
+	case '|': return LLVMBuildOr(g->b, a, b, "");
+	case '^': return LLVMBuildXor(g->b, a, b, "");
+	case TOK_SHL:
+		return LLVMBuildShl(g->b, a, LLVMBuildAnd(g->b, b, cg_const(g, 63), ""), "");
+	case TOK_SHR:
+		b = LLVMBuildAnd(g->b, b, cg_const(g, 63), "");
+		return sgn ? LLVMBuildAShr(g->b, a, b, "") : LLVMBuildLShr(g->b, a, b, "");
+	}
+	return NULL;
+}
+
+static LLVMValueRef compare(struct cg *g, int op, LLVMValueRef a, LLVMValueRef b, bool sgn)
+{
+	LLVMIntPredicate p;
+
+	switch (op) {
+	case '<': p = sgn ? LLVMIntSLT : LLVMIntULT; break;
+	case '>': p = sgn ? LLVMIntSGT : LLVMIntUGT; break;
+	case TOK_LE: p = sgn ? LLVMIntSLE : LLVMIntULE; break;
+	case TOK_GE: p = sgn ? LLVMIntSGE : LLVMIntUGE; break;
+	case TOK_EQ: p = LLVMIntEQ; break;
+	default: p = LLVMIntNE; break;
+	}
+	return cg_bool(g, LLVMBuildICmp(g->b, p, a, b, ""));
+}
+
+static LLVMValueRef binop(struct cg *g, struct node *n)
+{
+	const struct type *ta = n->a->type, *tb = n->b->type;
+	LLVMValueRef a, b, r;
+	bool sgn = !is_u64(ta) && !is_u64(tb);
+
+	if (n->op == TOK_AND || n->op == TOK_OR)
+		return logical(g, n);
+	a = cg_expr(g, n->a);
+	b = cg_expr(g, n->b);
+	if (ta->kind == T_STR) {
+		r = str_eq(g, a, ta->size, b, tb->size);
+		return n->op == TOK_EQ ? r : LLVMBuildXor(g->b, r, cg_const(g, 1), "");
+	}
+	if (ta->kind == T_PTR && (n->op == '+' || n->op == '-') && type_is_int(tb)) {
+		uint32_t es = ta->elem && ta->elem->size ? ta->elem->size : 1;
+
+		b = LLVMBuildMul(g->b, b, cg_const(g, es), "");
+	}
+	if (ta->kind == T_PTR && tb->kind == T_PTR && n->op == '-') {
+		uint32_t es = ta->elem && ta->elem->size ? ta->elem->size : 1;
+
+		return cg_arith(g, '/', LLVMBuildSub(g->b, a, b, ""), cg_const(g, es), true);
+	}
+	r = cg_arith(g, n->op, a, b, n->type->kind == T_PTR ? false : n->type->is_signed);
+	return r ? r : compare(g, n->op, a, b, sgn);
+}
+
+static LLVMValueRef unop(struct cg *g, struct node *n)
+{
+	LLVMValueRef a;
+
+	if (n->op == '*')
+		return cg_place_value(g, n);
+	if (n->op == '&')
+		return cg_place_addr(g, n->a);
+	a = cg_expr(g, n->a);
+	switch (n->op) {
+	case '-':
+		return LLVMBuildNeg(g->b, a, "");
+	case '!':
+		return cg_bool(g, LLVMBuildICmp(g->b, LLVMIntEQ, a, cg_const(g, 0), ""));
+	default:
+		return LLVMBuildNot(g->b, a, "");
+	}
+}
+
+static LLVMValueRef ternary(struct cg *g, struct node *n)
+{
+	LLVMValueRef c = cg_expr(g, n->a);
+	bool mem = cg_is_mem(n->type);
+	LLVMValueRef res = cg_alloca(g, mem ? n->type->size : 8, "cond");
+	LLVMBasicBlockRef yes = cg_block(g, "then"), no = cg_block(g, "else");
+	LLVMBasicBlockRef done = cg_block(g, "endcond");
+	struct node *arms[2] = { n->b, n->c };
+	LLVMBasicBlockRef bbs[2] = { yes, no };
+
+	LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntNE, c, cg_const(g, 0), ""), yes, no);
+	for (int i = 0; i < 2; i++) {
+		LLVMPositionBuilderAtEnd(g->b, bbs[i]);
+		cg_store_value(g, res, cg_expr(g, arms[i]), arms[i]->type,
+			       mem ? n->type->size : 8);
+		LLVMBuildBr(g->b, done);
+	}
+	LLVMPositionBuilderAtEnd(g->b, done);
+	return mem ? res : LLVMBuildLoad2(g->b, g->i64, res, "");
+}
+
+LLVMValueRef cg_expr(struct cg *g, struct node *n)
+{
+	struct cg_var *v;
+
+	switch (n->kind) {
+	case N_INT:
+		return cg_const(g, n->ival);
+	case N_STR:
+		return cg_store_const_str(g, n->name, n->len, n->len + 1);
+	case N_POSITIONAL: {
+		const char *s = sema_param(g->s, n);
+
+		return cg_store_const_str(g, s, strlen(s), n->type->size);
+	}
+	case N_IDENT:
+		return ident(g, n);
+	case N_VAR:
+		v = cg_var(g, n->name, n->type);
+		return cg_is_mem(v->type) ? v->slot : LLVMBuildLoad2(g->b, g->i64, v->slot, "");
+	case N_MAP:
+		return cg_map_read(g, n);
+	case N_CALL:
+		return cg_call(g, n);
+	case N_BINOP:
+		return binop(g, n);
+	case N_UNOP:
+		return unop(g, n);
+	case N_TERNARY:
+		return ternary(g, n);
+	case N_FIELD:
+		return field(g, n);
+	case N_INDEX:
+		return index_expr(g, n);
+	case N_CAST:
+		return cg_to_int_type(g, cg_expr(g, n->a), n->type);
+	default:
+		cg_error(g, n->loc, "internal error: no code for %s", ast_kind_name(n->kind));
+		return cg_const(g, 0);
+	}
+}

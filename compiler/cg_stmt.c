@@ -1,0 +1,543 @@
+/*
+ * cg_stmt.c - code for statements and calls: control flow, assignments to
+ * scratch variables and maps, in-kernel aggregations (layouts in
+ * program.h), and the actions whose records go through the ring buffer.
+ *
+ * Every failure that would lose data is counted: a ring buffer record that
+ * does not fit increments "lost", a map update that fails (map full)
+ * increments "drops".
+ */
+#define _GNU_SOURCE
+#include <linux/bpf.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "codegen_int.h"
+#include "lexer.h"
+
+static void dead_block(struct cg *g)
+{
+	LLVMPositionBuilderAtEnd(g->b, cg_block(g, "dead"));
+}
+
+static void ret0(struct cg *g)
+{
+	LLVMBuildRet(g->b, LLVMConstInt(g->i32, 0, 0));
+	dead_block(g);
+}
+
+static bool is_u64(const struct type *t)
+{
+	return t && t->kind == T_INT && !t->is_signed && t->size == 8;
+}
+
+/* ---- actions ---- */
+
+static struct pr_action *action_new(struct cg *g, enum pr_action_kind k, const char *fmt,
+				    struct loc loc, int *id)
+{
+	struct program *p = g->prog;
+	struct pr_action *a = realloc(p->actions, (p->nactions + 1) * sizeof(*a));
+
+	if (!a)
+		abort();
+	p->actions = a;
+	*id = p->nactions++;
+	a = &p->actions[*id];
+	memset(a, 0, sizeof(*a));
+	a->kind = k;
+	a->fmt = fmt ? strdup(fmt) : NULL;
+	a->loc = loc;
+	a->size = 8;
+	a->map = -1;
+	return a;
+}
+
+/* Lays out args after the id; returns the record with values filled in,
+ * emits it, and counts it as lost if the ring buffer is full. */
+static void emit_record(struct cg *g, int id, struct node *args)
+{
+	int n = ast_count(args), i = 0;
+	struct pr_arg *pa = calloc(n ? n : 1, sizeof(*pa));
+	LLVMValueRef vals[32], rec, out[4], rc;
+	uint32_t off = 8;
+
+	if (!pa)
+		abort();
+	for (struct node *a = args; a; a = a->next, i++) {
+		pa[i].type = a->type;
+		pa[i].offset = off;
+		off += cg_is_mem(a->type) ? (a->type->size + 7) & ~7u : 8;
+		vals[i] = cg_expr(g, a);
+	}
+	g->prog->actions[id].args = pa;
+	g->prog->actions[id].nargs = n;
+	g->prog->actions[id].size = off;
+	rec = cg_alloca(g, off, "rec");
+	LLVMBuildStore(g->b, cg_const(g, id), rec);
+	for (i = 0; i < n; i++) {
+		const struct type *t = pa[i].type;
+		uint32_t sz = cg_is_mem(t) ? (t->size + 7) & ~7u : 8;
+
+		cg_store_value(g, cg_gep(g, rec, pa[i].offset), vals[i], t, sz);
+	}
+	out[0] = cg_ringbuf(g);
+	out[1] = rec;
+	out[2] = cg_const(g, off);
+	out[3] = cg_const(g, 0);
+	rc = cg_helper(g, H_RINGBUF_OUTPUT, out, 4);
+	LLVMBasicBlockRef ok = cg_if(g, rc, "lost");
+
+	cg_count(g, cg_lost(g));
+	LLVMBuildBr(g->b, ok);
+	LLVMPositionBuilderAtEnd(g->b, ok);
+}
+
+static void act_printf(struct cg *g, struct node *n, enum pr_action_kind k)
+{
+	int id;
+
+	action_new(g, k, n->list->name, n->loc, &id);
+	emit_record(g, id, n->list->next);
+}
+
+static void act_print(struct cg *g, struct node *n)
+{
+	struct node *m = n->list;
+	struct pr_action *a;
+	int id;
+
+	if (m->kind == N_MAP && !m->list) {
+		a = action_new(g, ACT_PRINT, NULL, n->loc, &id);
+		a->map = sema_map_of(m);
+		a->top = m->next ? (int64_t)m->next->ival : 0;
+		a->div = m->next && m->next->next ? (int64_t)m->next->next->ival : 0;
+		emit_record(g, id, NULL);
+		return;
+	}
+	a = action_new(g, ACT_PRINTV, NULL, n->loc, &id);
+	emit_record(g, id, m);
+}
+
+static void act_simple(struct cg *g, struct node *n, enum pr_action_kind k, const char *fmt)
+{
+	int id;
+	struct pr_action *a = action_new(g, k, fmt, n->loc, &id);
+
+	a->map = k == ACT_CLEAR || k == ACT_ZERO ? sema_map_of(n->list) : -1;
+	emit_record(g, id, NULL);
+}
+
+/* ---- value calls ---- */
+
+static int str_helper(struct cg *g, const struct type *t)
+{
+	enum probe_kind k = g->probe->kind;
+
+	if (t->kind == T_PTR && t->is_user)
+		return H_READ_USER_STR;
+	if (k == PK_UPROBE || k == PK_URETPROBE || k == PK_USDT)
+		return H_READ_USER_STR;
+	if (t->kind == T_PTR || k == PK_KPROBE || k == PK_KRETPROBE)
+		return H_READ_KERNEL_STR;
+	/* Unknown address space: x86's compat helper reads either. */
+	return H_PROBE_READ_STR;
+}
+
+static LLVMValueRef call_str(struct cg *g, struct node *n)
+{
+	struct node *a = n->list;
+	uint32_t size = n->type->size;
+	LLVMValueRef v, buf, args[3];
+
+	if (a->type->kind == T_ARRAY) {
+		buf = cg_alloca(g, size, "str");
+		cg_memset0(g, buf, size);
+		args[0] = buf;
+		args[1] = cg_const(g, size);
+		args[2] = cg_place_addr(g, a);
+		cg_helper(g, H_READ_USER_STR, args, 3);
+		return buf;
+	}
+	v = cg_expr(g, a);
+
+	if (a->type->kind == T_STR) {
+		if (a->type->size == size)
+			return v;
+		buf = cg_alloca(g, size, "str");
+		cg_store_value(g, buf, v, a->type, size);
+		if (a->type->size >= size)
+			LLVMBuildStore(g->b, LLVMConstInt(g->i8, 0, 0), cg_gep(g, buf, size - 1));
+		return buf;
+	}
+	buf = cg_alloca(g, size, "str");
+	cg_memset0(g, buf, size);
+	args[0] = buf;
+	args[1] = cg_const(g, size);
+	args[2] = v;
+	cg_helper(g, str_helper(g, a->type), args, 3);
+	return buf;
+}
+
+static LLVMValueRef call_usym(struct cg *g, struct node *n)
+{
+	LLVMValueRef buf = cg_alloca(g, 16, "usym");
+
+	LLVMBuildStore(g->b, cg_expr(g, n->list), buf);
+	LLVMBuildStore(g->b, LLVMBuildLShr(g->b, cg_pid_tgid(g), cg_const(g, 32), ""),
+		       cg_gep(g, buf, 8));
+	return buf;
+}
+
+static void call_delete(struct cg *g, struct node *n)
+{
+	struct node *m = n->list;
+	LLVMValueRef args[2] = { g->maps[sema_map_of(m)], cg_map_key(g, m, NULL) };
+
+	cg_helper(g, H_MAP_DELETE, args, 2);
+}
+
+LLVMValueRef cg_call(struct cg *g, struct node *n)
+{
+	const char *f = n->name;
+
+	cg_at(g, n);
+	if (!strcmp(f, "str"))
+		return call_str(g, n);
+	if (!strcmp(f, "ksym"))
+		return cg_expr(g, n->list);
+	if (!strcmp(f, "usym"))
+		return call_usym(g, n);
+	if (!strcmp(f, "printf"))
+		act_printf(g, n, ACT_PRINTF);
+	else if (!strcmp(f, "system"))
+		act_printf(g, n, ACT_SYSTEM);
+	else if (!strcmp(f, "cat"))
+		act_printf(g, n, ACT_CAT);
+	else if (!strcmp(f, "print"))
+		act_print(g, n);
+	else if (!strcmp(f, "clear"))
+		act_simple(g, n, ACT_CLEAR, NULL);
+	else if (!strcmp(f, "zero"))
+		act_simple(g, n, ACT_ZERO, NULL);
+	else if (!strcmp(f, "time"))
+		act_simple(g, n, ACT_TIME, n->list ? n->list->name : "%H:%M:%S\n");
+	else if (!strcmp(f, "exit")) {
+		act_simple(g, n, ACT_EXIT, NULL);
+		ret0(g);
+	} else if (!strcmp(f, "delete"))
+		call_delete(g, n);
+	else if (!strcmp(f, "signal")) {
+		LLVMValueRef sig = cg_expr(g, n->list);
+
+		cg_helper(g, H_SEND_SIGNAL, &sig, 1);
+	} else
+		cg_error(g, n->loc, "internal error: no code for %s()", f);
+	return NULL;
+}
+
+/* ---- maps ---- */
+
+/* Looks the key up, inserting a zeroed value first if absent; returns the
+ * value pointer and leaves the builder where it is non-NULL.  *skip is the
+ * block to continue at when the map is full (counted in drops). */
+static LLVMValueRef lookup_or_init(struct cg *g, int mi, LLVMValueRef key,
+				   LLVMBasicBlockRef *skip)
+{
+	uint32_t vs = g->prog->maps[mi].value_size;
+	LLVMValueRef la[2] = { g->maps[mi], key }, ua[4], p, p2, zero, phi;
+	LLVMBasicBlockRef have = cg_block(g, "have"), init = cg_block(g, "init");
+	LLVMBasicBlockRef from, init_end, full;
+
+	p = LLVMBuildIntToPtr(g->b, cg_helper(g, H_MAP_LOOKUP, la, 2), g->ptr, "");
+	from = LLVMGetInsertBlock(g->b);
+	LLVMBuildCondBr(g->b, LLVMBuildIsNotNull(g->b, p, ""), have, init);
+	LLVMPositionBuilderAtEnd(g->b, init);
+	zero = cg_alloca(g, vs, "zero");
+	cg_memset0(g, zero, vs);
+	ua[0] = g->maps[mi];
+	ua[1] = key;
+	ua[2] = zero;
+	ua[3] = cg_const(g, BPF_NOEXIST);
+	cg_helper(g, H_MAP_UPDATE, ua, 4);
+	p2 = LLVMBuildIntToPtr(g->b, cg_helper(g, H_MAP_LOOKUP, la, 2), g->ptr, "");
+	full = cg_block(g, "full");
+	*skip = cg_block(g, "aggdone");
+	init_end = LLVMGetInsertBlock(g->b);
+	LLVMBuildCondBr(g->b, LLVMBuildIsNotNull(g->b, p2, ""), have, full);
+	LLVMPositionBuilderAtEnd(g->b, full);
+	cg_count(g, cg_drops(g));
+	LLVMBuildBr(g->b, *skip);
+	LLVMPositionBuilderAtEnd(g->b, have);
+	phi = LLVMBuildPhi(g->b, g->ptr, "");
+	LLVMAddIncoming(phi, (LLVMValueRef[]){ p, p2 },
+			(LLVMBasicBlockRef[]){ from, init_end }, 2);
+	return phi;
+}
+
+static LLVMValueRef hist_bucket(struct cg *g, LLVMValueRef v, bool sgn)
+{
+	LLVMValueRef x = v, r = cg_const(g, 0), b;
+
+	for (int s = 32; s >= 1; s /= 2) {
+		LLVMValueRef c = LLVMBuildICmp(g->b, LLVMIntUGE, x, cg_const(g, 1ull << s), "");
+		LLVMValueRef sh = LLVMBuildSelect(g->b, c, cg_const(g, s), cg_const(g, 0), "");
+
+		x = LLVMBuildLShr(g->b, x, sh, "");
+		r = LLVMBuildAdd(g->b, r, sh, "");
+	}
+	b = LLVMBuildAdd(g->b, r, cg_const(g, 2), "");
+	b = LLVMBuildSelect(g->b, LLVMBuildICmp(g->b, LLVMIntEQ, v, cg_const(g, 0), ""),
+			    cg_const(g, 1), b, "");
+	if (sgn)
+		b = LLVMBuildSelect(g->b, LLVMBuildICmp(g->b, LLVMIntSLT, v, cg_const(g, 0), ""),
+				    cg_const(g, 0), b, "");
+	return b;
+}
+
+static LLVMValueRef lhist_bucket(struct cg *g, LLVMValueRef v, const struct type *t)
+{
+	uint64_t last = 1 + (uint64_t)((t->lh_max - t->lh_min) / t->lh_step);
+	LLVMValueRef mid = LLVMBuildUDiv(g->b, LLVMBuildSub(g->b, v, cg_const(g, t->lh_min), ""),
+					 cg_const(g, t->lh_step), "");
+
+	mid = LLVMBuildAdd(g->b, mid, cg_const(g, 1), "");
+	mid = LLVMBuildSelect(g->b, LLVMBuildICmp(g->b, LLVMIntSGE, v,
+						  cg_const(g, t->lh_max), ""),
+			      cg_const(g, last), mid, "");
+	return LLVMBuildSelect(g->b, LLVMBuildICmp(g->b, LLVMIntSLT, v,
+						   cg_const(g, t->lh_min), ""),
+			       cg_const(g, 0), mid, "");
+}
+
+static void add_at(struct cg *g, LLVMValueRef p, uint32_t off, LLVMValueRef v)
+{
+	LLVMValueRef q = cg_gep(g, p, off);
+
+	LLVMBuildStore(g->b, LLVMBuildAdd(g->b, LLVMBuildLoad2(g->b, g->i64, q, ""), v, ""), q);
+}
+
+static void agg_update(struct cg *g, const struct type *t, LLVMValueRef p, LLVMValueRef v)
+{
+	LLVMValueRef cur, valid, take;
+
+	switch (t->agg) {
+	case AGG_COUNT: case AGG_HIST: case AGG_LHIST:
+		add_at(g, p, 0, cg_const(g, 1));
+		break;
+	case AGG_SUM:
+		add_at(g, p, 0, v);
+		break;
+	case AGG_AVG: case AGG_STATS:
+		add_at(g, p, 0, v);
+		add_at(g, p, 8, cg_const(g, 1));
+		break;
+	case AGG_MIN: case AGG_MAX:
+		cur = LLVMBuildLoad2(g->b, g->i64, p, "");
+		valid = LLVMBuildLoad2(g->b, g->i64, cg_gep(g, p, 8), "");
+		take = LLVMBuildOr(g->b,
+			LLVMBuildICmp(g->b, LLVMIntEQ, valid, cg_const(g, 0), ""),
+			LLVMBuildICmp(g->b, t->agg == AGG_MIN ? LLVMIntSLT : LLVMIntSGT, v, cur, ""),
+			"");
+		LLVMBuildStore(g->b, LLVMBuildSelect(g->b, take, v, cur, ""), p);
+		LLVMBuildStore(g->b, cg_const(g, 1), cg_gep(g, p, 8));
+		break;
+	default:
+		break;
+	}
+}
+
+static void assign_agg(struct cg *g, struct node *lv, struct node *call)
+{
+	int mi = sema_map_of(lv);
+	const struct type *t = g->prog->maps[mi].value;
+	LLVMValueRef v = call->list ? cg_expr(g, call->list) : NULL, bucket = NULL, p;
+	LLVMBasicBlockRef skip;
+
+	if (t->agg == AGG_HIST)
+		bucket = hist_bucket(g, v, call->list->type->is_signed);
+	else if (t->agg == AGG_LHIST)
+		bucket = lhist_bucket(g, v, t);
+	p = lookup_or_init(g, mi, cg_map_key(g, lv, bucket), &skip);
+	agg_update(g, t, p, v);
+	LLVMBuildBr(g->b, skip);
+	LLVMPositionBuilderAtEnd(g->b, skip);
+}
+
+static void map_update(struct cg *g, int mi, LLVMValueRef key, LLVMValueRef v,
+		       const struct type *t)
+{
+	const struct pr_map *pm = &g->prog->maps[mi];
+	LLVMValueRef val = v, ua[4];
+
+	if (!cg_is_mem(t) || t->size != pm->value_size) {
+		val = cg_alloca(g, pm->value_size, "val");
+		cg_store_value(g, val, v, t, pm->value_size);
+	}
+	ua[0] = g->maps[mi];
+	ua[1] = key;
+	ua[2] = val;
+	ua[3] = cg_const(g, BPF_ANY);
+	LLVMBasicBlockRef ok = cg_if(g, cg_helper(g, H_MAP_UPDATE, ua, 4), "mapfull");
+
+	cg_count(g, cg_drops(g));
+	LLVMBuildBr(g->b, ok);
+	LLVMPositionBuilderAtEnd(g->b, ok);
+}
+
+/* @m[k] op= v and @m[k]++: one key, read (0 if absent), modify, write. */
+static void map_rmw(struct cg *g, struct node *lv, int op, struct node *rv, bool sgn)
+{
+	int mi = sema_map_of(lv);
+	LLVMValueRef key = cg_map_key(g, lv, NULL), la[2] = { g->maps[mi], key };
+	LLVMValueRef old = cg_alloca(g, 8, "old"), p, cur, nv;
+	LLVMBasicBlockRef done;
+
+	LLVMBuildStore(g->b, cg_const(g, 0), old);
+	p = LLVMBuildIntToPtr(g->b, cg_helper(g, H_MAP_LOOKUP, la, 2), g->ptr, "");
+	done = cg_if(g, LLVMBuildIsNotNull(g->b, p, ""), "old");
+	LLVMBuildStore(g->b, LLVMBuildLoad2(g->b, g->i64, p, ""), old);
+	LLVMBuildBr(g->b, done);
+	LLVMPositionBuilderAtEnd(g->b, done);
+	cur = LLVMBuildLoad2(g->b, g->i64, old, "");
+	nv = cg_arith(g, op, cur, rv ? cg_expr(g, rv) : cg_const(g, 1), sgn);
+	map_update(g, mi, key, nv, type_int(8, true));
+}
+
+static void assign(struct cg *g, struct node *n)
+{
+	struct node *lv = n->a, *rv = n->b;
+	bool sgn = !is_u64(lv->type) && !is_u64(rv->type);
+
+	if (rv->type && rv->type->kind == T_AGG) {
+		assign_agg(g, lv, rv);
+		return;
+	}
+	if (lv->kind == N_MAP) {
+		if (n->op) {
+			map_rmw(g, lv, n->op, rv, sgn);
+			return;
+		}
+		LLVMValueRef v = cg_expr(g, rv);
+
+		map_update(g, sema_map_of(lv), cg_map_key(g, lv, NULL), v, rv->type);
+		return;
+	}
+	struct cg_var *x = cg_var(g, lv->name, lv->type);
+	LLVMValueRef v = cg_expr(g, rv);
+
+	if (n->op)
+		v = cg_arith(g, n->op, LLVMBuildLoad2(g->b, g->i64, x->slot, ""), v, sgn);
+	cg_store_value(g, x->slot, v, n->op ? x->type : rv->type,
+		       cg_is_mem(x->type) ? x->type->size : 8);
+}
+
+static void incdec(struct cg *g, struct node *n)
+{
+	struct node *lv = n->a;
+	int op = n->op == '-' ? '-' : '+';
+
+	if (lv->kind == N_MAP) {
+		map_rmw(g, lv, op, NULL, true);
+		return;
+	}
+	struct cg_var *x = cg_var(g, lv->name, lv->type);
+	LLVMValueRef v = LLVMBuildLoad2(g->b, g->i64, x->slot, "");
+
+	LLVMBuildStore(g->b, cg_arith(g, op, v, cg_const(g, 1), true), x->slot);
+}
+
+/* ---- statements ---- */
+
+static void if_stmt(struct cg *g, struct node *n)
+{
+	LLVMValueRef c = cg_expr(g, n->a);
+	LLVMBasicBlockRef yes = cg_block(g, "then"), no = cg_block(g, "else");
+	LLVMBasicBlockRef done = n->c ? cg_block(g, "endif") : no;
+
+	LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntNE, c, cg_const(g, 0), ""), yes, no);
+	LLVMPositionBuilderAtEnd(g->b, yes);
+	cg_block_stmts(g, n->b);
+	LLVMBuildBr(g->b, done);
+	if (n->c) {
+		LLVMPositionBuilderAtEnd(g->b, no);
+		if (n->c->kind == N_IF)
+			cg_stmt(g, n->c);
+		else
+			cg_block_stmts(g, n->c);
+		LLVMBuildBr(g->b, done);
+	}
+	LLVMPositionBuilderAtEnd(g->b, done);
+}
+
+static void while_stmt(struct cg *g, struct node *n)
+{
+	LLVMBasicBlockRef head = cg_block(g, "while"), body = cg_block(g, "body");
+	LLVMBasicBlockRef done = cg_block(g, "endwhile");
+	LLVMValueRef c;
+
+	if (g->nloops == 32) {
+		cg_error(g, n->loc, "loops are nested too deeply");
+		return;
+	}
+	LLVMBuildBr(g->b, head);
+	LLVMPositionBuilderAtEnd(g->b, head);
+	c = cg_expr(g, n->a);
+	LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntNE, c, cg_const(g, 0), ""), body, done);
+	LLVMPositionBuilderAtEnd(g->b, body);
+	g->brk[g->nloops] = done;
+	g->cont[g->nloops++] = head;
+	cg_block_stmts(g, n->b);
+	g->nloops--;
+	LLVMBuildBr(g->b, head);
+	LLVMPositionBuilderAtEnd(g->b, done);
+}
+
+void cg_stmt(struct cg *g, struct node *n)
+{
+	int mark = cg_tmp_mark(g);
+
+	cg_at(g, n);
+	switch (n->kind) {
+	case N_EXPRSTMT:
+		cg_stmt(g, n->a);
+		break;
+	case N_ASSIGN:
+		assign(g, n);
+		break;
+	case N_INCDEC:
+		incdec(g, n);
+		break;
+	case N_IF:
+		if_stmt(g, n);
+		break;
+	case N_UNROLL:
+		for (uint64_t i = 0; i < n->ival; i++)
+			cg_block_stmts(g, n->b);
+		break;
+	case N_WHILE:
+		while_stmt(g, n);
+		break;
+	case N_BREAK: case N_CONTINUE:
+		LLVMBuildBr(g->b, n->kind == N_BREAK ? g->brk[g->nloops - 1] :
+			    g->cont[g->nloops - 1]);
+		dead_block(g);
+		break;
+	case N_RETURN:
+		ret0(g);
+		break;
+	case N_BLOCK:
+		cg_block_stmts(g, n);
+		break;
+	default:
+		cg_expr(g, n);
+	}
+	cg_at(g, n);
+	cg_tmp_release(g, mark);
+}
+
+void cg_block_stmts(struct cg *g, struct node *blk)
+{
+	for (struct node *s = blk ? blk->list : NULL; s; s = s->next)
+		cg_stmt(g, s);
+}

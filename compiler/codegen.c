@@ -1,0 +1,843 @@
+/*
+ * codegen.c - the code generator's frame: one LLVM module per script, the
+ * BTF-defined maps (their debug info is what libbpf reads), one function per
+ * attach point in a section libbpf 1.1 recognises, debug locations that
+ * become BTF line info, the O2 pipeline and emission of a BPF ELF in memory.
+ *
+ * Expressions are in cg_expr.c, statements, calls and actions in
+ * cg_stmt.c, DWARF and USDT variables in cg_dwarf.c.  A body that reads
+ * per-address variables gets one program per site.  Only the BPF target
+ * is initialised.
+ */
+#define _GNU_SOURCE
+#include <linux/bpf.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <llvm-c/Analysis.h>
+#include <llvm-c/Disassembler.h>
+#include <llvm-c/Object.h>
+#include <llvm-c/Target.h>
+#include <llvm-c/TargetMachine.h>
+#include <llvm-c/Transforms/PassBuilder.h>
+
+#include "codegen_int.h"
+
+void cg_error(struct cg *g, struct loc loc, const char *fmt, ...)
+{
+	va_list ap;
+
+	g->errors++;
+	va_start(ap, fmt);
+	diag_verror(g->d, loc, fmt, ap);
+	va_end(ap);
+}
+
+void cg_at(struct cg *g, const struct node *n)
+{
+	LLVMMetadataRef l;
+
+	if (!g->sp || !n || n->loc.line <= 0)
+		return;
+	l = LLVMDIBuilderCreateDebugLocation(g->ctx, n->loc.line, n->loc.col, g->sp, NULL);
+	LLVMSetCurrentDebugLocation2(g->b, l);
+}
+
+LLVMValueRef cg_const(struct cg *g, uint64_t v)
+{
+	return LLVMConstInt(g->i64, v, 0);
+}
+
+/* Helpers are called through their id cast to a pointer, as clang does. */
+LLVMValueRef cg_helper(struct cg *g, int id, LLVMValueRef *args, int n)
+{
+	LLVMTypeRef at[8];
+	LLVMTypeRef ft;
+
+	for (int i = 0; i < n; i++)
+		at[i] = LLVMTypeOf(args[i]);
+	ft = LLVMFunctionType(g->i64, at, n, 0);
+	return LLVMBuildCall2(g->b, ft, LLVMConstIntToPtr(cg_const(g, id), g->ptr), args, n, "");
+}
+
+static void lifetime(struct cg *g, const char *which, LLVMValueRef a, uint32_t size)
+{
+	unsigned id = LLVMLookupIntrinsicID(which, strlen(which));
+	LLVMValueRef fn = LLVMGetIntrinsicDeclaration(g->mod, id, &g->ptr, 1);
+	LLVMValueRef args[2] = { cg_const(g, size), a };
+
+	LLVMBuildCall2(g->b, LLVMGlobalGetValueType(fn), fn, args, 2, "");
+}
+
+static LLVMValueRef alloca_in_entry(struct cg *g, uint32_t size, const char *name)
+{
+	LLVMBuilderRef ab = LLVMCreateBuilderInContext(g->ctx);
+	LLVMValueRef a;
+
+	LLVMPositionBuilderAtEnd(ab, g->entry);
+	a = LLVMBuildAlloca(ab, LLVMArrayType(g->i8, size ? size : 1), name);
+	LLVMSetAlignment(a, 8);
+	LLVMDisposeBuilder(ab);
+	return a;
+}
+
+LLVMValueRef cg_alloca_var(struct cg *g, uint32_t size, const char *name)
+{
+	return alloca_in_entry(g, size, name);
+}
+
+static LLVMValueRef heap_alloc(struct cg *g, uint32_t size)
+{
+	uint32_t off = (g->heap_off + 7) & ~7u;
+
+	if (off + size > CG_HEAP_SIZE) {
+		cg_error(g, (struct loc){ 0 }, "a probe needs more than %d bytes of temporaries",
+			 CG_HEAP_SIZE);
+		off = 0;
+	}
+	g->heap_off = off + size;
+	return cg_gep(g, cg_heap_ptr(g), off);
+}
+
+static void tmp_push(struct cg *g, LLVMValueRef a, uint32_t size, uint32_t heap)
+{
+	if (g->ntmp == g->captmp) {
+		g->captmp = g->captmp ? 2 * g->captmp : 16;
+		g->tmp = realloc(g->tmp, g->captmp * sizeof(*g->tmp));
+		g->tmpsize = realloc(g->tmpsize, g->captmp * sizeof(*g->tmpsize));
+		g->tmpheap = realloc(g->tmpheap, g->captmp * sizeof(*g->tmpheap));
+		if (!g->tmp || !g->tmpsize || !g->tmpheap)
+			abort();
+	}
+	g->tmp[g->ntmp] = a;
+	g->tmpsize[g->ntmp] = size;
+	g->tmpheap[g->ntmp++] = heap;
+}
+
+/* Temporaries live for one statement: lifetime markers let LLVM's stack
+ * colouring share their slots, and large ones come from the heap, so a
+ * script stays within the 512-byte stack. */
+LLVMValueRef cg_alloca(struct cg *g, uint32_t size, const char *name)
+{
+	LLVMValueRef a;
+
+	if (!size)
+		size = 1;
+	if (size >= CG_HEAP_MIN) {
+		uint32_t before = g->heap_off;
+
+		a = heap_alloc(g, size);
+		tmp_push(g, a, size, before);
+		return a;
+	}
+	a = alloca_in_entry(g, size, name);
+	tmp_push(g, a, size, ~0u);
+	lifetime(g, "llvm.lifetime.start", a, size);
+	return a;
+}
+
+int cg_tmp_mark(struct cg *g)
+{
+	return g->ntmp;
+}
+
+void cg_tmp_release(struct cg *g, int mark)
+{
+	while (g->ntmp > mark) {
+		g->ntmp--;
+		if (g->tmpheap[g->ntmp] != ~0u)
+			g->heap_off = g->tmpheap[g->ntmp];
+		else
+			lifetime(g, "llvm.lifetime.end", g->tmp[g->ntmp], g->tmpsize[g->ntmp]);
+	}
+}
+
+LLVMValueRef cg_gep(struct cg *g, LLVMValueRef p, uint64_t off)
+{
+	LLVMValueRef i = cg_const(g, off);
+
+	if (!off)
+		return p;
+	return LLVMBuildGEP2(g->b, g->i8, p, &i, 1, "");
+}
+
+void cg_memset0(struct cg *g, LLVMValueRef p, uint32_t size)
+{
+	if (size)
+		LLVMBuildMemSet(g->b, p, LLVMConstInt(g->i8, 0, 0), cg_const(g, size), 1);
+}
+
+void cg_memcpy(struct cg *g, LLVMValueRef dst, LLVMValueRef src, uint32_t size)
+{
+	if (size)
+		LLVMBuildMemCpy(g->b, dst, 1, src, 1, cg_const(g, size));
+}
+
+LLVMBasicBlockRef cg_block(struct cg *g, const char *name)
+{
+	return LLVMAppendBasicBlockInContext(g->ctx, g->fn, name);
+}
+
+LLVMBasicBlockRef cg_if(struct cg *g, LLVMValueRef v, const char *name)
+{
+	LLVMBasicBlockRef yes = cg_block(g, name), no = cg_block(g, "");
+	LLVMValueRef c = LLVMTypeOf(v) == LLVMInt1TypeInContext(g->ctx) ? v :
+		LLVMBuildICmp(g->b, LLVMIntNE, v, LLVMConstNull(LLVMTypeOf(v)), "");
+
+	LLVMBuildCondBr(g->b, c, yes, no);
+	LLVMPositionBuilderAtEnd(g->b, yes);
+	return no;
+}
+
+/* Stores a constant string 8 bytes at a time; the verifier needs every
+ * byte of a buffer initialised before a helper reads it. */
+LLVMValueRef cg_store_const_str(struct cg *g, const char *s, size_t len, uint32_t size)
+{
+	LLVMValueRef buf = cg_alloca(g, size, "str");
+
+	for (uint32_t off = 0; off < size; off += 8) {
+		uint64_t w = 0;
+		uint32_t n = size - off < 8 ? size - off : 8;
+
+		for (uint32_t i = 0; i < n; i++)
+			if (off + i < len)
+				w |= (uint64_t)(unsigned char)s[off + i] << (8 * i);
+		if (n == 8) {
+			LLVMBuildStore(g->b, cg_const(g, w), cg_gep(g, buf, off));
+		} else {
+			for (uint32_t i = 0; i < n; i++)
+				LLVMBuildStore(g->b, LLVMConstInt(g->i8, (w >> (8 * i)) & 0xff, 0),
+					       cg_gep(g, buf, off + i));
+		}
+	}
+	return buf;
+}
+
+/* ---- maps ---- */
+
+static LLVMMetadataRef di_basic(struct cg *g, const char *name, unsigned bits, unsigned enc)
+{
+	return LLVMDIBuilderCreateBasicType(g->di, name, strlen(name), bits, enc, LLVMDIFlagZero);
+}
+
+static LLVMMetadataRef di_ptr(struct cg *g, LLVMMetadataRef t)
+{
+	return LLVMDIBuilderCreatePointerType(g->di, t, 64, 64, 0, NULL, 0);
+}
+
+static LLVMMetadataRef di_array(struct cg *g, LLVMMetadataRef elem, unsigned elem_bits,
+				uint64_t n)
+{
+	LLVMMetadataRef sub = LLVMDIBuilderGetOrCreateSubrange(g->di, 0, (int64_t)n);
+
+	return LLVMDIBuilderCreateArrayType(g->di, n * elem_bits, elem_bits > 32 ? 64 : 32,
+					    elem, &sub, 1);
+}
+
+/* `int (*name)[v]`: how BTF-defined maps carry integers in a type. */
+static LLVMMetadataRef di_int_member(struct cg *g, LLVMMetadataRef scope, const char *name,
+				     uint64_t v, unsigned off)
+{
+	LLVMMetadataRef t = di_ptr(g, di_array(g, g->di_int, 32, v));
+
+	return LLVMDIBuilderCreateMemberType(g->di, scope, name, strlen(name), g->di_file, 0,
+					     64, 64, off, LLVMDIFlagZero, t);
+}
+
+static LLVMMetadataRef di_bytes(struct cg *g, uint32_t size)
+{
+	if (size == 4)
+		return di_basic(g, "unsigned int", 32, 7 /* DW_ATE_unsigned */);
+	if (size == 8)
+		return di_basic(g, "unsigned long long", 64, 7);
+	return di_array(g, di_basic(g, "unsigned char", 8, 8 /* DW_ATE_unsigned_char */), 8, size);
+}
+
+static LLVMValueRef map_define(struct cg *g, const char *name, int type, uint32_t max,
+			       uint32_t key_size, uint32_t value_size)
+{
+	LLVMMetadataRef mem[4], st, gve;
+	LLVMTypeRef pt[4] = { g->ptr, g->ptr, g->ptr, g->ptr };
+	int n = 0;
+	LLVMValueRef gv;
+
+	mem[n++] = di_int_member(g, g->di_cu, "type", type, 0);
+	mem[n++] = di_int_member(g, g->di_cu, "max_entries", max, 64);
+	if (key_size)
+		mem[n] = LLVMDIBuilderCreateMemberType(g->di, g->di_cu, "key", 3, g->di_file, 0,
+					64, 64, 64 * n, LLVMDIFlagZero,
+					di_ptr(g, di_bytes(g, key_size))), n++;
+	if (value_size)
+		mem[n] = LLVMDIBuilderCreateMemberType(g->di, g->di_cu, "value", 5, g->di_file, 0,
+					64, 64, 64 * n, LLVMDIFlagZero,
+					di_ptr(g, di_bytes(g, value_size))), n++;
+	st = LLVMDIBuilderCreateStructType(g->di, g->di_cu, "", 0, g->di_file, 0, 64 * n, 64,
+					   LLVMDIFlagZero, NULL, mem, n, 0, NULL, "", 0);
+	gv = LLVMAddGlobal(g->mod, LLVMStructTypeInContext(g->ctx, pt, n, 0), name);
+	LLVMSetInitializer(gv, LLVMConstNull(LLVMGlobalGetValueType(gv)));
+	LLVMSetSection(gv, ".maps");
+	LLVMSetAlignment(gv, 8);
+	gve = LLVMDIBuilderCreateGlobalVariableExpression(g->di, g->di_cu, name, strlen(name),
+			name, strlen(name), g->di_file, 0, st, 0,
+			LLVMDIBuilderCreateExpression(g->di, NULL, 0), NULL, 64);
+	LLVMGlobalSetMetadata(gv, LLVMGetMDKindIDInContext(g->ctx, "dbg", 3), gve);
+	return gv;
+}
+
+static uint32_t agg_buckets(const struct type *v)
+{
+	if (v->agg == AGG_HIST)
+		return PR_HIST_BUCKETS;
+	if (v->agg == AGG_LHIST)
+		return (uint32_t)((v->lh_max - v->lh_min) / v->lh_step) + 2;
+	return 1;
+}
+
+static int define_script_maps(struct cg *g)
+{
+	struct program *p = g->prog;
+
+	p->maps = calloc(g->s->nmaps ? g->s->nmaps : 1, sizeof(*p->maps));
+	g->maps = calloc(g->s->nmaps ? g->s->nmaps : 1, sizeof(*g->maps));
+	if (!p->maps || !g->maps)
+		return -1;
+	for (int i = 0; i < g->s->nmaps; i++) {
+		struct sema_map *sm = &g->s->maps[i];
+		struct pr_map *m = &p->maps[i];
+		const struct type *v = sm->value;
+		bool agg = v->kind == T_AGG;
+		bool hist = agg && (v->agg == AGG_HIST || v->agg == AGG_LHIST);
+
+		m->name = strdup(sm->name);
+		if (asprintf(&m->bpf_name, "map_%d_%s", i, sm->name[1] ? sm->name + 1 : "") < 0)
+			return -1;
+		m->bpf_type = agg ? BPF_MAP_TYPE_PERCPU_HASH : BPF_MAP_TYPE_HASH;
+		m->key = sm->key;
+		m->value = v;
+		m->key_size = (sm->key ? sm->key->size : 0) + (hist || !sm->key ? 8 : 0);
+		m->value_size = agg ? v->size : v->kind == T_STR ? v->size : v->size < 8 ? 8 : v->size;
+		m->max_entries = sm->key ? (hist ? 16384 : 4096) : agg_buckets(v);
+		g->maps[i] = map_define(g, m->bpf_name, m->bpf_type, m->max_entries,
+					m->key_size, m->value_size);
+	}
+	p->nmaps = g->s->nmaps;
+	return 0;
+}
+
+LLVMValueRef cg_ringbuf(struct cg *g)
+{
+	if (!g->ringbuf) {
+		g->prog->ringbuf_name = strdup("ringbuf");
+		g->ringbuf = map_define(g, "ringbuf", BPF_MAP_TYPE_RINGBUF, 1u << 22, 0, 0);
+	}
+	return g->ringbuf;
+}
+
+LLVMValueRef cg_stackmap(struct cg *g)
+{
+	if (!g->stackmap) {
+		g->prog->stack_map_name = strdup("stacks");
+		g->stackmap = map_define(g, "stacks", BPF_MAP_TYPE_STACK_TRACE, 16384, 4, 127 * 8);
+	}
+	return g->stackmap;
+}
+
+static LLVMValueRef cg_heap(struct cg *g)
+{
+	if (!g->heap)
+		g->heap = map_define(g, "heap", BPF_MAP_TYPE_PERCPU_ARRAY, 1, 4, CG_HEAP_SIZE);
+	return g->heap;
+}
+
+/* Looked up once per hit in the entry block; func_end makes the entry
+ * return when it is NULL (never, for an array), as the verifier wants. */
+LLVMValueRef cg_heap_ptr(struct cg *g)
+{
+	if (!g->heap_ptr) {
+		LLVMBuilderRef saved = g->b, eb = LLVMCreateBuilderInContext(g->ctx);
+		LLVMValueRef key, args[2];
+
+		LLVMPositionBuilderAtEnd(eb, g->entry);
+		g->b = eb;
+		key = alloca_in_entry(g, 4, "zero");
+		LLVMBuildStore(g->b, LLVMConstInt(g->i32, 0, 0), key);
+		args[0] = cg_heap(g);
+		args[1] = key;
+		g->heap_ptr = LLVMBuildIntToPtr(g->b, cg_helper(g, H_MAP_LOOKUP, args, 2), g->ptr,
+						"heap");
+		g->b = saved;
+		LLVMDisposeBuilder(eb);
+	}
+	return g->heap_ptr;
+}
+
+LLVMValueRef cg_config(struct cg *g)
+{
+	if (!g->config) {
+		g->prog->config_map_name = strdup("config");
+		g->config = map_define(g, "config", BPF_MAP_TYPE_ARRAY, 1, 4,
+				       sizeof(struct pr_config));
+	}
+	return g->config;
+}
+
+LLVMValueRef cg_lost(struct cg *g)
+{
+	if (!g->lost) {
+		g->prog->lost_map_name = strdup("lost");
+		g->lost = map_define(g, "lost", BPF_MAP_TYPE_PERCPU_ARRAY, 1, 4, 8);
+	}
+	return g->lost;
+}
+
+LLVMValueRef cg_drops(struct cg *g)
+{
+	if (!g->drops) {
+		g->prog->drops_map_name = strdup("drops");
+		g->drops = map_define(g, "drops", BPF_MAP_TYPE_PERCPU_ARRAY, 1, 4, 8);
+	}
+	return g->drops;
+}
+
+void cg_count(struct cg *g, LLVMValueRef counter)
+{
+	LLVMValueRef key = cg_alloca(g, 4, "zero");
+	LLVMValueRef args[2], p, v;
+	LLVMBasicBlockRef done;
+
+	LLVMBuildStore(g->b, LLVMConstInt(g->i32, 0, 0), key);
+	args[0] = counter;
+	args[1] = key;
+	p = LLVMBuildIntToPtr(g->b, cg_helper(g, H_MAP_LOOKUP, args, 2), g->ptr, "");
+	done = cg_if(g, LLVMBuildIsNotNull(g->b, p, ""), "count");
+	v = LLVMBuildLoad2(g->b, g->i64, p, "");
+	LLVMBuildStore(g->b, LLVMBuildAdd(g->b, v, cg_const(g, 1), ""), p);
+	LLVMBuildBr(g->b, done);
+	LLVMPositionBuilderAtEnd(g->b, done);
+}
+
+LLVMValueRef cg_pid_tgid(struct cg *g)
+{
+	if (!g->pid_tgid) {
+		LLVMBuilderRef saved = g->b;
+		LLVMBuilderRef eb = LLVMCreateBuilderInContext(g->ctx);
+
+		/* Once per hit, in the entry block, so every use dominates. */
+		LLVMPositionBuilderAtEnd(eb, g->entry);
+		g->b = eb;
+		g->pid_tgid = cg_helper(g, H_PID_TGID, NULL, 0);
+		g->b = saved;
+		LLVMDisposeBuilder(eb);
+	}
+	return g->pid_tgid;
+}
+
+/* ---- functions ---- */
+
+struct sec_info {
+	const char *kind;
+	int prog_type;
+};
+
+static struct sec_info section_of(const struct probe *p, int idx, char *sec, size_t n)
+{
+	switch (p->kind) {
+	case PK_BEGIN:
+		snprintf(sec, n, "raw_tp/begin");
+		return (struct sec_info){ "begin", BPF_PROG_TYPE_RAW_TRACEPOINT };
+	case PK_END:
+		snprintf(sec, n, "raw_tp/end");
+		return (struct sec_info){ "end", BPF_PROG_TYPE_RAW_TRACEPOINT };
+	case PK_UPROBE: case PK_USDT:
+		snprintf(sec, n, "uprobe/p%d", idx);
+		return (struct sec_info){ p->kind == PK_USDT ? "usdt" : "uprobe",
+					  BPF_PROG_TYPE_KPROBE };
+	case PK_URETPROBE:
+		snprintf(sec, n, "uretprobe/p%d", idx);
+		return (struct sec_info){ "uretprobe", BPF_PROG_TYPE_KPROBE };
+	case PK_KPROBE:
+		snprintf(sec, n, "kprobe/p%d", idx);
+		return (struct sec_info){ "kprobe", BPF_PROG_TYPE_KPROBE };
+	case PK_KRETPROBE:
+		snprintf(sec, n, "kretprobe/p%d", idx);
+		return (struct sec_info){ "kretprobe", BPF_PROG_TYPE_KPROBE };
+	case PK_TRACEPOINT:
+		snprintf(sec, n, "tracepoint/%s/%s", p->category ? p->category : "x",
+			 p->event ? p->event : "x");
+		return (struct sec_info){ "tracepoint", BPF_PROG_TYPE_TRACEPOINT };
+	case PK_RAWTP:
+		snprintf(sec, n, "raw_tp/%s", p->event ? p->event : "x");
+		return (struct sec_info){ "rawtracepoint", BPF_PROG_TYPE_RAW_TRACEPOINT };
+	case PK_FENTRY: case PK_FEXIT:
+		snprintf(sec, n, "%s/%s", p->kind == PK_FENTRY ? "fentry" : "fexit",
+			 p->nsites ? p->sites[0].func : "x");
+		return (struct sec_info){ p->kind == PK_FENTRY ? "fentry" : "fexit",
+					  BPF_PROG_TYPE_TRACING };
+	default:
+		snprintf(sec, n, "perf_event");
+		return (struct sec_info){ probe_kind_name(p->kind), BPF_PROG_TYPE_PERF_EVENT };
+	}
+}
+
+static LLVMMetadataRef di_subroutine(struct cg *g)
+{
+	LLVMMetadataRef t[2] = { g->di_int, di_ptr(g, NULL) };
+
+	return LLVMDIBuilderCreateSubroutineType(g->di, g->di_file, t, 2, LLVMDIFlagZero);
+}
+
+static void func_begin(struct cg *g, const char *name, const char *sec, struct node *pn)
+{
+	LLVMTypeRef ft = LLVMFunctionType(g->i32, &g->ptr, 1, 0);
+	unsigned nounwind = LLVMGetEnumAttributeKindForName("nounwind", 8);
+	int line = pn->loc.line > 0 ? pn->loc.line : 1;
+
+	g->fn = LLVMAddFunction(g->mod, name, ft);
+	LLVMSetSection(g->fn, sec);
+	LLVMAddAttributeAtIndex(g->fn, LLVMAttributeFunctionIndex,
+				LLVMCreateEnumAttribute(g->ctx, nounwind, 0));
+	g->ctxarg = LLVMGetParam(g->fn, 0);
+	LLVMSetValueName2(g->ctxarg, "ctx", 3);
+	g->sp = LLVMDIBuilderCreateFunction(g->di, g->di_file, name, strlen(name), name,
+					    strlen(name), g->di_file, line, di_subroutine(g), 0, 1,
+					    line, LLVMDIFlagPrototyped, 1);
+	LLVMSetSubprogram(g->fn, g->sp);
+	/* The kernel wants every BTF function argument named; a preserved
+	 * parameter variable is where LLVM's BTF writer takes the name from. */
+	LLVMDIBuilderCreateParameterVariable(g->di, g->sp, "ctx", 3, 1, g->di_file, line,
+					     di_ptr(g, NULL), 1, LLVMDIFlagZero);
+	/* Allocas and once-per-hit values go to "entry", which branches to
+	 * "start" when the function is complete. */
+	g->entry = cg_block(g, "entry");
+	g->start = cg_block(g, "start");
+	LLVMPositionBuilderAtEnd(g->b, g->start);
+	cg_at(g, pn);
+	g->nvars = 0;
+	g->nloops = 0;
+	g->ntmp = 0;
+	g->heap_ptr = NULL;
+	g->heap_off = 0;
+	g->pid_tgid = NULL;
+}
+
+static void func_end(struct cg *g)
+{
+	LLVMBasicBlockRef cur = LLVMGetInsertBlock(g->b);
+
+	if (!LLVMGetBasicBlockTerminator(cur))
+		LLVMBuildRet(g->b, LLVMConstInt(g->i32, 0, 0));
+	LLVMPositionBuilderAtEnd(g->b, g->entry);
+	if (g->heap_ptr) {
+		LLVMBasicBlockRef none = cg_block(g, "noheap");
+
+		LLVMBuildCondBr(g->b, LLVMBuildIsNotNull(g->b, g->heap_ptr, ""), g->start, none);
+		LLVMPositionBuilderAtEnd(g->b, none);
+		LLVMBuildRet(g->b, LLVMConstInt(g->i32, 0, 0));
+	} else {
+		LLVMBuildBr(g->b, g->start);
+	}
+	LLVMSetCurrentDebugLocation2(g->b, NULL);
+	g->sp = NULL;
+}
+
+static int gen_function(struct cg *g, struct node *pn, const struct probe *p, int idx,
+			int site)
+{
+	char name[64], sec[512];
+	struct sec_info si = section_of(p, idx, sec, sizeof(sec));
+	struct pr_prog *pp = &g->prog->progs[g->prog->nprogs];
+
+	if (site >= 0) {
+		snprintf(name, sizeof(name), "p%d_s%d_%s", idx, site, si.kind);
+		snprintf(sec, sizeof(sec), "uprobe/p%d_s%d", idx, site);
+	} else {
+		snprintf(name, sizeof(name), "p%d_%s", idx, si.kind);
+	}
+	g->site = site;
+	for (char *c = name; *c; c++)
+		if (!((*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') || *c == '_'))
+			*c = '_';
+	g->probe = p;
+	func_begin(g, name, sec, pn);
+	if (pn->a) {
+		LLVMValueRef c;
+		LLVMBasicBlockRef go, skip;
+
+		int mark = cg_tmp_mark(g);
+
+		cg_at(g, pn->a);
+		c = cg_expr(g, pn->a);
+		cg_tmp_release(g, mark);
+		go = cg_block(g, "body");
+		skip = cg_block(g, "skip");
+		LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntNE, c, cg_const(g, 0), ""),
+				go, skip);
+		LLVMPositionBuilderAtEnd(g->b, skip);
+		LLVMBuildRet(g->b, LLVMConstInt(g->i32, 0, 0));
+		LLVMPositionBuilderAtEnd(g->b, go);
+	}
+	cg_block_stmts(g, pn->b);
+	func_end(g);
+	pp->name = strdup(name);
+	pp->bpf_prog_type = si.prog_type;
+	pp->probe = p;
+	pp->site = site;
+	pp->loc = pn->loc;
+	g->prog->nprogs++;
+	return 0;
+}
+
+/* ---- module ---- */
+
+/* LLVM reports some failures (the BPF stack limit) as diagnostics rather
+ * than errors of the emit call: route them to the script's diag. */
+static void on_llvm_diag(LLVMDiagnosticInfoRef di, void *arg)
+{
+	struct cg *g = arg;
+	char *msg;
+
+	if (LLVMGetDiagInfoSeverity(di) != LLVMDSError || g->llvm_failed++)
+		return;
+	msg = LLVMGetDiagInfoDescription(di);
+	if (strstr(msg, "stack limit"))
+		cg_error(g, (struct loc){ 0 }, "a probe needs more than 512 bytes of BPF stack; "
+			 "use fewer strings in one statement");
+	else
+		cg_error(g, (struct loc){ 0 }, "BPF code generation failed: %s", msg);
+	LLVMDisposeMessage(msg);
+}
+
+static void module_init(struct cg *g, const struct source *src)
+{
+	const char *fname = src && src->name ? src->name : "-e";
+	LLVMMetadataRef v;
+
+	g->ctx = LLVMContextCreate();
+	LLVMContextSetDiagnosticHandler(g->ctx, on_llvm_diag, g);
+	g->mod = LLVMModuleCreateWithNameInContext("perf-run", g->ctx);
+	LLVMSetTarget(g->mod, "bpfel");
+	LLVMSetDataLayout(g->mod, "e-m:e-p:64:64-i64:64-i128:128-n32:64-S128");
+	g->b = LLVMCreateBuilderInContext(g->ctx);
+	g->di = LLVMCreateDIBuilder(g->mod);
+	g->i8 = LLVMInt8TypeInContext(g->ctx);
+	g->i16 = LLVMInt16TypeInContext(g->ctx);
+	g->i32 = LLVMInt32TypeInContext(g->ctx);
+	g->i64 = LLVMInt64TypeInContext(g->ctx);
+	g->ptr = LLVMPointerTypeInContext(g->ctx, 0);
+	g->di_file = LLVMDIBuilderCreateFile(g->di, fname, strlen(fname), ".", 1);
+	g->di_cu = LLVMDIBuilderCreateCompileUnit(g->di, LLVMDWARFSourceLanguageC, g->di_file,
+			"perf-run", 8, 1, "", 0, 0, "", 0, LLVMDWARFEmissionFull, 0, 0, 0,
+			"", 0, "", 0);
+	g->di_int = di_basic(g, "int", 32, 5 /* DW_ATE_signed */);
+	v = LLVMValueAsMetadata(LLVMConstInt(g->i32, 3, 0));
+	LLVMAddModuleFlag(g->mod, LLVMModuleFlagBehaviorWarning, "Debug Info Version", 18, v);
+	v = LLVMValueAsMetadata(LLVMConstInt(g->i32, 4, 0));
+	LLVMAddModuleFlag(g->mod, LLVMModuleFlagBehaviorWarning, "Dwarf Version", 13, v);
+}
+
+static void add_license(struct cg *g)
+{
+	LLVMValueRef s = LLVMConstStringInContext(g->ctx, "GPL", 3, 0);
+	LLVMValueRef gv = LLVMAddGlobal(g->mod, LLVMTypeOf(s), "_license");
+
+	LLVMSetInitializer(gv, s);
+	LLVMSetSection(gv, "license");
+}
+
+static LLVMTargetMachineRef target_machine(void)
+{
+	static int inited;
+	LLVMTargetRef t;
+	char *err = NULL;
+
+	if (!inited) {
+		LLVMInitializeBPFTargetInfo();
+		LLVMInitializeBPFTarget();
+		LLVMInitializeBPFTargetMC();
+		LLVMInitializeBPFAsmPrinter();
+		LLVMInitializeBPFAsmParser();
+		LLVMInitializeBPFDisassembler();
+		inited = 1;
+	}
+	if (LLVMGetTargetFromTriple("bpfel", &t, &err)) {
+		LLVMDisposeMessage(err);
+		return NULL;
+	}
+	return LLVMCreateTargetMachine(t, "bpfel", "v3", "", LLVMCodeGenLevelDefault,
+				       LLVMRelocStatic, LLVMCodeModelDefault);
+}
+
+static int emit(struct cg *g, unsigned dump)
+{
+	LLVMTargetMachineRef tm = target_machine();
+	LLVMPassBuilderOptionsRef po;
+	LLVMMemoryBufferRef mb;
+	LLVMErrorRef e;
+	char *err = NULL;
+
+	if (!tm) {
+		cg_error(g, (struct loc){ 0 }, "LLVM has no BPF target");
+		return -1;
+	}
+	if (LLVMVerifyModule(g->mod, LLVMReturnStatusAction, &err)) {
+		cg_error(g, (struct loc){ 0 }, "internal error: invalid IR: %s", err);
+		LLVMDisposeMessage(err);
+		LLVMDisposeTargetMachine(tm);
+		return -1;
+	}
+	LLVMDisposeMessage(err);
+	po = LLVMCreatePassBuilderOptions();
+	e = LLVMRunPasses(g->mod, "default<O2>", tm, po);
+	LLVMDisposePassBuilderOptions(po);
+	if (e) {
+		char *m = LLVMGetErrorMessage(e);
+
+		cg_error(g, (struct loc){ 0 }, "internal error: LLVM passes: %s", m);
+		LLVMDisposeErrorMessage(m);
+		LLVMDisposeTargetMachine(tm);
+		return -1;
+	}
+	if (dump & PR_DUMP_IR) {
+		char *ir = LLVMPrintModuleToString(g->mod);
+
+		fputs(ir, stdout);
+		LLVMDisposeMessage(ir);
+	}
+	if (LLVMTargetMachineEmitToMemoryBuffer(tm, g->mod, LLVMObjectFile, &err, &mb)) {
+		cg_error(g, (struct loc){ 0 }, "cannot generate BPF code: %s", err);
+		LLVMDisposeMessage(err);
+		LLVMDisposeTargetMachine(tm);
+		return -1;
+	}
+	LLVMDisposeTargetMachine(tm);
+	if (g->errors) {
+		LLVMDisposeMemoryBuffer(mb);
+		return -1;
+	}
+	g->prog->elf_size = LLVMGetBufferSize(mb);
+	g->prog->elf = malloc(g->prog->elf_size);
+	if (g->prog->elf)
+		memcpy(g->prog->elf, LLVMGetBufferStart(mb), g->prog->elf_size);
+	LLVMDisposeMemoryBuffer(mb);
+	return g->prog->elf ? 0 : -1;
+}
+
+static bool is_prog_section(const char *name)
+{
+	static const char *const pre[] = { "uprobe/", "uretprobe/", "kprobe/", "kretprobe/",
+		"tracepoint/", "raw_tp/", "perf_event", "fentry/", "fexit/" };
+
+	for (size_t i = 0; i < sizeof(pre) / sizeof(pre[0]); i++)
+		if (!strncmp(name, pre[i], strlen(pre[i])))
+			return true;
+	return false;
+}
+
+static void dump_section(LLVMDisasmContextRef dc, const char *name,
+			 const uint8_t *bytes, uint64_t size)
+{
+	char line[256];
+	uint64_t pc = 0;
+
+	printf("%s:\n", name);
+	while (pc < size) {
+		size_t n = LLVMDisasmInstruction(dc, (uint8_t *)bytes + pc, size - pc, pc,
+						 line, sizeof(line));
+
+		if (!n)
+			n = 8;
+		printf("%5llu:%s\n", (unsigned long long)(pc / 8), line);
+		pc += n;
+	}
+}
+
+/* --dump bpf: every program section of the emitted object, disassembled. */
+static void dump_bpf(const struct program *p)
+{
+	LLVMMemoryBufferRef mb = LLVMCreateMemoryBufferWithMemoryRange(p->elf, p->elf_size,
+								       "bpf", 0);
+	LLVMBinaryRef bin = LLVMCreateBinary(mb, NULL, NULL);
+	LLVMDisasmContextRef dc = LLVMCreateDisasmCPU("bpfel", "v3", NULL, 0, NULL, NULL);
+	LLVMSectionIteratorRef it;
+
+	if (!bin || !dc)
+		goto out;
+	it = LLVMObjectFileCopySectionIterator(bin);
+	for (; !LLVMObjectFileIsSectionIteratorAtEnd(bin, it); LLVMMoveToNextSection(it)) {
+		const char *name = LLVMGetSectionName(it);
+
+		if (name && is_prog_section(name))
+			dump_section(dc, name, (const uint8_t *)LLVMGetSectionContents(it),
+				     LLVMGetSectionSize(it));
+	}
+	LLVMDisposeSectionIterator(it);
+out:
+	if (dc)
+		LLVMDisasmDispose(dc);
+	if (bin)
+		LLVMDisposeBinary(bin);
+	LLVMDisposeMemoryBuffer(mb);
+}
+
+static void cg_dispose(struct cg *g)
+{
+	free(g->vars);
+	free(g->maps);
+	free(g->tmp);
+	free(g->tmpsize);
+	free(g->tmpheap);
+	if (g->di)
+		LLVMDisposeDIBuilder(g->di);
+	if (g->b)
+		LLVMDisposeBuilder(g->b);
+	if (g->mod)
+		LLVMDisposeModule(g->mod);
+	if (g->ctx)
+		LLVMContextDispose(g->ctx);
+}
+
+int cg_generate(struct sema_probe *probes, int nprobes, struct sema *s,
+		const struct source *src, unsigned dump, struct program *out,
+		struct diag *d)
+{
+	struct cg g = { .prog = out, .s = s, .d = d };
+	int nfn = 0, idx = 0, rc = -1;
+
+	for (int i = 0; i < nprobes; i++)
+		for (int j = 0; j < probes[i].nprobes; j++)
+			nfn += probes[i].per_site ? probes[i].probes[j]->nsites : 1;
+	out->progs = calloc(nfn ? nfn : 1, sizeof(*out->progs));
+	if (!out->progs)
+		return -1;
+	module_init(&g, src);
+	add_license(&g);
+	if (define_script_maps(&g))
+		goto out;
+	cg_lost(&g);
+	if (s->has_actions)
+		cg_ringbuf(&g);
+	for (int i = 0; i < nprobes; i++)
+		for (int j = 0; j < probes[i].nprobes; j++, idx++) {
+			const struct probe *p = probes[i].probes[j];
+
+			if (!probes[i].per_site) {
+				gen_function(&g, probes[i].node, p, idx, -1);
+				continue;
+			}
+			/* DWARF locations differ per address: one program per site. */
+			for (int k = 0; k < p->nsites; k++)
+				gen_function(&g, probes[i].node, p, idx, k);
+		}
+	if (g.errors)
+		goto out;
+	LLVMDIBuilderFinalize(g.di);
+	if (emit(&g, dump))
+		goto out;
+	if (dump & PR_DUMP_BPF)
+		dump_bpf(out);
+	rc = 0;
+out:
+	cg_dispose(&g);
+	return rc;
+}

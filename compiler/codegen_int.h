@@ -1,0 +1,134 @@
+/*
+ * codegen_int.h - what the code generator's files (codegen.c, cg_expr.c,
+ * cg_stmt.c, cg_dwarf.c) share: the generation context and the small IR helpers.
+ *
+ * Value convention: an expression of an integer-like type (T_INT, T_BOOL,
+ * T_ENUM, T_PTR, T_STACK, T_KSYM) yields an i64, sign- or zero-extended
+ * from its type; an expression of a memory type (T_STR, T_USYM) yields a
+ * pointer to a stack buffer of exactly type->size bytes.
+ */
+#ifndef PR_CODEGEN_INT_H
+#define PR_CODEGEN_INT_H
+
+#include <llvm-c/Core.h>
+#include <llvm-c/DebugInfo.h>
+
+#include "ast.h"
+#include "codegen.h"
+#include "program.h"
+#include "sema.h"
+
+/* Helper ids of <linux/bpf.h>. */
+enum {
+	H_MAP_LOOKUP = 1, H_MAP_UPDATE = 2, H_MAP_DELETE = 3, H_KTIME = 5,
+	H_PRANDOM = 7, H_CPU = 8, H_PID_TGID = 14, H_UID_GID = 15, H_COMM = 16,
+	H_GET_STACKID = 27, H_CURTASK = 35, H_PROBE_READ_STR = 45, H_CGROUP = 80,
+	H_SEND_SIGNAL = 109, H_READ_USER = 112, H_READ_KERNEL = 113,
+	H_READ_USER_STR = 114, H_READ_KERNEL_STR = 115, H_RINGBUF_OUTPUT = 130,
+	H_GET_FUNC_IP = 173,
+};
+
+/* Temporaries this large live in a per-CPU array ("heap") instead of the
+ * 512-byte BPF stack, at offsets fixed at compile time. */
+#define CG_HEAP_MIN 32
+#define CG_HEAP_SIZE 16384
+
+struct cg_var {
+	const char *name;
+	LLVMValueRef slot;
+	const struct type *type;
+};
+
+struct cg {
+	LLVMContextRef ctx;
+	LLVMModuleRef mod;
+	LLVMBuilderRef b;
+	LLVMDIBuilderRef di;
+	LLVMMetadataRef di_file, di_cu, di_int;
+	LLVMTypeRef i8, i16, i32, i64, ptr;
+	struct program *prog;
+	struct sema *s;
+	struct diag *d;
+	int errors;
+	int llvm_failed;            /* LLVM reported an error diagnostic */
+
+	LLVMValueRef *maps;         /* per sema map */
+	LLVMValueRef ringbuf, stackmap, lost, drops, config, heap;
+
+	/* the function being built */
+	LLVMValueRef fn, ctxarg;
+	const struct probe *probe;
+	int site;                   /* index into probe->sites, -1 for all of them */
+	LLVMBasicBlockRef entry;    /* allocas and per-hit values, then a branch to start */
+	LLVMBasicBlockRef start;
+	LLVMMetadataRef sp;
+	struct cg_var *vars;
+	int nvars, capvars;
+	LLVMBasicBlockRef brk[32], cont[32];
+	int nloops;
+	LLVMValueRef pid_tgid;      /* computed once per hit, in the entry block */
+	LLVMValueRef heap_ptr;      /* this hit's heap, looked up in the entry block */
+	uint32_t heap_off;          /* first free heap byte */
+	LLVMValueRef *tmp;          /* temporaries of the statements being built */
+	uint32_t *tmpsize;
+	uint32_t *tmpheap;          /* heap_off before a heap temporary, or ~0u */
+	int ntmp, captmp;
+};
+
+/* codegen.c */
+void cg_error(struct cg *g, struct loc loc, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+void cg_at(struct cg *g, const struct node *n);
+LLVMValueRef cg_const(struct cg *g, uint64_t v);
+LLVMValueRef cg_helper(struct cg *g, int id, LLVMValueRef *args, int n);
+/* A temporary: valid until the enclosing statement ends (cg_tmp_release). */
+LLVMValueRef cg_alloca(struct cg *g, uint32_t size, const char *name);
+/* A slot alive for the whole probe hit (scratch variables). */
+LLVMValueRef cg_alloca_var(struct cg *g, uint32_t size, const char *name);
+int cg_tmp_mark(struct cg *g);
+void cg_tmp_release(struct cg *g, int mark);
+LLVMValueRef cg_gep(struct cg *g, LLVMValueRef p, uint64_t off);
+void cg_memset0(struct cg *g, LLVMValueRef p, uint32_t size);
+void cg_memcpy(struct cg *g, LLVMValueRef dst, LLVMValueRef src, uint32_t size);
+LLVMBasicBlockRef cg_block(struct cg *g, const char *name);
+/* Branches on v != 0 into a new block and returns the block for "else". */
+LLVMBasicBlockRef cg_if(struct cg *g, LLVMValueRef v, const char *name);
+LLVMValueRef cg_store_const_str(struct cg *g, const char *s, size_t len, uint32_t size);
+LLVMValueRef cg_ringbuf(struct cg *g);
+LLVMValueRef cg_stackmap(struct cg *g);
+LLVMValueRef cg_config(struct cg *g);
+LLVMValueRef cg_heap_ptr(struct cg *g);
+/* Increments slot 0 of a per-CPU u64 counter array (lost or drops). */
+void cg_count(struct cg *g, LLVMValueRef counter);
+LLVMValueRef cg_lost(struct cg *g);
+LLVMValueRef cg_drops(struct cg *g);
+LLVMValueRef cg_pid_tgid(struct cg *g);
+LLVMValueRef cg_arith(struct cg *g, int op, LLVMValueRef a, LLVMValueRef b, bool sgn);
+
+/* cg_expr.c */
+LLVMValueRef cg_expr(struct cg *g, struct node *n);
+/* Converts an i64 to the representation of type t (masking, sign). */
+LLVMValueRef cg_to_int_type(struct cg *g, LLVMValueRef v, const struct type *t);
+LLVMValueRef cg_bool(struct cg *g, LLVMValueRef i1);
+bool cg_is_mem(const struct type *t);
+/* Writes value v of type t into size bytes at dst (ints: 8 bytes). */
+void cg_store_value(struct cg *g, LLVMValueRef dst, LLVMValueRef v,
+		    const struct type *t, uint32_t size);
+LLVMValueRef cg_map_key(struct cg *g, struct node *m, LLVMValueRef bucket);
+LLVMValueRef cg_map_read(struct cg *g, struct node *m);
+struct cg_var *cg_var(struct cg *g, const char *name, const struct type *t);
+
+/* cg_dwarf.c */
+LLVMValueRef cg_read_user(struct cg *g, LLVMValueRef addr, unsigned size);
+bool cg_is_dwarf_var(struct cg *g, const struct node *n);
+/* The user address of a place (DWARF variable in memory, field, element, *p). */
+LLVMValueRef cg_place_addr(struct cg *g, struct node *n);
+/* The scalar value stored at a place. */
+LLVMValueRef cg_place_value(struct cg *g, struct node *n);
+
+/* cg_stmt.c */
+void cg_block_stmts(struct cg *g, struct node *blk);
+void cg_stmt(struct cg *g, struct node *n);
+LLVMValueRef cg_call(struct cg *g, struct node *n);
+
+#endif

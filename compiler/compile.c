@@ -1,0 +1,148 @@
+/*
+ * compile.c - the compiler's front door: parse, resolve every attach
+ * point, check, generate, and hand the runtime a struct program.
+ *
+ * Each stage's --dump output is printed as soon as that stage is done, so
+ * a dump is there even when a later stage fails.
+ */
+#define _GNU_SOURCE
+#include <stdlib.h>
+#include <string.h>
+
+#include "ast.h"
+#include "codegen.h"
+#include "parser.h"
+#include "program.h"
+#include "sema.h"
+
+static bool reads_args(const struct node *n)
+{
+	for (; n; n = n->next) {
+		if (n->kind == N_IDENT && n->name && !strcmp(n->name, "args"))
+			return true;
+		if (n->kind != N_ATTACH &&
+		    (reads_args(n->a) || reads_args(n->b) || reads_args(n->c) ||
+		     reads_args(n->list)))
+			return true;
+	}
+	return false;
+}
+
+static int resolve_probes(struct node *root, const struct pr_compile_opts *o,
+			  struct program *p, struct sema_probe **out, int *nout,
+			  struct diag *d)
+{
+	int nprobe = 0, nattach = 0, k = 0, rc = 0;
+	struct sema_probe *sp;
+
+	for (struct node *n = root->list; n; n = n->next)
+		if (n->kind == N_PROBE) {
+			nprobe++;
+			nattach += ast_count(n->list);
+		}
+	sp = calloc(nprobe ? nprobe : 1, sizeof(*sp));
+	p->probes = calloc(nattach ? nattach : 1, sizeof(*p->probes));
+	if (!sp || !p->probes) {
+		free(sp);
+		return -1;
+	}
+	for (struct node *n = root->list; n; n = n->next) {
+		struct probe_opts po = { .pid = o->pid, .default_bin = o->default_bin };
+		struct sema_probe *s;
+
+		if (n->kind != N_PROBE)
+			continue;
+		s = &sp[k++];
+		s->node = n;
+		s->probes = &p->probes[p->nprobes];
+		po.use_args = reads_args(n->a) || reads_args(n->b);
+		for (struct node *a = n->list; a; a = a->next) {
+			struct probe *pr = NULL;
+
+			if (probe_resolve(a->name, a->loc, &po, d, &pr) < 0) {
+				rc = -1;
+				continue;
+			}
+			p->probes[p->nprobes++] = pr;
+			s->nprobes++;
+		}
+	}
+	*out = sp;
+	*nout = nprobe;
+	return rc;
+}
+
+struct program *pr_compile(const struct source *src, const struct pr_compile_opts *o,
+			   struct diag *d)
+{
+	struct program *p = calloc(1, sizeof(*p));
+	struct sema_opts so = { .params = o->params, .nparams = o->nparams, .unsafe = o->unsafe };
+	struct sema_probe *sp = NULL;
+	struct sema s = { 0 };
+	struct node *root;
+	int nsp = 0, rc;
+
+	if (!p)
+		return NULL;
+	p->src = src;
+	root = parse_program(src, d);
+	if (!root || d->errors)
+		goto fail;
+	rc = resolve_probes(root, o, p, &sp, &nsp, d);
+	if (o->dump & PR_DUMP_PROBES)
+		for (int i = 0; i < p->nprobes; i++)
+			probe_dump(stdout, p->probes[i]);
+	if (rc < 0)
+		goto fail;
+	rc = sema_check(root, sp, nsp, &so, d, &s);
+	if (o->dump & PR_DUMP_AST) {
+		ast_type_printer = sema_type_printer;
+		ast_dump(stdout, root);
+	}
+	if (rc < 0)
+		goto fail;
+	if (cg_generate(sp, nsp, &s, src, o->dump, p, d) < 0)
+		goto fail;
+	fflush(stdout);
+	sema_free(&s);
+	free(sp);
+	ast_free(root);
+	return p;
+fail:
+	fflush(stdout);
+	sema_free(&s);
+	free(sp);
+	if (root)
+		ast_free(root);
+	pr_program_free(p);
+	return NULL;
+}
+
+void pr_program_free(struct program *p)
+{
+	if (!p)
+		return;
+	free(p->elf);
+	for (int i = 0; i < p->nprogs; i++)
+		free(p->progs[i].name);
+	free(p->progs);
+	for (int i = 0; i < p->nprobes; i++)
+		probe_free(p->probes[i]);
+	free(p->probes);
+	for (int i = 0; i < p->nactions; i++) {
+		free(p->actions[i].fmt);
+		free(p->actions[i].args);
+	}
+	free(p->actions);
+	for (int i = 0; i < p->nmaps; i++) {
+		free(p->maps[i].name);
+		free(p->maps[i].bpf_name);
+	}
+	free(p->maps);
+	free(p->ringbuf_name);
+	free(p->stack_map_name);
+	free(p->lost_map_name);
+	free(p->config_map_name);
+	free(p->drops_map_name);
+	free(p);
+}

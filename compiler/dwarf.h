@@ -1,0 +1,120 @@
+/*
+ * dwarf.h - perf-probe specs, probe addresses and variables through libdw.
+ *
+ * dw_resolve() turns a perf probe SPEC of a binary into probe sites at the
+ * addresses `perf probe` would use.  Each site carries a struct dw_probe:
+ * the DWARF view at that address, from which the variables visible there
+ * are read lazily (their types as struct type, their locations as a small
+ * stack program that codegen turns into BPF without knowing DWARF).
+ *
+ * Binaries are opened once and kept until dw_close_all(); types built from
+ * DWARF keep names owned by that cache, so call type_free_all() no later
+ * than dw_close_all().
+ */
+#ifndef PR_DWARF_H
+#define PR_DWARF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+struct type;
+struct probe_site;
+struct dw_probe;
+
+/* One step of a location program over a stack of u64 values. */
+enum dwl_op {
+	DWL_REG,        /* push the pt_regs register `reg` (x86-64 DWARF regno 0..16) */
+	DWL_CONST,      /* push val */
+	DWL_BIAS,       /* push the load bias of the module (regs->ip - site addr) */
+	DWL_ENTRY_VALUE,/* push the value register `reg` had at function entry */
+	DWL_PLUS_CONST, /* top += val */
+	DWL_DEREF,      /* pop an address, push the `size`-byte user value there, zero-extended */
+	DWL_NEG, DWL_NOT, DWL_ABS,
+	DWL_ADD, DWL_SUB, DWL_MUL, DWL_DIV, DWL_MOD, /* DIV is signed (DW_OP_div) */
+	DWL_AND, DWL_OR, DWL_XOR, DWL_SHL, DWL_SHR, DWL_SHRA,
+	DWL_EQ, DWL_NE, DWL_LT, DWL_LE, DWL_GT, DWL_GE, /* signed compares, push 0/1 */
+	DWL_DUP, DWL_DROP, DWL_SWAP, DWL_OVER,
+};
+
+struct dwl_insn {
+	enum dwl_op op;
+	int reg;            /* DWL_REG, DWL_ENTRY_VALUE */
+	unsigned size;      /* DWL_DEREF: 1, 2, 4 or 8 */
+	int64_t val;        /* DWL_CONST, DWL_PLUS_CONST */
+};
+
+enum dwr_kind {
+	DWR_MEMORY,    /* the program leaves the variable's user address on top */
+	DWR_VALUE,     /* the program leaves the value itself on top */
+	DWR_PIECES,    /* the value is assembled from `pieces`, in order, low bytes first */
+	DWR_OPTIMIZED, /* not available at this address: see why */
+	DWR_UNSUPPORTED, /* a form this reader cannot express (TLS...): see why */
+};
+
+struct dw_loc;
+
+struct dw_piece {
+	unsigned size;             /* bytes */
+	enum dwr_kind kind;        /* DWR_MEMORY, DWR_VALUE or DWR_OPTIMIZED */
+	struct dwl_insn *prog;
+	int n;
+};
+
+struct dw_loc {
+	enum dwr_kind kind;
+	struct dwl_insn *prog;     /* DWR_MEMORY, DWR_VALUE */
+	int n;
+	struct dw_piece *pieces;   /* DWR_PIECES */
+	int npieces;
+	bool uses_entry_value;     /* some DWL_ENTRY_VALUE appears (needs an entry probe) */
+	char *why;                 /* DWR_OPTIMIZED / DWR_UNSUPPORTED: one sentence */
+};
+
+struct dw_var {
+	const char *name;
+	const struct type *type;   /* NULL if the type cannot be expressed */
+	const char *type_name;     /* C spelling as perf probe -V prints it */
+	struct dw_loc loc;
+	bool is_param;
+	bool is_global;            /* CU-level variable (global or file static) */
+	bool in_inline;            /* of a function inlined into the probed one at the site */
+	int decl_line;
+};
+
+/* Resolves SPEC (perf probe syntax without `%return`; is_return asks for a
+ * return probe) in the ELF at PATH, using its DWARF or separate debuginfo
+ * found by build-id.  Sites are malloc'd, each with func (malloc'd) and dw
+ * (free with dw_probe_free).  Returns 0, or -1 with one sentence in err. */
+int dw_resolve(const char *path, const char *spec, bool is_return,
+	       struct probe_site **sites, int *nsites, char *err, size_t errlen);
+
+/* perf probe -L SPEC and -V SPEC, printed as perf probe prints them. */
+int dw_list_lines(FILE *out, const char *path, const char *spec, char *err, size_t errlen);
+int dw_list_vars(FILE *out, const char *path, const char *spec, char *err, size_t errlen);
+
+/* A variable visible at the site by name: innermost local or parameter
+ * first, then those of functions inlined at the site (perf probe reads
+ * them too), then globals and statics of the compile unit.  NULL if none. */
+const struct dw_var *dw_find_var(struct dw_probe *p, const char *name);
+/* Parameters and locals in scope at the site (not globals), outermost
+ * first; returns the count. */
+int dw_vars(struct dw_probe *p, const struct dw_var **vars);
+/* The site's virtual address and its function (NULL if unknown). */
+uint64_t dw_probe_addr(const struct dw_probe *p);
+const char *dw_probe_func(const struct dw_probe *p);
+/* Writes the variables and their locations, for --dump probes. */
+void dw_probe_dump(FILE *out, struct dw_probe *p);
+void dw_probe_free(struct dw_probe *p);
+
+/* Byte offset of DWARF register regno in x86-64 struct pt_regs, -1 if none. */
+int dw_reg_ptregs_offset(int regno);
+/* "di", "sp", ... for dumps; "?" if unknown. */
+const char *dw_reg_name(int regno);
+/* Prints a location program ("breg7 +16 deref8"), for dumps and tests. */
+void dw_loc_print(FILE *out, const struct dw_loc *l);
+
+void dw_close_all(void);
+
+#endif

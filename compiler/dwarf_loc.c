@@ -1,0 +1,629 @@
+/*
+ * dwarf_loc.c - DWARF location expressions → dw_loc stack programs.
+ *
+ * Everything that depends only on the site address is settled here, once:
+ * the location list entry, the frame base, the CFA (from .eh_frame or
+ * .debug_frame through libdw's CFI).  What depends on the running process
+ * (registers, memory, load bias, entry values) is left as a short program.
+ * Register numbers stay DWARF's (x86-64: 0 ax, 1 dx, 2 cx, 3 bx, 4 si,
+ * 5 di, 6 bp, 7 sp, 8-15 r8-r15, 16 ip).
+ */
+#define _GNU_SOURCE
+#include "dwarf_loc.h"
+
+#include <dwarf.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A growing program; err set on the first form that cannot be expressed. */
+struct prog {
+	struct dwl_insn *v;
+	int n, cap;
+	bool entry;
+	char *err;
+	bool optimized;         /* err says "optimised out", not "unsupported" */
+};
+
+static void emit(struct prog *p, enum dwl_op op, int reg, unsigned size, int64_t val)
+{
+	if (p->n == p->cap) {
+		p->cap = p->cap ? p->cap * 2 : 8;
+		p->v = realloc(p->v, p->cap * sizeof(*p->v));
+		if (!p->v)
+			abort();
+	}
+	p->v[p->n++] = (struct dwl_insn){ .op = op, .reg = reg, .size = size, .val = val };
+}
+
+static void fail(struct prog *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void fail(struct prog *p, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (p->err)
+		return;
+	va_start(ap, fmt);
+	if (vasprintf(&p->err, fmt, ap) < 0)
+		p->err = NULL;
+	va_end(ap);
+}
+
+static int binop(unsigned atom)
+{
+	switch (atom) {
+	case DW_OP_plus: return DWL_ADD;
+	case DW_OP_minus: return DWL_SUB;
+	case DW_OP_mul: return DWL_MUL;
+	case DW_OP_div: return DWL_DIV;
+	case DW_OP_mod: return DWL_MOD;
+	case DW_OP_and: return DWL_AND;
+	case DW_OP_or: return DWL_OR;
+	case DW_OP_xor: return DWL_XOR;
+	case DW_OP_shl: return DWL_SHL;
+	case DW_OP_shr: return DWL_SHR;
+	case DW_OP_shra: return DWL_SHRA;
+	case DW_OP_eq: return DWL_EQ;
+	case DW_OP_ne: return DWL_NE;
+	case DW_OP_lt: return DWL_LT;
+	case DW_OP_le: return DWL_LE;
+	case DW_OP_gt: return DWL_GT;
+	case DW_OP_ge: return DWL_GE;
+	case DW_OP_neg: return DWL_NEG;
+	case DW_OP_not: return DWL_NOT;
+	case DW_OP_abs: return DWL_ABS;
+	case DW_OP_dup: return DWL_DUP;
+	case DW_OP_drop: return DWL_DROP;
+	case DW_OP_swap: return DWL_SWAP;
+	case DW_OP_over: return DWL_OVER;
+	}
+	return -1;
+}
+
+static void translate(struct prog *p, Dwarf_Attribute *attr, const Dwarf_Op *ops, size_t n,
+		      const struct dwl_ctx *c, bool *is_value, int depth);
+
+/* CFA at the site as a program: the CFI row is fixed by the address. */
+static void emit_cfa(struct prog *p, const struct dwl_ctx *c, int depth)
+{
+	Dwarf_Frame *frame = NULL;
+	Dwarf_Op *ops;
+	size_t n;
+	bool v = false;
+
+	if ((!c->cfi_eh || dwarf_cfi_addrframe(c->cfi_eh, c->addr, &frame) != 0) &&
+	    (!c->cfi_dbg || dwarf_cfi_addrframe(c->cfi_dbg, c->addr, &frame) != 0)) {
+		fail(p, "no call frame information at 0x%llx", (unsigned long long)c->addr);
+		return;
+	}
+	if (dwarf_frame_cfa(frame, &ops, &n) != 0 || n == 0)
+		fail(p, "no CFA rule at 0x%llx", (unsigned long long)c->addr);
+	else
+		translate(p, NULL, ops, n, c, &v, depth + 1);
+	free(frame);
+}
+
+/* The frame base value of the real function (DW_AT_frame_base). */
+static void emit_frame_base(struct prog *p, const struct dwl_ctx *c, int depth)
+{
+	Dwarf_Attribute fb;
+	Dwarf_Op *ops;
+	size_t n;
+	bool v = false;
+
+	if (!c->sp_die || !dwarf_attr_integrate(c->sp_die, DW_AT_frame_base, &fb) ||
+	    dwarf_getlocation_addr(&fb, c->addr, &ops, &n, 1) <= 0 || n == 0) {
+		fail(p, "no frame base at 0x%llx", (unsigned long long)c->addr);
+		return;
+	}
+	/* A frame base "DW_OP_reg6" means the value of rbp, not memory at it:
+	 * translate() pushes register values, which is that meaning. */
+	translate(p, &fb, ops, n, c, &v, depth + 1);
+}
+
+static void emit_entry_value(struct prog *p, Dwarf_Attribute *attr, const Dwarf_Op *op,
+			     const struct dwl_ctx *c)
+{
+	Dwarf_Attribute sub;
+	Dwarf_Op *ops;
+	size_t n;
+
+	if (!attr || dwarf_getlocation_attr(attr, op, &sub) != 0 ||
+	    dwarf_getlocation(&sub, &ops, &n) != 0) {
+		fail(p, "unreadable DW_OP_entry_value");
+		return;
+	}
+	int reg;
+	if (n == 1 && ops[0].atom >= DW_OP_reg0 && ops[0].atom <= DW_OP_reg31)
+		reg = ops[0].atom - DW_OP_reg0;
+	else if (n == 1 && ops[0].atom == DW_OP_regx)
+		reg = (int)ops[0].number;
+	else {
+		fail(p, "value known only from the caller (DW_OP_entry_value of an expression)");
+		p->optimized = true;
+		return;
+	}
+	/* At the function's first instruction the entry value is the register. */
+	if (c->func_entry && c->addr == c->func_entry) {
+		emit(p, DWL_REG, reg, 0, 0);
+		return;
+	}
+	emit(p, DWL_ENTRY_VALUE, reg, 0, 0);
+	p->entry = true;
+}
+
+static void emit_implicit(struct prog *p, const Dwarf_Op *op)
+{
+	const unsigned char *b = (const unsigned char *)(uintptr_t)op->number2;
+	uint64_t v = 0;
+
+	if (op->number > 8) {
+		fail(p, "implicit value of %llu bytes", (unsigned long long)op->number);
+		return;
+	}
+	for (size_t i = 0; i < op->number; i++)
+		v |= (uint64_t)b[i] << (8 * i);
+	emit(p, DWL_CONST, 0, 0, (int64_t)v);
+}
+
+/* DW_OP_convert to a base type: truncate (unsigned) or sign-extend to its
+ * size; the stack stays 64 bits wide.  Offset 0 means "generic", no-op. */
+static void emit_convert(struct prog *p, Dwarf_Attribute *attr, const Dwarf_Op *op)
+{
+	Dwarf_Die t;
+	Dwarf_Attribute a;
+	Dwarf_Word enc = 0;
+
+	if (op->number == 0)
+		return;
+	if (!attr || dwarf_getlocation_die(attr, op, &t) != 0) {
+		fail(p, "unreadable DW_OP_convert");
+		return;
+	}
+	int size = dwarf_bytesize(&t);
+	if (dwarf_attr(&t, DW_AT_encoding, &a))
+		dwarf_formudata(&a, &enc);
+	if (size <= 0 || size >= 8)
+		return;
+	if (enc == DW_ATE_signed || enc == DW_ATE_signed_char) {
+		emit(p, DWL_CONST, 0, 0, 64 - 8 * size);
+		emit(p, DWL_SHL, 0, 0, 0);
+		emit(p, DWL_CONST, 0, 0, 64 - 8 * size);
+		emit(p, DWL_SHRA, 0, 0, 0);
+	} else {
+		emit(p, DWL_CONST, 0, 0, (int64_t)((1ull << (8 * size)) - 1));
+		emit(p, DWL_AND, 0, 0, 0);
+	}
+}
+
+static bool emit_reg(struct prog *p, unsigned atom, const Dwarf_Op *op, bool *is_value)
+{
+	int reg;
+
+	if (atom >= DW_OP_reg0 && atom <= DW_OP_reg31)
+		reg = atom - DW_OP_reg0;
+	else if (atom == DW_OP_regx)
+		reg = (int)op->number;
+	else if (atom >= DW_OP_breg0 && atom <= DW_OP_breg31) {
+		emit(p, DWL_REG, atom - DW_OP_breg0, 0, 0);
+		if (op->number)
+			emit(p, DWL_PLUS_CONST, 0, 0, (int64_t)op->number);
+		return true;
+	} else if (atom == DW_OP_bregx) {
+		emit(p, DWL_REG, (int)op->number, 0, 0);
+		if (op->number2)
+			emit(p, DWL_PLUS_CONST, 0, 0, (int64_t)op->number2);
+		return true;
+	} else
+		return false;
+	if (dw_reg_ptregs_offset(reg) < 0)
+		fail(p, "the value is in register %d, which a uprobe cannot read", reg);
+	emit(p, DWL_REG, reg, 0, 0);
+	*is_value = true;
+	return true;
+}
+
+/* A link-time address: PIE and shared objects move by the load bias. */
+static void emit_addr(struct prog *p, uint64_t addr, const struct dwl_ctx *c)
+{
+	emit(p, DWL_CONST, 0, 0, (int64_t)addr);
+	if (c->pie) {
+		emit(p, DWL_BIAS, 0, 0, 0);
+		emit(p, DWL_ADD, 0, 0, 0);
+	}
+}
+
+static void translate_one(struct prog *p, Dwarf_Attribute *attr, const Dwarf_Op *op,
+			  const struct dwl_ctx *c, bool *is_value, int depth)
+{
+	unsigned atom = op->atom;
+	int b;
+
+	if (emit_reg(p, atom, op, is_value))
+		return;
+	if (atom >= DW_OP_lit0 && atom <= DW_OP_lit31) {
+		emit(p, DWL_CONST, 0, 0, atom - DW_OP_lit0);
+		return;
+	}
+	if ((b = binop(atom)) >= 0) {
+		emit(p, (enum dwl_op)b, 0, 0, 0);
+		return;
+	}
+	switch (atom) {
+	case DW_OP_addr:
+		emit_addr(p, op->number, c);
+		break;
+	case DW_OP_addrx: case DW_OP_GNU_addr_index:
+	case DW_OP_constx: case DW_OP_GNU_const_index: {
+		/* DWARF 5 (clang): an index into .debug_addr. */
+		Dwarf_Attribute res;
+		Dwarf_Addr a;
+		if (!attr || dwarf_getlocation_attr(attr, op, &res) || dwarf_formaddr(&res, &a)) {
+			fail(p, "unreadable .debug_addr entry");
+			break;
+		}
+		if (atom == DW_OP_addrx || atom == DW_OP_GNU_addr_index)
+			emit_addr(p, a, c);
+		else
+			emit(p, DWL_CONST, 0, 0, (int64_t)a);
+		break;
+	}
+	case DW_OP_const1u: case DW_OP_const2u: case DW_OP_const4u: case DW_OP_const8u:
+	case DW_OP_constu: case DW_OP_const1s: case DW_OP_const2s: case DW_OP_const4s:
+	case DW_OP_const8s: case DW_OP_consts:
+		emit(p, DWL_CONST, 0, 0, (int64_t)op->number);
+		break;
+	case DW_OP_plus_uconst:
+		emit(p, DWL_PLUS_CONST, 0, 0, (int64_t)op->number);
+		break;
+	case DW_OP_deref:
+		emit(p, DWL_DEREF, 0, 8, 0);
+		break;
+	case DW_OP_deref_size:
+		if (op->number != 1 && op->number != 2 && op->number != 4 && op->number != 8)
+			fail(p, "DW_OP_deref_size %llu", (unsigned long long)op->number);
+		emit(p, DWL_DEREF, 0, (unsigned)op->number, 0);
+		break;
+	case DW_OP_pick:
+		if (op->number > 1)
+			fail(p, "DW_OP_pick %llu", (unsigned long long)op->number);
+		emit(p, op->number ? DWL_OVER : DWL_DUP, 0, 0, 0);
+		break;
+	case DW_OP_fbreg:
+		if (depth > 2) {
+			fail(p, "recursive frame base");
+			break;
+		}
+		emit_frame_base(p, c, depth);
+		emit(p, DWL_PLUS_CONST, 0, 0, (int64_t)op->number);
+		break;
+	case DW_OP_call_frame_cfa:
+		emit_cfa(p, c, depth);
+		break;
+	case DW_OP_stack_value:
+		*is_value = true;
+		break;
+	case DW_OP_implicit_value:
+		emit_implicit(p, op);
+		*is_value = true;
+		break;
+	case DW_OP_entry_value: case DW_OP_GNU_entry_value:
+		emit_entry_value(p, attr, op, c);
+		break;
+	case DW_OP_nop: case DW_OP_reinterpret: case DW_OP_GNU_reinterpret:
+		break;
+	case DW_OP_convert: case DW_OP_GNU_convert:
+		emit_convert(p, attr, op);
+		break;
+	case DW_OP_form_tls_address: case DW_OP_GNU_push_tls_address:
+		fail(p, "thread-local variables are not supported");
+		break;
+	case DW_OP_implicit_pointer: case DW_OP_GNU_implicit_pointer:
+		fail(p, "a pointer to a value that has no address (DW_OP_implicit_pointer)");
+		p->optimized = true;
+		break;
+	default:
+		fail(p, "DWARF operation 0x%x is not supported", atom);
+	}
+}
+
+static void translate(struct prog *p, Dwarf_Attribute *attr, const Dwarf_Op *ops, size_t n,
+		      const struct dwl_ctx *c, bool *is_value, int depth)
+{
+	for (size_t i = 0; i < n && !p->err; i++) {
+		if (*is_value && ops[i].atom != DW_OP_stack_value) {
+			fail(p, "operations after a register or stack value");
+			break;
+		}
+		translate_one(p, attr, &ops[i], c, is_value, depth);
+	}
+}
+
+static void prog_take(struct prog *p, struct dw_loc *out)
+{
+	if (p->entry)
+		out->uses_entry_value = true;
+	if (p->err) {
+		out->kind = p->optimized ? DWR_OPTIMIZED : DWR_UNSUPPORTED;
+		free(out->why);
+		out->why = p->err;
+		p->err = NULL;
+	}
+}
+
+static void set_why(struct dw_loc *out, enum dwr_kind kind, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void set_why(struct dw_loc *out, enum dwr_kind kind, const char *fmt, ...)
+{
+	va_list ap;
+
+	out->kind = kind;
+	free(out->why);
+	va_start(ap, fmt);
+	if (vasprintf(&out->why, fmt, ap) < 0)
+		out->why = NULL;
+	va_end(ap);
+}
+
+/* Splits at DW_OP_piece; each piece is a program of its own. */
+static void translate_pieces(Dwarf_Attribute *attr, const Dwarf_Op *ops, size_t n,
+			     const struct dwl_ctx *c, struct dw_loc *out)
+{
+	size_t start = 0;
+
+	out->kind = DWR_PIECES;
+	for (size_t i = 0; i < n; i++) {
+		if (ops[i].atom == DW_OP_bit_piece) {
+			set_why(out, DWR_UNSUPPORTED, "bit pieces are not supported");
+			return;
+		}
+		if (ops[i].atom != DW_OP_piece)
+			continue;
+		struct prog p = { 0 };
+		bool v = false;
+		translate(&p, attr, ops + start, i - start, c, &v, 0);
+		out->pieces = realloc(out->pieces, (out->npieces + 1) * sizeof(*out->pieces));
+		if (!out->pieces)
+			abort();
+		struct dw_piece *pc = &out->pieces[out->npieces++];
+		pc->size = (unsigned)ops[i].number;
+		pc->kind = i == start ? DWR_OPTIMIZED : v ? DWR_VALUE : DWR_MEMORY;
+		pc->prog = p.v;
+		pc->n = p.n;
+		prog_take(&p, out);
+		if (out->kind != DWR_PIECES)
+			return;
+		start = i + 1;
+	}
+}
+
+static bool has_piece(const Dwarf_Op *ops, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (ops[i].atom == DW_OP_piece || ops[i].atom == DW_OP_bit_piece)
+			return true;
+	return false;
+}
+
+static void translate_expr(Dwarf_Attribute *attr, const Dwarf_Op *ops, size_t n,
+			   const struct dwl_ctx *c, struct dw_loc *out)
+{
+	struct prog p = { 0 };
+	bool v = false;
+
+	if (has_piece(ops, n)) {
+		translate_pieces(attr, ops, n, c, out);
+		return;
+	}
+	translate(&p, attr, ops, n, c, &v, 0);
+	out->kind = v ? DWR_VALUE : DWR_MEMORY;
+	out->prog = p.v;
+	out->n = p.n;
+	prog_take(&p, out);
+}
+
+static void const_value(Dwarf_Attribute *a, struct dw_loc *out)
+{
+	Dwarf_Sword s;
+	Dwarf_Block blk;
+	struct prog p = { 0 };
+	uint64_t v = 0;
+
+	if (dwarf_formsdata(a, &s) == 0) {
+		v = (uint64_t)s;
+	} else if (dwarf_formblock(a, &blk) == 0 && blk.length <= 8) {
+		for (size_t i = 0; i < blk.length; i++)
+			v |= (uint64_t)blk.data[i] << (8 * i);
+	} else {
+		set_why(out, DWR_UNSUPPORTED, "a constant of this form is not supported");
+		return;
+	}
+	emit(&p, DWL_CONST, 0, 0, (int64_t)v);
+	out->kind = DWR_VALUE;
+	out->prog = p.v;
+	out->n = p.n;
+}
+
+static const char *line_of(const struct dwl_ctx *c, uint64_t addr, int *line)
+{
+	Dwarf_Line *l = c->cu_die ? dwarf_getsrc_die(c->cu_die, addr) : NULL;
+	const char *f = l ? dwarf_linesrc(l, NULL, NULL) : NULL;
+
+	*line = 0;
+	if (l)
+		dwarf_lineno(l, line);
+	if (f && strrchr(f, '/'))
+		f = strrchr(f, '/') + 1;
+	return f;
+}
+
+/* Names the location list range nearest to the site, to say where to probe. */
+static void why_optimized(Dwarf_Attribute *a, const char *name, const struct dwl_ctx *c,
+			  struct dw_loc *out)
+{
+	Dwarf_Addr base, start, end, bs = 0, be = 0;
+	Dwarf_Op *ops;
+	size_t n;
+	ptrdiff_t off = 0;
+	uint64_t best = UINT64_MAX;
+
+	while ((off = dwarf_getlocations(a, off, &base, &start, &end, &ops, &n)) > 0) {
+		if (n == 0)
+			continue;
+		uint64_t d = end <= c->addr ? c->addr - end + 1 : start - c->addr;
+		if (d < best) {
+			best = d;
+			bs = start;
+			be = end;
+		}
+	}
+	if (best == UINT64_MAX) {
+		set_why(out, DWR_OPTIMIZED, "'%s' is optimised out at 0x%llx", name,
+			(unsigned long long)c->addr);
+		return;
+	}
+	int line;
+	const char *f = line_of(c, bs, &line);
+	set_why(out, DWR_OPTIMIZED,
+		"'%s' is optimised out at 0x%llx; it is available at 0x%llx-0x%llx (%s:%d)",
+		name, (unsigned long long)c->addr, (unsigned long long)bs,
+		(unsigned long long)be, f ? f : "?", line);
+}
+
+void dwl_var_loc(Dwarf_Die *var, const struct dwl_ctx *c, struct dw_loc *out)
+{
+	Dwarf_Attribute a;
+	Dwarf_Op *ops;
+	size_t n;
+	const char *name = dwarf_diename(var);
+
+	memset(out, 0, sizeof(*out));
+	if (!name)
+		name = "?";
+	if (dwarf_attr_integrate(var, DW_AT_const_value, &a)) {
+		const_value(&a, out);
+		return;
+	}
+	if (!dwarf_attr_integrate(var, DW_AT_location, &a)) {
+		set_why(out, DWR_OPTIMIZED, "'%s' is optimised out (it has no location)", name);
+		return;
+	}
+	int r = dwarf_getlocation_addr(&a, c->addr, &ops, &n, 1);
+	if (r < 0) {
+		set_why(out, DWR_UNSUPPORTED, "cannot read the location of '%s': %s", name,
+			dwarf_errmsg(-1));
+		return;
+	}
+	if (r == 0 || n == 0) {
+		why_optimized(&a, name, c, out);
+		return;
+	}
+	translate_expr(&a, ops, n, c, out);
+}
+
+void dwl_addr_loc(uint64_t addr, bool pie, struct dw_loc *out)
+{
+	struct prog p = { 0 };
+	struct dwl_ctx c = { .pie = pie };
+
+	memset(out, 0, sizeof(*out));
+	emit_addr(&p, addr, &c);
+	out->kind = DWR_MEMORY;
+	out->prog = p.v;
+	out->n = p.n;
+}
+
+bool dwl_available(const struct dw_loc *l)
+{
+	return l->kind == DWR_MEMORY || l->kind == DWR_VALUE || l->kind == DWR_PIECES;
+}
+
+void dwl_loc_free(struct dw_loc *l)
+{
+	for (int i = 0; i < l->npieces; i++)
+		free(l->pieces[i].prog);
+	free(l->pieces);
+	free(l->prog);
+	free(l->why);
+	memset(l, 0, sizeof(*l));
+}
+
+static const char *const regnames[17] = {
+	"ax", "dx", "cx", "bx", "si", "di", "bp", "sp",
+	"r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15", "ip",
+};
+/* struct pt_regs offsets (x86-64) in DWARF register order. */
+static const int regoffs[17] = {
+	80, 96, 88, 40, 104, 112, 32, 152, 72, 64, 56, 48, 24, 16, 8, 0, 128,
+};
+
+int dw_reg_ptregs_offset(int regno)
+{
+	return regno >= 0 && regno < 17 ? regoffs[regno] : -1;
+}
+
+const char *dw_reg_name(int regno)
+{
+	return regno >= 0 && regno < 17 ? regnames[regno] : "?";
+}
+
+static void print_prog(FILE *out, const struct dwl_insn *v, int n)
+{
+	static const char *const names[] = {
+		[DWL_NEG] = "neg", [DWL_NOT] = "not", [DWL_ABS] = "abs", [DWL_ADD] = "add",
+		[DWL_SUB] = "sub", [DWL_MUL] = "mul", [DWL_DIV] = "div", [DWL_MOD] = "mod",
+		[DWL_AND] = "and", [DWL_OR] = "or", [DWL_XOR] = "xor", [DWL_SHL] = "shl",
+		[DWL_SHR] = "shr", [DWL_SHRA] = "shra", [DWL_EQ] = "eq", [DWL_NE] = "ne",
+		[DWL_LT] = "lt", [DWL_LE] = "le", [DWL_GT] = "gt", [DWL_GE] = "ge",
+		[DWL_DUP] = "dup", [DWL_DROP] = "drop", [DWL_SWAP] = "swap", [DWL_OVER] = "over",
+	};
+
+	for (int i = 0; i < n; i++) {
+		const struct dwl_insn *x = &v[i];
+
+		fputs(i ? " " : "", out);
+		switch (x->op) {
+		case DWL_REG: fprintf(out, "%%%s", dw_reg_name(x->reg)); break;
+		case DWL_ENTRY_VALUE: fprintf(out, "entry(%%%s)", dw_reg_name(x->reg)); break;
+		case DWL_CONST: fprintf(out, "%lld", (long long)x->val); break;
+		case DWL_BIAS: fputs("bias", out); break;
+		case DWL_PLUS_CONST: fprintf(out, "%+lld", (long long)x->val); break;
+		case DWL_DEREF: fprintf(out, "deref%u", x->size); break;
+		default: fputs(names[x->op] ? names[x->op] : "?", out);
+		}
+	}
+}
+
+void dw_loc_print(FILE *out, const struct dw_loc *l)
+{
+	switch (l->kind) {
+	case DWR_MEMORY:
+		fputs("mem[", out);
+		print_prog(out, l->prog, l->n);
+		fputs("]", out);
+		break;
+	case DWR_VALUE:
+		fputs("value[", out);
+		print_prog(out, l->prog, l->n);
+		fputs("]", out);
+		break;
+	case DWR_PIECES:
+		fputs("pieces", out);
+		for (int i = 0; i < l->npieces; i++) {
+			const struct dw_piece *p = &l->pieces[i];
+			fprintf(out, " %u:%s[", p->size, p->kind == DWR_MEMORY ? "mem" :
+				p->kind == DWR_VALUE ? "value" : "optimised");
+			print_prog(out, p->prog, p->n);
+			fputs("]", out);
+		}
+		break;
+	default:
+		fprintf(out, "%s: %s", l->kind == DWR_OPTIMIZED ? "optimised" : "unsupported",
+			l->why ? l->why : "?");
+	}
+	if (l->uses_entry_value)
+		fputs(" (entry value)", out);
+}

@@ -1,0 +1,36 @@
+/*
+ * dwarf_loc.h - DWARF location expressions → dw_loc stack programs.
+ *
+ * Internal to the dwarf module: evaluates what can be known at compile time
+ * (which location list entry covers the site, the frame base and the CFA
+ * from CFI) and leaves the rest as a program codegen runs at the probe hit.
+ */
+#ifndef PR_DWARF_LOC_H
+#define PR_DWARF_LOC_H
+
+#include <elfutils/libdw.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "dwarf.h"
+
+struct dwl_ctx {
+	uint64_t addr;          /* the site, a virtual address in the file */
+	Dwarf_Die *sp_die;      /* the real (not inlined) function containing addr */
+	Dwarf_Die *cu_die;      /* for line numbers in messages */
+	Dwarf_CFI *cfi_eh;      /* .eh_frame of the ELF, may be NULL */
+	Dwarf_CFI *cfi_dbg;     /* .debug_frame of the debuginfo, may be NULL */
+	bool pie;               /* DW_OP_addr needs the load bias (ET_DYN) */
+	uint64_t func_entry;    /* entry of sp_die: there, entry values are registers */
+};
+
+/* Location of variable or parameter DIE var at c->addr.  Always fills out
+ * (kind DWR_OPTIMIZED / DWR_UNSUPPORTED with why when not readable). */
+void dwl_var_loc(Dwarf_Die *var, const struct dwl_ctx *c, struct dw_loc *out);
+/* True if var has a readable location at addr (perf probe -V's filter). */
+bool dwl_available(const struct dw_loc *l);
+/* The location of an object at a link-time address (moved by the bias in a PIE). */
+void dwl_addr_loc(uint64_t addr, bool pie, struct dw_loc *out);
+void dwl_loc_free(struct dw_loc *l);
+
+#endif

@@ -1,0 +1,371 @@
+/*
+ * dwarf_spec.c - opening binaries with their DWARF (in the file, or by
+ * build-id under /usr/lib/debug and in the debuginfod cache), once per
+ * path, and parsing perf probe's spec syntax.
+ */
+#define _GNU_SOURCE
+#include "dwarf_spec.h"
+
+#include <dwarf.h>
+#include <elfutils/libdwelf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "dwarf.h"
+#include "dwarf_type.h"
+
+static struct dw_mod *mods;
+
+static bool has_debug_info(Elf *elf)
+{
+	size_t shstrndx;
+	Elf_Scn *scn = NULL;
+
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return false;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		const char *n;
+		if (gelf_getshdr(scn, &sh) && sh.sh_type != SHT_NOBITS &&
+		    (n = elf_strptr(elf, shstrndx, sh.sh_name)) && !strcmp(n, ".debug_info"))
+			return true;
+	}
+	return false;
+}
+
+/* Separate debuginfo by build-id: distribution -dbgsym packages, then debuginfod. */
+static int open_debuglink(Elf *elf, Elf **delf)
+{
+	const void *id;
+	ssize_t n = dwelf_elf_gnu_build_id(elf, &id);
+	char hex[2 * 64 + 1], path[512];
+	const unsigned char *b = id;
+
+	if (n <= 0 || n > 64)
+		return -1;
+	for (ssize_t i = 0; i < n; i++)
+		sprintf(hex + 2 * i, "%02x", b[i]);
+	const char *home = getenv("HOME");
+	for (int k = 0; k < 2; k++) {
+		if (k == 0)
+			snprintf(path, sizeof(path), "/usr/lib/debug/.build-id/%.2s/%s.debug", hex, hex + 2);
+		else
+			snprintf(path, sizeof(path), "%s/.cache/debuginfod_client/%s/debuginfo",
+				 home ? home : "/root", hex);
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		*delf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+		if (*delf && has_debug_info(*delf))
+			return fd;
+		elf_end(*delf);
+		*delf = NULL;
+		close(fd);
+	}
+	return -1;
+}
+
+static void mod_close(struct dw_mod *m)
+{
+	if (m->dbg)
+		dwarf_end(m->dbg);
+	if (m->cfi_eh)
+		dwarf_cfi_end(m->cfi_eh);
+	if (m->delf)
+		elf_end(m->delf);
+	if (m->elf)
+		elf_end(m->elf);
+	if (m->dfd >= 0)
+		close(m->dfd);
+	if (m->fd >= 0)
+		close(m->fd);
+	dwt_free(m->types);
+	free(m->path);
+	free(m);
+}
+
+static int mod_load(struct dw_mod *m, char *err, size_t errlen)
+{
+	GElf_Ehdr eh;
+
+	m->fd = open(m->path, O_RDONLY | O_CLOEXEC);
+	if (m->fd < 0) {
+		snprintf(err, errlen, "cannot open '%s': %s", m->path, strerror(errno));
+		return -1;
+	}
+	m->elf = elf_begin(m->fd, ELF_C_READ_MMAP, NULL);
+	if (!m->elf || !gelf_getehdr(m->elf, &eh)) {
+		snprintf(err, errlen, "'%s' is not an ELF file", m->path);
+		return -1;
+	}
+	m->pie = eh.e_type == ET_DYN;
+	Elf *dwelf = m->elf;
+	if (!has_debug_info(m->elf)) {
+		m->dfd = open_debuglink(m->elf, &m->delf);
+		if (m->dfd < 0) {
+			snprintf(err, errlen, "'%s' has no debug information (no .debug_info and "
+				 "no debuginfo found by build-id)", m->path);
+			return -1;
+		}
+		dwelf = m->delf;
+	}
+	m->dbg = dwarf_begin_elf(dwelf, DWARF_C_READ, NULL);
+	if (!m->dbg) {
+		snprintf(err, errlen, "cannot read the DWARF of '%s': %s", m->path, dwarf_errmsg(-1));
+		return -1;
+	}
+	m->cfi_eh = dwarf_getcfi_elf(m->elf);
+	m->cfi_dbg = dwarf_getcfi(m->dbg);  /* owned by m->dbg */
+	m->types = dwt_new();
+	return 0;
+}
+
+struct dw_mod *dws_open(const char *path, char *err, size_t errlen)
+{
+	for (struct dw_mod *m = mods; m; m = m->next)
+		if (!strcmp(m->path, path))
+			return m;
+	elf_version(EV_CURRENT);
+	struct dw_mod *m = calloc(1, sizeof(*m));
+	if (!m)
+		abort();
+	m->fd = m->dfd = -1;
+	m->path = strdup(path);
+	if (!m->path || mod_load(m, err, errlen)) {
+		mod_close(m);
+		return NULL;
+	}
+	m->next = mods;
+	mods = m;
+	return m;
+}
+
+void dw_close_all(void)
+{
+	while (mods) {
+		struct dw_mod *m = mods;
+		mods = m->next;
+		mod_close(m);
+	}
+}
+
+int dws_tailcmp(const char *a, const char *b)
+{
+	size_t i = strlen(a), j = strlen(b);
+
+	while (i > 0 && j > 0)
+		if (a[--i] != b[--j])
+			return 1;
+	return 0;
+}
+
+/* "42", "42-50", "42+8" (the last two only for -L). */
+static int parse_lines(const char *s, struct dw_spec *sp, bool ranges, char *err, size_t errlen)
+{
+	char *end;
+
+	sp->has_line = true;
+	sp->line = (int)strtol(s, &end, 10);
+	if (ranges && (*end == '-' || *end == '+')) {
+		char op = *end;
+		long v = strtol(end + 1, &end, 10);
+		sp->line_end = op == '-' ? (int)v : sp->line + (int)v - 1;  /* A+N: N lines */
+	}
+	if (end == s || *end) {
+		snprintf(err, errlen, "'%s' is not a line number", s);
+		return -1;
+	}
+	return 0;
+}
+
+static int parse_part(char c, char *arg, struct dw_spec *sp, bool ranges, char *err, size_t errlen)
+{
+	char *end;
+
+	switch (c) {
+	case ':':
+		return parse_lines(arg, sp, ranges, err, errlen);
+	case '+':
+		sp->has_offset = true;
+		sp->offset = strtoull(arg, &end, 0);
+		if (end == arg || *end) {
+			snprintf(err, errlen, "'%s' is not an offset", arg);
+			return -1;
+		}
+		return 0;
+	case '@':
+		if (sp->file) {
+			snprintf(err, errlen, "SRC@SRC is not allowed");
+			return -1;
+		}
+		sp->file = strdup(arg);
+		return 0;
+	case '%':
+		snprintf(err, errlen, "'%%%s' is not supported here (only %%return, at the end)", arg);
+		return -1;
+	}
+	return -1;
+}
+
+int dws_parse(const char *s, struct dw_spec *sp, bool ranges, char *err, size_t errlen)
+{
+	char *buf = strdup(s), *arg = buf, *p;
+	const char *seps = ranges ? ":+@%;" : ";:+@%";
+	bool file_spec = false;
+	int r = 0;
+
+	memset(sp, 0, sizeof(*sp));
+	if (!buf)
+		abort();
+	/* perf's rule: a file if no "+@%" and a '.' comes before ':' or ';'. */
+	if (!strpbrk(arg, "+@%") && (p = strpbrk(arg, ";:")) && memchr(arg, '.', p - arg))
+		file_spec = true;
+	if (ranges) {  /* -L: the name before ':' is a file if it has '.' or '/' and no '@' */
+		size_t n = strcspn(arg, ":");
+		file_spec = !memchr(arg, '@', n) && (memchr(arg, '.', n) || memchr(arg, '/', n));
+	}
+	p = strpbrk(arg, ";:+@%");
+	char c = p ? *p : 0;
+	if (p)
+		*p++ = '\0';
+	if (*arg) {
+		if (file_spec)
+			sp->file = strdup(arg);
+		else if (!strncmp(arg, "0x", 2)) {
+			char *end;
+			sp->is_addr = true;
+			sp->addr = strtoull(arg, &end, 0);
+			if (*end) {
+				snprintf(err, errlen, "'%s' is not an address", arg);
+				r = -1;
+			}
+		} else {
+			sp->func = strdup(arg);
+			sp->glob = strpbrk(arg, "*?[") != NULL;
+		}
+	}
+	while (p && !r) {
+		if (c == ';') {
+			sp->lazy = strdup(p);
+			break;
+		}
+		arg = p;
+		/* In a -L range the '+' of "A+N" belongs to the line part. */
+		p = c == ':' && ranges ? NULL : strpbrk(arg, seps);
+		char nc = p ? *p : 0;
+		if (p)
+			*p++ = '\0';
+		r = parse_part(c, arg, sp, ranges, err, errlen);
+		c = nc;
+	}
+	if (!r && !sp->func && !sp->file && !sp->is_addr) {
+		snprintf(err, errlen, "'%s' names no function, file or address", s);
+		r = -1;
+	}
+	free(buf);
+	if (r)
+		dws_spec_free(sp);
+	return r;
+}
+
+void dws_spec_free(struct dw_spec *sp)
+{
+	free(sp->func);
+	free(sp->file);
+	free(sp->lazy);
+	memset(sp, 0, sizeof(*sp));
+}
+
+int dws_entrypc(Dwarf_Die *d, Dwarf_Addr *addr)
+{
+	Dwarf_Attribute a;
+	Dwarf_Addr base, end;
+
+	if (dwarf_entrypc(d, addr) == 0)
+		return 0;
+	if (!dwarf_attr(d, DW_AT_ranges, &a))
+		return -1;
+	return dwarf_ranges(d, 0, &base, addr, &end) < 0 ? -1 : 0;
+}
+
+struct realfunc {
+	uint64_t addr;
+	Dwarf_Die *out;
+	bool found;
+};
+
+static int realfunc_cb(Dwarf_Die *fn, void *arg)
+{
+	struct realfunc *r = arg;
+
+	if (dwarf_tag(fn) == DW_TAG_subprogram && dwarf_haspc(fn, r->addr) == 1) {
+		*r->out = *fn;
+		r->found = true;
+		return DWARF_CB_ABORT;
+	}
+	return DWARF_CB_OK;
+}
+
+bool dws_realfunc(Dwarf_Die *cu, uint64_t addr, Dwarf_Die *out)
+{
+	struct realfunc r = { addr, out, false };
+
+	dwarf_getfuncs(cu, realfunc_cb, &r, 0);
+	return r.found;
+}
+
+/* dwarf_addrdie needs .debug_aranges, which clang does not emit: then the
+ * CU DIEs' own ranges (no DIE below a CU is read). */
+bool dws_addrdie(Dwarf *dbg, uint64_t addr, Dwarf_Die *cu)
+{
+	Dwarf_Off off = 0, next;
+	size_t hl;
+
+	if (dwarf_addrdie(dbg, addr, cu))
+		return true;
+	while (dwarf_nextcu(dbg, off, &next, &hl, NULL, NULL, NULL) == 0) {
+		if (dwarf_offdie(dbg, off + hl, cu) && dwarf_haspc(cu, addr) == 1)
+			return true;
+		off = next;
+	}
+	return false;
+}
+
+/* DWARF 5 numbers the primary source file 0, which libdw 0.188's
+ * dwarf_decl_file takes for "none" (clang compiling a relative path). */
+const char *dws_decl_file(Dwarf_Die *d)
+{
+	const char *f = dwarf_decl_file(d);
+	Dwarf_Attribute a;
+	Dwarf_Word idx;
+	Dwarf_Die cu;
+	Dwarf_Files *files;
+	size_t n;
+
+	if (f || !dwarf_attr_integrate(d, DW_AT_decl_file, &a) || dwarf_formudata(&a, &idx) ||
+	    idx != 0 || !dwarf_diecu(d, &cu, NULL, NULL) || dwarf_getsrcfiles(&cu, &files, &n) || n == 0)
+		return f;
+	return dwarf_filesrc(files, 0, NULL, NULL);
+}
+
+/* perf's die_find_child: depth first, fn says whether to enter a DIE. */
+int dws_walk_children(Dwarf_Die *parent, dws_walk_fn fn, void *arg)
+{
+	Dwarf_Die d;
+
+	if (dwarf_child(parent, &d) != 0)
+		return 0;
+	do {
+		int r = fn(&d, arg);
+		if (r == DWS_END)
+			return 1;
+		if (r == DWS_CONT && dws_walk_children(&d, fn, arg))
+			return 1;
+	} while (dwarf_siblingof(&d, &d) == 0);
+	return 0;
+}

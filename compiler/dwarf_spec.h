@@ -1,0 +1,52 @@
+/*
+ * dwarf_spec.h - the opened-binary cache and perf probe's spec syntax,
+ * shared by the files of the dwarf module (internal).
+ */
+#ifndef PR_DWARF_SPEC_H
+#define PR_DWARF_SPEC_H
+
+#include <elfutils/libdw.h>
+#include <gelf.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+struct dwt_cache;
+
+struct dw_mod {
+	char *path;
+	int fd, dfd;            /* the ELF; the separate debuginfo or -1 */
+	Elf *elf, *delf;
+	Dwarf *dbg;
+	Dwarf_CFI *cfi_eh, *cfi_dbg;
+	bool pie;
+	struct dwt_cache *types;
+	struct dw_mod *next;
+};
+
+/* FUNC[@SRC][:RLN|+OFFS|;PTN], SRC:ALN, SRC;PTN, 0xADDR; -L adds :A-B, :A+N. */
+struct dw_spec {
+	char *func, *file, *lazy;
+	int line, line_end;     /* line_end: -L ranges, 0 if none */
+	uint64_t offset, addr;
+	bool has_line, has_offset, is_addr, glob;
+};
+
+struct dw_mod *dws_open(const char *path, char *err, size_t errlen);
+int dws_parse(const char *s, struct dw_spec *sp, bool ranges, char *err, size_t errlen);
+void dws_spec_free(struct dw_spec *sp);
+/* perf's strtailcmp: 0 if one string is a tail of the other. */
+int dws_tailcmp(const char *a, const char *b);
+/* The real (not inlined) function of cu containing addr. */
+bool dws_realfunc(Dwarf_Die *cu, uint64_t addr, Dwarf_Die *out);
+int dws_entrypc(Dwarf_Die *d, Dwarf_Addr *addr);
+/* What a dws_walk_children callback wants next. */
+enum { DWS_CONT, DWS_SIBLING, DWS_END };
+typedef int (*dws_walk_fn)(Dwarf_Die *d, void *arg);
+/* Visits the DIEs under parent; returns 1 if fn ended the walk. */
+int dws_walk_children(Dwarf_Die *parent, dws_walk_fn fn, void *arg);
+/* dwarf_decl_file, also for DWARF 5's file 0. */
+const char *dws_decl_file(Dwarf_Die *d);
+/* The CU containing addr, with or without .debug_aranges. */
+bool dws_addrdie(Dwarf *dbg, uint64_t addr, Dwarf_Die *cu);
+
+#endif

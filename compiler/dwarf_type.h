@@ -1,0 +1,25 @@
+/*
+ * dwarf_type.h - DWARF type DIEs → struct type (types.h), cached per DIE.
+ *
+ * Internal to the dwarf module.  One cache per opened debuginfo, since DIE
+ * offsets are only unique within one file.
+ */
+#ifndef PR_DWARF_TYPE_H
+#define PR_DWARF_TYPE_H
+
+#include <elfutils/libdw.h>
+#include <stddef.h>
+
+struct type;
+struct dwt_cache;
+
+struct dwt_cache *dwt_new(void);
+/* Frees the cache and the names the types point to: after type_free_all(). */
+void dwt_free(struct dwt_cache *c);
+/* The type a DIE's DW_AT_type names; void if it has none.  NULL if the
+ * type cannot be expressed (floating point is read as raw integer bits). */
+const struct type *dwt_type_of(struct dwt_cache *c, Dwarf_Die *die);
+/* C spelling of a DIE's DW_AT_type the way perf probe -V writes it ("int*"). */
+void dwt_name_of(Dwarf_Die *die, char *buf, size_t n);
+
+#endif

@@ -1,0 +1,342 @@
+/*
+ * dwarf_var.c - the variables visible at a probe site: parameters and
+ * locals in scope (with those of functions inlined there, as perf probe
+ * shows them), globals and statics of the compile unit, and externs
+ * through the symbol table.  Built lazily, on the first question about a
+ * site, from the DIE offsets dw_resolve() recorded.
+ */
+#define _GNU_SOURCE
+#include "dwarf_var.h"
+
+#include <dwarf.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dwarf_loc.h"
+#include "dwarf_spec.h"
+#include "dwarf_type.h"
+
+struct dw_probe {
+	struct dw_mod *m;
+	Dwarf_Off cu_off, scope_off;
+	uint64_t addr;
+	char *func;
+	bool built;
+	struct dw_var *locals;  /* own, then of inlined callees */
+	int nlocals, nown;
+	struct dw_var *globals;
+	int nglobals;
+};
+
+struct dw_probe *dwv_probe_new(struct dw_mod *m, Dwarf_Off cu_off, Dwarf_Off scope_off,
+			       uint64_t addr, const char *func)
+{
+	struct dw_probe *p = calloc(1, sizeof(*p));
+
+	if (!p || !(p->func = strdup(func)))
+		abort();
+	p->m = m;
+	p->cu_off = cu_off;
+	p->scope_off = scope_off;
+	p->addr = addr;
+	return p;
+}
+
+static void make_var(struct dw_probe *p, Dwarf_Die *d, struct dwl_ctx *ctx, struct dw_var *v)
+{
+	char tn[256];
+
+	memset(v, 0, sizeof(*v));
+	v->name = dwarf_diename(d);
+	v->type = dwt_type_of(p->m->types, d);
+	dwt_name_of(d, tn, sizeof(tn));
+	v->type_name = strdup(tn);
+	v->is_param = dwarf_tag(d) == DW_TAG_formal_parameter;
+	dwarf_decl_line(d, &v->decl_line);
+	dwl_var_loc(d, ctx, &v->loc);
+}
+
+struct collect {
+	struct dw_probe *p;
+	struct dwl_ctx *ctx;
+	bool in_inline;
+};
+
+static int collect_cb(Dwarf_Die *d, void *arg)
+{
+	struct collect *c = arg;
+	struct dw_probe *p = c->p;
+	int tag = dwarf_tag(d);
+
+	if ((tag == DW_TAG_variable || tag == DW_TAG_formal_parameter) && dwarf_diename(d)) {
+		p->locals = realloc(p->locals, (p->nlocals + 1) * sizeof(*p->locals));
+		if (!p->locals)
+			abort();
+		make_var(p, d, c->ctx, &p->locals[p->nlocals]);
+		p->locals[p->nlocals++].in_inline = c->in_inline;
+		return DWS_SIBLING;
+	}
+	if (dwarf_haspc(d, c->ctx->addr) != 1)
+		return DWS_SIBLING;
+	if (tag == DW_TAG_lexical_block)
+		return DWS_CONT;
+	if (tag == DW_TAG_inlined_subroutine) {
+		struct collect inner = { p, c->ctx, true };
+		dws_walk_children(d, collect_cb, &inner);
+	}
+	return DWS_SIBLING;
+}
+
+/* An inlined or out-of-line copy may drop a parameter or local entirely:
+ * the abstract function still names it, so it reads as optimised out
+ * instead of unknown. */
+static void add_abstract(struct dw_probe *p, Dwarf_Die *scope, struct dwl_ctx *ctx)
+{
+	Dwarf_Attribute a;
+	Dwarf_Die o, d;
+	int nown = p->nlocals;
+
+	if (!dwarf_attr(scope, DW_AT_abstract_origin, &a) || !dwarf_formref_die(&a, &o) ||
+	    dwarf_child(&o, &d) != 0)
+		return;
+	do {
+		int tag = dwarf_tag(&d);
+		const char *n = dwarf_diename(&d);
+		bool have = false;
+		if ((tag != DW_TAG_variable && tag != DW_TAG_formal_parameter) || !n)
+			continue;
+		for (int i = 0; i < nown && !have; i++)
+			have = !p->locals[i].in_inline && !strcmp(p->locals[i].name, n);
+		if (have)
+			continue;
+		p->locals = realloc(p->locals, (p->nlocals + 1) * sizeof(*p->locals));
+		if (!p->locals)
+			abort();
+		make_var(p, &d, ctx, &p->locals[p->nlocals++]);
+	} while (dwarf_siblingof(&d, &d) == 0);
+}
+
+static bool site_dies(struct dw_probe *p, Dwarf_Die *cu, Dwarf_Die *scope, Dwarf_Die *sp)
+{
+	return dwarf_offdie(p->m->dbg, p->cu_off, cu) && dwarf_offdie(p->m->dbg, p->scope_off, scope) &&
+	       dws_realfunc(cu, p->addr, sp);
+}
+
+static void site_ctx(struct dw_probe *p, Dwarf_Die *cu, Dwarf_Die *sp, struct dwl_ctx *ctx)
+{
+	Dwarf_Addr entry;
+
+	*ctx = (struct dwl_ctx){ p->addr, sp, cu, p->m->cfi_eh, p->m->cfi_dbg, p->m->pie, 0 };
+	if (dws_entrypc(sp, &entry) == 0)
+		ctx->func_entry = entry;
+}
+
+/* Own variables first (dw_vars returns those), then inlined callees'. */
+static void build_locals(struct dw_probe *p)
+{
+	Dwarf_Die cu, scope, sp;
+
+	p->built = true;
+	if (!site_dies(p, &cu, &scope, &sp))
+		return;
+	struct dwl_ctx ctx;
+	site_ctx(p, &cu, &sp, &ctx);
+	struct collect c = { p, &ctx, false };
+	dws_walk_children(&scope, collect_cb, &c);
+	add_abstract(p, &scope, &ctx);
+	struct dw_var *v = malloc((p->nlocals ? p->nlocals : 1) * sizeof(*v));
+	int k = 0;
+	if (!v)
+		abort();
+	for (int pass = 0; pass < 2; pass++)
+		for (int i = 0; i < p->nlocals; i++)
+			if (p->locals[i].in_inline == (pass == 1))
+				v[k++] = p->locals[i];
+	free(p->locals);
+	p->locals = v;
+	for (p->nown = 0; p->nown < p->nlocals && !v[p->nown].in_inline; p->nown++)
+		;
+}
+
+int dw_vars(struct dw_probe *p, const struct dw_var **vars)
+{
+	*vars = NULL;
+	if (!p)
+		return 0;
+	if (!p->built)
+		build_locals(p);
+	*vars = p->locals;
+	return p->nown;
+}
+
+/* The address of a defined data symbol, for a global this CU only declares. */
+static bool object_symbol(struct dw_mod *m, const char *name, uint64_t *addr)
+{
+	Elf *elfs[2] = { m->elf, m->delf };
+
+	for (int e = 0; e < 2; e++) {
+		Elf_Scn *scn = NULL;
+		while (elfs[e] && (scn = elf_nextscn(elfs[e], scn))) {
+			GElf_Shdr sh;
+			Elf_Data *data;
+			if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM) ||
+			    !(data = elf_getdata(scn, NULL)) || !sh.sh_entsize)
+				continue;
+			for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
+				GElf_Sym sym;
+				const char *nm;
+				if (gelf_getsym(data, (int)i, &sym) && GELF_ST_TYPE(sym.st_info) == STT_OBJECT &&
+				    sym.st_shndx != SHN_UNDEF &&
+				    (nm = elf_strptr(elfs[e], sh.sh_link, sym.st_name)) && !strcmp(nm, name)) {
+					*addr = sym.st_value;
+					return true;
+				}
+			}
+		}
+	}
+	return false;
+}
+
+static struct dw_var *new_global(struct dw_probe *p)
+{
+	p->globals = realloc(p->globals, (p->nglobals + 1) * sizeof(*p->globals));
+	if (!p->globals)
+		abort();
+	return &p->globals[p->nglobals++];
+}
+
+/* A CU-level variable of the site's CU; one it only declares (extern) is
+ * placed through the symbol table. */
+static const struct dw_var *find_global(struct dw_probe *p, const char *name)
+{
+	Dwarf_Die cu, scope, sp, d, decl;
+	Dwarf_Attribute a;
+	struct dwl_ctx ctx;
+	bool have_decl = false;
+	uint64_t addr;
+
+	for (int i = 0; i < p->nglobals; i++)
+		if (!strcmp(p->globals[i].name, name))
+			return &p->globals[i];
+	if (!site_dies(p, &cu, &scope, &sp) || dwarf_child(&cu, &d) != 0)
+		return NULL;
+	site_ctx(p, &cu, &sp, &ctx);
+	do {
+		const char *n = dwarf_diename(&d);
+		if (dwarf_tag(&d) != DW_TAG_variable || !n || strcmp(n, name))
+			continue;
+		if (dwarf_attr(&d, DW_AT_declaration, &a)) {
+			decl = d;
+			have_decl = true;
+			continue;
+		}
+		struct dw_var *v = new_global(p);
+		make_var(p, &d, &ctx, v);
+		v->is_global = true;
+		return v;
+	} while (dwarf_siblingof(&d, &d) == 0);
+	if (!have_decl || !object_symbol(p->m, name, &addr))
+		return NULL;
+	struct dw_var *v = new_global(p);
+	make_var(p, &decl, &ctx, v);
+	dwl_loc_free(&v->loc);
+	dwl_addr_loc(addr, p->m->pie, &v->loc);
+	v->is_global = true;
+	return v;
+}
+
+const struct dw_var *dw_find_var(struct dw_probe *p, const char *name)
+{
+	const struct dw_var *v;
+	int n = dw_vars(p, &v);
+
+	for (int i = n - 1; i >= 0; i--)
+		if (!strcmp(v[i].name, name))
+			return &v[i];
+	for (int i = n; p && i < p->nlocals; i++)
+		if (!strcmp(v[i].name, name))
+			return &v[i];
+	return p ? find_global(p, name) : NULL;
+}
+
+uint64_t dw_probe_addr(const struct dw_probe *p)
+{
+	return p ? p->addr : 0;
+}
+
+const char *dw_probe_func(const struct dw_probe *p)
+{
+	return p ? p->func : NULL;
+}
+
+void dw_probe_dump(FILE *out, struct dw_probe *p)
+{
+	const struct dw_var *v;
+	dw_vars(p, &v);
+	int n = p ? p->nlocals : 0;
+
+	for (int i = 0; i < n; i++) {
+		fprintf(out, "    %s%s %s %s: ", v[i].in_inline ? "inlined " : "",
+			v[i].is_param ? "param" : "var", v[i].type_name, v[i].name);
+		dw_loc_print(out, &v[i].loc);
+		fputc('\n', out);
+	}
+}
+
+static void vars_free(struct dw_var *v, int n)
+{
+	for (int i = 0; i < n; i++) {
+		free((char *)v[i].type_name);
+		dwl_loc_free(&v[i].loc);
+	}
+	free(v);
+}
+
+void dw_probe_free(struct dw_probe *p)
+{
+	if (!p)
+		return;
+	vars_free(p->locals, p->nlocals);
+	vars_free(p->globals, p->nglobals);
+	free(p->func);
+	free(p);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+void dwv_list_site(FILE *out, struct dw_probe *p)
+{
+	const struct dw_var *v;
+	int k = 0;
+	dw_vars(p, &v);
+	int n = p ? p->nlocals : 0;
+	char **lines = calloc(n ? n : 1, sizeof(*lines));
+	Dwarf_Die cu, scope, sp;
+	Dwarf_Addr entry = p->addr;
+
+	if (!lines)
+		abort();
+	if (!p) {
+		fprintf(out, "\t@<(no debug information)>\n");
+		free(lines);
+		return;
+	}
+	if (site_dies(p, &cu, &scope, &sp))
+		dws_entrypc(&sp, &entry);
+	fprintf(out, "\t@<%s+%llu>\n", site_dies(p, &cu, &scope, &sp) ? dwarf_diename(&sp) : "?",
+		(unsigned long long)(p->addr - entry));
+	for (int i = 0; i < n; i++)
+		if (dwl_available(&v[i].loc) && asprintf(&lines[k], "%s\t%s", v[i].type_name, v[i].name) > 0)
+			k++;
+	/* perf keeps them in a sorted set. */
+	qsort(lines, k, sizeof(*lines), cmp_str);
+	for (int i = 0; i < k; i++)
+		if (!i || strcmp(lines[i], lines[i - 1]))
+			fprintf(out, "\t\t%s\n", lines[i]);
+	for (int i = 0; i < k; i++)
+		free(lines[i]);
+	free(lines);
+}

@@ -1,0 +1,322 @@
+/*
+ * elfsym.c - function symbols and file offsets of ELF files through libelf,
+ * and the dynamic loader's search for a library named in an attach point.
+ *
+ * Only the symbol tables and program headers are read: this is the fast
+ * path for `uprobe:BIN:func`, which needs no DWARF.
+ */
+#define _GNU_SOURCE
+#include "elfsym.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <gelf.h>
+#include <glob.h>
+#include <libelf.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct elf_file {
+	int fd;
+	Elf *elf;
+};
+
+static int ef_open(const char *path, struct elf_file *ef)
+{
+	elf_version(EV_CURRENT);
+	ef->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (ef->fd < 0)
+		return -1;
+	ef->elf = elf_begin(ef->fd, ELF_C_READ_MMAP, NULL);
+	if (!ef->elf || elf_kind(ef->elf) != ELF_K_ELF) {
+		if (ef->elf)
+			elf_end(ef->elf);
+		close(ef->fd);
+		errno = ENOEXEC;
+		return -1;
+	}
+	return 0;
+}
+
+static void ef_close(struct elf_file *ef)
+{
+	elf_end(ef->elf);
+	close(ef->fd);
+}
+
+static int addr_to_offset(Elf *elf, uint64_t addr, uint64_t *offset)
+{
+	size_t n;
+	if (elf_getphdrnum(elf, &n))
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		GElf_Phdr ph;
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		if (addr >= ph.p_vaddr && addr < ph.p_vaddr + ph.p_memsz) {
+			*offset = addr - ph.p_vaddr + ph.p_offset;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+int elfsym_offset(const char *path, uint64_t addr, uint64_t *offset)
+{
+	struct elf_file ef;
+	if (ef_open(path, &ef))
+		return -1;
+	int r = addr_to_offset(ef.elf, addr, offset);
+	ef_close(&ef);
+	return r;
+}
+
+bool elfsym_is_exec(const char *path)
+{
+	struct elf_file ef;
+	if (ef_open(path, &ef))
+		return false;
+	GElf_Ehdr eh;
+	bool r = gelf_getehdr(ef.elf, &eh) && eh.e_type == ET_EXEC;
+	ef_close(&ef);
+	return r;
+}
+
+static Elf_Scn *find_symtab(Elf *elf, Elf64_Word type)
+{
+	Elf_Scn *scn = NULL;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == type)
+			return scn;
+	}
+	return NULL;
+}
+
+static int cmp_addr(const void *a, const void *b)
+{
+	const struct elfsym *x = a, *y = b;
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+static bool have_name(const struct elfsym *s, int n, const char *name)
+{
+	for (int i = 0; i < n; i++)
+		if (!strcmp(s[i].name, name))
+			return true;
+	return false;
+}
+
+/* Collects matching functions of one symbol table into *out. */
+static int collect(Elf *elf, Elf_Scn *scn, const char *pattern, struct elfsym **out, int *n, int *cap)
+{
+	GElf_Shdr sh;
+	Elf_Data *data = elf_getdata(scn, NULL);
+	if (!gelf_getshdr(scn, &sh) || !data || !sh.sh_entsize)
+		return 0;
+	size_t cnt = sh.sh_size / sh.sh_entsize;
+	bool literal = !strpbrk(pattern, "*?[");
+	for (size_t i = 0; i < cnt; i++) {
+		GElf_Sym sym;
+		if (!gelf_getsym(data, (int)i, &sym))
+			continue;
+		int type = GELF_ST_TYPE(sym.st_info);
+		if ((type != STT_FUNC && type != STT_GNU_IFUNC) || sym.st_shndx == SHN_UNDEF || !sym.st_value)
+			continue;
+		const char *name = elf_strptr(elf, sh.sh_link, sym.st_name);
+		if (!name || !*name)
+			continue;
+		if (literal ? strcmp(name, pattern) : fnmatch(pattern, name, 0))
+			continue;
+		if (have_name(*out, *n, name))
+			continue;
+		if (*n == *cap) {
+			*cap = *cap ? *cap * 2 : 16;
+			struct elfsym *p = realloc(*out, sizeof(**out) * (size_t)*cap);
+			if (!p)
+				return -1;
+			*out = p;
+		}
+		struct elfsym *s = &(*out)[(*n)++];
+		s->name = strdup(name);
+		s->addr = sym.st_value;
+		s->size = sym.st_size;
+		if (!s->name || addr_to_offset(elf, s->addr, &s->offset))
+			s->offset = s->addr;
+	}
+	return 0;
+}
+
+int elfsym_match(const char *path, const char *pattern, struct elfsym **out)
+{
+	struct elf_file ef;
+	*out = NULL;
+	if (ef_open(path, &ef))
+		return -1;
+	int n = 0, cap = 0;
+	Elf_Scn *scn = find_symtab(ef.elf, SHT_SYMTAB);
+	if (scn && collect(ef.elf, scn, pattern, out, &n, &cap))
+		goto fail;
+	/* .symtab may be stripped, or lack what .dynsym exports (versioned aliases). */
+	scn = find_symtab(ef.elf, SHT_DYNSYM);
+	if (scn && collect(ef.elf, scn, pattern, out, &n, &cap))
+		goto fail;
+	ef_close(&ef);
+	if (n > 1)
+		qsort(*out, (size_t)n, sizeof(**out), cmp_addr);
+	return n;
+fail:
+	ef_close(&ef);
+	elfsym_free(*out, n);
+	*out = NULL;
+	errno = ENOMEM;
+	return -1;
+}
+
+void elfsym_free(struct elfsym *syms, int n)
+{
+	for (int i = 0; i < n; i++)
+		free(syms[i].name);
+	free(syms);
+}
+
+/* "libc" and "c" mean libc.so*, "libc.so.6" means itself. */
+static bool lib_name_matches(const char *want, const char *base)
+{
+	char pre[256];
+	if (!strcmp(want, base))
+		return true;
+	if (!strncmp(want, "lib", 3))
+		snprintf(pre, sizeof(pre), "%s.so", want);
+	else
+		snprintf(pre, sizeof(pre), "lib%s.so", want);
+	size_t n = strlen(pre);
+	return !strncmp(base, pre, n) && (base[n] == '\0' || base[n] == '.');
+}
+
+static char *search_maps(const char *want, pid_t pid)
+{
+	char path[64], line[PATH_MAX + 128];
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return NULL;
+	char *found = NULL;
+	while (!found && fgets(line, sizeof(line), f)) {
+		char *file = strchr(line, '/');
+		if (!file)
+			continue;
+		file[strcspn(file, "\n")] = '\0';
+		const char *base = strrchr(file, '/') + 1;
+		if (lib_name_matches(want, base))
+			found = strdup(file);
+	}
+	fclose(f);
+	return found;
+}
+
+/* The first file in dir that the loader would take for want. */
+static char *search_dir(const char *dir, const char *want)
+{
+	char pat[PATH_MAX];
+	glob_t g;
+	char *found = NULL;
+	snprintf(pat, sizeof(pat), "%s/%s%s*", dir, strncmp(want, "lib", 3) ? "lib" : "", want);
+	if (strchr(want, '/'))
+		return NULL;
+	if (glob(pat, 0, NULL, &g))
+		return NULL;
+	for (size_t i = 0; i < g.gl_pathc && !found; i++) {
+		const char *base = strrchr(g.gl_pathv[i], '/') + 1;
+		if (lib_name_matches(want, base) && !access(g.gl_pathv[i], R_OK))
+			found = realpath(g.gl_pathv[i], NULL);
+	}
+	globfree(&g);
+	return found;
+}
+
+static char *search_conf(const char *conf, const char *want, int depth)
+{
+	FILE *f = fopen(conf, "re");
+	char line[PATH_MAX], *found = NULL;
+	if (!f || depth > 3) {
+		if (f)
+			fclose(f);
+		return NULL;
+	}
+	while (!found && fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "#\n")] = '\0';
+		char *s = line + strspn(line, " \t");
+		if (!*s)
+			continue;
+		if (!strncmp(s, "include", 7) && (s[7] == ' ' || s[7] == '\t')) {
+			glob_t g;
+			s += 8 + strspn(s + 8, " \t");
+			if (!glob(s, 0, NULL, &g)) {
+				for (size_t i = 0; i < g.gl_pathc && !found; i++)
+					found = search_conf(g.gl_pathv[i], want, depth + 1);
+				globfree(&g);
+			}
+			continue;
+		}
+		found = search_dir(s, want);
+	}
+	fclose(f);
+	return found;
+}
+
+static char *search_path_list(const char *list, const char *want, bool lib)
+{
+	if (!list)
+		return NULL;
+	char *copy = strdup(list), *save = NULL, *found = NULL;
+	for (char *d = strtok_r(copy, ":", &save); d && !found; d = strtok_r(NULL, ":", &save)) {
+		if (lib) {
+			found = search_dir(d, want);
+		} else {
+			char p[PATH_MAX];
+			snprintf(p, sizeof(p), "%s/%s", d, want);
+			if (!access(p, X_OK))
+				found = realpath(p, NULL);
+		}
+	}
+	free(copy);
+	return found;
+}
+
+static bool looks_like_lib(const char *bin)
+{
+	return !strncmp(bin, "lib", 3) || strstr(bin, ".so");
+}
+
+char *elfsym_find_binary(const char *bin, pid_t pid)
+{
+	static const char *const dirs[] = {
+		"/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib64", "/usr/lib64",
+		"/lib", "/usr/lib", "/usr/local/lib",
+	};
+	char *found;
+	if (strchr(bin, '/'))
+		return realpath(bin, NULL);
+	if (pid > 0 && (found = search_maps(bin, pid)))
+		return found;
+	if (!looks_like_lib(bin) && (found = search_path_list(getenv("PATH"), bin, false)))
+		return found;
+	if ((found = search_path_list(getenv("LD_LIBRARY_PATH"), bin, true)))
+		return found;
+	if ((found = search_conf("/etc/ld.so.conf", bin, 0)))
+		return found;
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
+		if ((found = search_dir(dirs[i], bin)))
+			return found;
+	/* A file in the current directory named without "./". */
+	if (!access(bin, R_OK))
+		return realpath(bin, NULL);
+	return NULL;
+}

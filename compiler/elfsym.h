@@ -1,0 +1,36 @@
+/*
+ * elfsym.h - what a uprobe needs from an ELF file without DWARF: function
+ * symbols, virtual address to file offset, and finding a library by name
+ * the way the dynamic loader would.
+ */
+#ifndef PR_ELFSYM_H
+#define PR_ELFSYM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct elfsym {
+	char *name;
+	uint64_t addr;    /* st_value: virtual address in the file */
+	uint64_t size;
+	uint64_t offset;  /* file offset of addr (what the uprobe PMU takes) */
+};
+
+/* Every defined function symbol (.symtab, else .dynsym) whose name matches
+ * the fnmatch pattern, deduplicated by name, sorted by address.  Returns the
+ * count (0 if none) or -1 if the file is not a readable ELF (errno set). */
+int elfsym_match(const char *path, const char *pattern, struct elfsym **out);
+void elfsym_free(struct elfsym *syms, int n);
+/* File offset of a virtual address through the PT_LOAD headers; -1 if unmapped. */
+int elfsym_offset(const char *path, uint64_t addr, uint64_t *offset);
+/* Turns BIN of an attach point into an absolute path: a path with '/',
+ * a library name ("libc", "libc.so.6", "c") searched as ld.so would (in the
+ * maps of pid if given, LD_LIBRARY_PATH, /etc/ld.so.conf directories, the
+ * default directories), or a program name looked up in PATH.  Returns a
+ * malloc'd path or NULL. */
+char *elfsym_find_binary(const char *bin, pid_t pid);
+/* True if the file is an ET_EXEC (not PIE). */
+bool elfsym_is_exec(const char *path);
+
+#endif

@@ -1,0 +1,831 @@
+/*
+ * parser.c - recursive descent over the token array from lex_all().
+ *
+ * Every parse function returns a node, or NULL after reporting exactly one
+ * error; callers pass the NULL up without reporting again, and only the
+ * statement and probe loops recover (skip to the next ';', '}' or probe).
+ * That keeps one error per statement however deep the mistake sits.
+ */
+#define _GNU_SOURCE
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lexer.h"
+#include "parser.h"
+
+struct parser {
+	struct token *t;
+	int n;
+	int i;                /* index of the current token */
+	struct diag *d;
+	int last_err;         /* token index of the last error, to say it once */
+	int eof_quiet;        /* recovery ran into EOF: its errors are said */
+};
+
+static const char *const type_words[] = {
+	"int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+	"u8", "u16", "u32", "u64", "s8", "s16", "s32", "s64",
+	"int", "unsigned", "signed", "char", "short", "long", "bool", "void",
+};
+
+int parse_is_type_word(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(type_words) / sizeof(type_words[0]); i++)
+		if (!strcmp(name, type_words[i]))
+			return 1;
+	return 0;
+}
+
+static struct token *peek(struct parser *p)
+{
+	return &p->t[p->i];
+}
+
+static struct token *peek_at(struct parser *p, int k)
+{
+	return &p->t[p->i + k < p->n ? p->i + k : p->n - 1];
+}
+
+static int at(struct parser *p, int kind)
+{
+	return peek(p)->kind == kind;
+}
+
+static struct token *next(struct parser *p)
+{
+	struct token *t = peek(p);
+
+	if (t->kind != TOK_EOF)
+		p->i++;
+	return t;
+}
+
+static int accept(struct parser *p, int kind)
+{
+	if (!at(p, kind))
+		return 0;
+	next(p);
+	return 1;
+}
+
+static void error_tok(struct parser *p, int idx, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* Reports at token idx, once; a lexer error token says what is wrong with
+ * itself better than what the parser expected there. */
+static void error_tok(struct parser *p, int idx, const char *fmt, ...)
+{
+	struct token *t = &p->t[idx];
+	va_list ap;
+
+	if (idx == p->last_err || (t->kind == TOK_EOF && p->eof_quiet))
+		return;
+	p->last_err = idx;
+	if (t->kind == TOK_ERROR) {
+		diag_error(p->d, t->loc, "%s", t->text);
+		return;
+	}
+	va_start(ap, fmt);
+	diag_verror(p->d, t->loc, fmt, ap);
+	va_end(ap);
+}
+
+/* Reports about a node already parsed (not about the token at hand). */
+static void error_node(struct parser *p, const struct node *n, const char *msg)
+{
+	p->last_err = p->i;
+	diag_error(p->d, n->loc, "%s", msg);
+}
+
+#define error_here(p, ...) error_tok((p), (p)->i, __VA_ARGS__)
+
+static int expect(struct parser *p, int kind, const char *msg)
+{
+	if (accept(p, kind))
+		return 0;
+	error_here(p, "%s", msg);
+	return -1;
+}
+
+/* Widens n's loc to the end of the last token taken, on n's first line. */
+static struct node *finish(struct parser *p, struct node *n)
+{
+	const struct token *last = &p->t[p->i > 0 ? p->i - 1 : 0];
+	int len;
+
+	if (last->loc.line == n->loc.line) {
+		len = last->loc.col + last->loc.len - n->loc.col;
+	} else {
+		diag_line(p->d->src, n->loc.line, &len);
+		len = len - n->loc.col + 1;
+	}
+	if (len > n->loc.len)
+		n->loc.len = len;
+	return n;
+}
+
+static struct node *mk(enum node_kind kind, struct loc loc)
+{
+	struct node *n = ast_new(kind, loc);
+
+	if (!n)
+		abort();
+	return n;
+}
+
+/* Moves a token's text into a node. */
+static char *take_text(struct token *t)
+{
+	char *s = t->text;
+
+	t->text = NULL;
+	return s ? s : strdup("");
+}
+
+static void append(struct node **list, struct node *n)
+{
+	while (*list)
+		list = &(*list)->next;
+	*list = n;
+}
+
+static void free_list(struct node *l)
+{
+	while (l) {
+		struct node *nx = l->next;
+
+		ast_free(l);
+		l = nx;
+	}
+}
+
+/* ---- expressions ---- */
+
+static struct node *parse_expr(struct parser *p);
+static struct node *parse_unary(struct parser *p);
+
+/* Number of tokens a type name takes at p->i + k ("struct req", "unsigned
+ * long", "u32"), 0 if none starts there; '*'s are not counted. */
+static int type_tokens(struct parser *p, int k)
+{
+	int kind = peek_at(p, k)->kind, n = 0;
+
+	if (kind == TOK_STRUCT || kind == TOK_UNION || kind == TOK_ENUM)
+		return peek_at(p, k + 1)->kind == TOK_IDENT ? 2 : 0;
+	while (peek_at(p, k + n)->kind == TOK_IDENT &&
+	       parse_is_type_word(peek_at(p, k + n)->text))
+		n++;
+	return n;
+}
+
+/* Is this '(' the start of a cast: '(' type '*'... ')' ? */
+static int at_cast(struct parser *p)
+{
+	int n = type_tokens(p, 1), k;
+
+	if (!at(p, '(') || n == 0)
+		return 0;
+	for (k = 1 + n; peek_at(p, k)->kind == '*'; k++)
+		;
+	return peek_at(p, k)->kind == ')';
+}
+
+/* A type name (caller checked type_tokens): N_TYPENAME. */
+static struct node *parse_typename(struct parser *p)
+{
+	struct node *n = mk(N_TYPENAME, peek(p)->loc);
+	int count = type_tokens(p, 0), i;
+	size_t len = 0;
+	char buf[256];
+
+	buf[0] = '\0';
+	for (i = 0; i < count; i++) {
+		struct token *t = next(p);
+		const char *w = t->text ? t->text : lex_op_str(t->kind);
+
+		len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%s%s", i ? " " : "", w);
+		if (len >= sizeof(buf))
+			len = sizeof(buf) - 1;
+	}
+	while (accept(p, '*'))
+		n->ival++;
+	n->name = strdup(buf);
+	return finish(p, n);
+}
+
+static struct node *parse_cast(struct parser *p)
+{
+	struct node *n = mk(N_CAST, peek(p)->loc), *tn;
+
+	next(p);
+	tn = parse_typename(p);
+	next(p); /* ')', checked by at_cast */
+	n->b = tn;
+	n->a = parse_unary(p);
+	if (!n->a) {
+		ast_free(n);
+		return NULL;
+	}
+	return finish(p, n);
+}
+
+static struct node *parse_sizeof(struct parser *p)
+{
+	struct node *n = mk(N_SIZEOF, next(p)->loc);
+
+	if (at(p, '(') && type_tokens(p, 1)) {
+		next(p);
+		n->a = parse_typename(p);
+		if (expect(p, ')', "expected ')'") < 0) {
+			ast_free(n);
+			return NULL;
+		}
+	} else {
+		n->a = parse_unary(p);
+	}
+	if (!n->a) {
+		ast_free(n);
+		return NULL;
+	}
+	return finish(p, n);
+}
+
+/* expr { ',' expr } up to `close`; the list, or NULL with *err set. */
+static struct node *parse_list(struct parser *p, int close, const char *msg, int *err)
+{
+	struct node *list = NULL, *e;
+
+	*err = 0;
+	if (accept(p, close))
+		return NULL;
+	do {
+		e = parse_expr(p);
+		if (!e)
+			goto fail;
+		append(&list, e);
+	} while (accept(p, ','));
+	if (expect(p, close, msg) == 0)
+		return list;
+fail:
+	free_list(list);
+	*err = 1;
+	return NULL;
+}
+
+static struct node *parse_ident(struct parser *p)
+{
+	struct token *t = next(p);
+	struct node *n;
+	int err;
+
+	if (!at(p, '(')) {
+		n = mk(N_IDENT, t->loc);
+		n->name = take_text(t);
+		return n;
+	}
+	n = mk(N_CALL, t->loc);
+	n->name = take_text(t);
+	next(p);
+	n->list = parse_list(p, ')', "expected ')' after arguments", &err);
+	if (err) {
+		ast_free(n);
+		return NULL;
+	}
+	return finish(p, n);
+}
+
+static struct node *parse_map(struct parser *p)
+{
+	struct token *t = next(p);
+	struct node *n = mk(N_MAP, t->loc);
+	int err;
+
+	n->name = take_text(t);
+	if (!accept(p, '['))
+		return n;
+	if (at(p, ']')) {
+		error_here(p, "expected expression");
+		ast_free(n);
+		return NULL;
+	}
+	n->list = parse_list(p, ']', "expected ']'", &err);
+	if (err) {
+		ast_free(n);
+		return NULL;
+	}
+	return finish(p, n);
+}
+
+static struct node *parse_primary(struct parser *p)
+{
+	struct token *t = peek(p);
+	struct node *n;
+
+	switch (t->kind) {
+	case TOK_INT:
+		n = mk(N_INT, next(p)->loc);
+		n->ival = t->ival;
+		return n;
+	case TOK_STR:
+		n = mk(N_STR, next(p)->loc);
+		n->len = t->len;
+		n->name = take_text(t);
+		return n;
+	case TOK_IDENT:
+		return parse_ident(p);
+	case TOK_VAR:
+		n = mk(N_VAR, next(p)->loc);
+		n->name = take_text(t);
+		return n;
+	case TOK_POSITIONAL:
+		n = mk(N_POSITIONAL, next(p)->loc);
+		n->ival = t->ival;
+		if (t->text)
+			n->name = take_text(t);
+		return n;
+	case TOK_MAP:
+		return parse_map(p);
+	case '(':
+		next(p);
+		n = parse_expr(p);
+		if (n && expect(p, ')', "expected ')'") < 0) {
+			ast_free(n);
+			return NULL;
+		}
+		return n;
+	default:
+		error_here(p, "expected expression");
+		return NULL;
+	}
+}
+
+static struct node *parse_postfix(struct parser *p)
+{
+	struct node *e = parse_primary(p), *n;
+
+	while (e) {
+		int k = peek(p)->kind;
+
+		if (k == '.' || k == TOK_ARROW) {
+			n = mk(N_FIELD, e->loc);
+			n->op = k;
+			n->a = e;
+			e = n;
+			next(p);
+			if (!at(p, TOK_IDENT)) {
+				error_here(p, "expected field name after '%s'", lex_op_str(k));
+				ast_free(e);
+				return NULL;
+			}
+			n->name = take_text(next(p));
+		} else if (k == '[') {
+			n = mk(N_INDEX, e->loc);
+			n->a = e;
+			e = n;
+			next(p);
+			n->b = parse_expr(p);
+			if (!n->b || expect(p, ']', "expected ']'") < 0) {
+				ast_free(e);
+				return NULL;
+			}
+		} else if (k == TOK_INC || k == TOK_DEC) {
+			n = mk(N_INCDEC, e->loc);
+			n->op = k == TOK_INC ? '+' : '-';
+			n->a = e;
+			e = n;
+			next(p);
+		} else {
+			return e;
+		}
+		finish(p, e);
+	}
+	return NULL;
+}
+
+static struct node *parse_unary(struct parser *p)
+{
+	struct token *t = peek(p);
+	struct node *n;
+
+	switch (t->kind) {
+	case '-': case '!': case '~': case '*': case '&':
+		n = mk(N_UNOP, next(p)->loc);
+		n->op = t->kind;
+		break;
+	case TOK_INC: case TOK_DEC:
+		n = mk(N_INCDEC, next(p)->loc);
+		n->op = t->kind == TOK_INC ? '+' : '-';
+		n->ival = 1;
+		break;
+	case TOK_SIZEOF:
+		return parse_sizeof(p);
+	case '(':
+		if (at_cast(p))
+			return parse_cast(p);
+		return parse_postfix(p);
+	default:
+		return parse_postfix(p);
+	}
+	n->a = parse_unary(p);
+	if (!n->a) {
+		ast_free(n);
+		return NULL;
+	}
+	return finish(p, n);
+}
+
+/* Binary operators by precedence, loosest first. */
+static const int bin_levels[][5] = {
+	{ TOK_OR }, { TOK_AND }, { '|' }, { '^' }, { '&' },
+	{ TOK_EQ, TOK_NE }, { '<', TOK_LE, '>', TOK_GE }, { TOK_SHL, TOK_SHR },
+	{ '+', '-' }, { '*', '/', '%' },
+};
+#define NLEVELS ((int)(sizeof(bin_levels) / sizeof(bin_levels[0])))
+
+static int in_level(int level, int kind)
+{
+	int i;
+
+	for (i = 0; i < 5 && bin_levels[level][i]; i++)
+		if (bin_levels[level][i] == kind)
+			return 1;
+	return 0;
+}
+
+static struct node *parse_binary(struct parser *p, int level)
+{
+	struct node *l, *n;
+
+	if (level == NLEVELS)
+		return parse_unary(p);
+	l = parse_binary(p, level + 1);
+	while (l && in_level(level, peek(p)->kind)) {
+		n = mk(N_BINOP, l->loc);
+		n->op = next(p)->kind;
+		n->a = l;
+		n->b = parse_binary(p, level + 1);
+		if (!n->b) {
+			ast_free(n);
+			return NULL;
+		}
+		l = finish(p, n);
+	}
+	return l;
+}
+
+static struct node *parse_expr(struct parser *p)
+{
+	struct node *c = parse_binary(p, 0), *n;
+
+	if (!c || !at(p, '?'))
+		return c;
+	next(p);
+	n = mk(N_TERNARY, c->loc);
+	n->a = c;
+	n->b = parse_expr(p);
+	if (!n->b || expect(p, ':', "expected ':' in conditional expression") < 0) {
+		ast_free(n);
+		return NULL;
+	}
+	n->c = parse_expr(p);
+	if (!n->c) {
+		ast_free(n);
+		return NULL;
+	}
+	return finish(p, n);
+}
+
+/* ---- statements ---- */
+
+static struct node *parse_block(struct parser *p);
+static struct node *parse_stmt(struct parser *p);
+
+/* Skips the rest of a bad statement: through the next ';' or a balanced
+ * '{...}', or up to the '}' that closes the enclosing block. */
+static void recover_stmt(struct parser *p)
+{
+	int depth = 0;
+
+	for (;;) {
+		int k = peek(p)->kind;
+
+		if (k == TOK_EOF) {
+			p->eof_quiet = 1;
+			return;
+		}
+		if (k == '}' && depth == 0)
+			return;
+		next(p);
+		if (k == ';' && depth == 0)
+			return;
+		if (k == '{')
+			depth++;
+		else if (k == '}' && --depth == 0)
+			return;
+	}
+}
+
+static int compound_op(int kind)
+{
+	switch (kind) {
+	case '=': return 0;
+	case TOK_ADD_ASSIGN: return '+';
+	case TOK_SUB_ASSIGN: return '-';
+	case TOK_MUL_ASSIGN: return '*';
+	case TOK_DIV_ASSIGN: return '/';
+	case TOK_MOD_ASSIGN: return '%';
+	case TOK_AND_ASSIGN: return '&';
+	case TOK_OR_ASSIGN: return '|';
+	case TOK_XOR_ASSIGN: return '^';
+	case TOK_SHL_ASSIGN: return TOK_SHL;
+	case TOK_SHR_ASSIGN: return TOK_SHR;
+	default: return -1;
+	}
+}
+
+/* '(' expr ')' of if and while. */
+static struct node *parse_cond(struct parser *p, const char *kw)
+{
+	struct node *c;
+
+	if (!at(p, '(')) {
+		error_here(p, "expected '(' after '%s'", kw);
+		return NULL;
+	}
+	next(p);
+	c = parse_expr(p);
+	if (c && expect(p, ')', "expected ')' after condition") < 0) {
+		ast_free(c);
+		return NULL;
+	}
+	return c;
+}
+
+/* The '{...}' of if, while and unroll into n->b; -1 when it is missing. */
+static int parse_body(struct parser *p, struct node *n, const char *what)
+{
+	if (!at(p, '{')) {
+		error_here(p, "expected '{' after %s", what);
+		return -1;
+	}
+	n->b = parse_block(p);
+	return 0;
+}
+
+static struct node *parse_if(struct parser *p)
+{
+	struct node *n = mk(N_IF, next(p)->loc);
+
+	n->loc.len = 2;
+	n->a = parse_cond(p, "if");
+	if (!n->a || parse_body(p, n, "if condition") < 0)
+		goto fail;
+	if (!accept(p, TOK_ELSE))
+		return n;
+	if (at(p, TOK_IF)) {
+		n->c = parse_if(p);
+		if (!n->c)
+			goto fail;
+		return n;
+	}
+	if (!at(p, '{')) {
+		error_here(p, "expected '{' after 'else'");
+		goto fail;
+	}
+	n->c = parse_block(p);
+	return n;
+fail:
+	ast_free(n);
+	return NULL;
+}
+
+static struct node *parse_loop(struct parser *p)
+{
+	struct token *kw = next(p);
+	struct node *n = mk(kw->kind == TOK_WHILE ? N_WHILE : N_UNROLL, kw->loc);
+	int idx;
+
+	if (n->kind == N_WHILE) {
+		n->a = parse_cond(p, "while");
+		if (!n->a || parse_body(p, n, "while condition") < 0) {
+			ast_free(n);
+			return NULL;
+		}
+		return n;
+	}
+	if (expect(p, '(', "expected '(' after 'unroll'") < 0) {
+		ast_free(n);
+		return NULL;
+	}
+	idx = p->i;
+	if (!at(p, TOK_INT) || peek(p)->ival < 1 || peek(p)->ival > 100) {
+		error_tok(p, idx, "unroll count must be an integer from 1 to 100");
+		ast_free(n);
+		return NULL;
+	}
+	n->ival = next(p)->ival;
+	if (expect(p, ')', "expected ')' after unroll count") < 0) {
+		ast_free(n);
+		return NULL;
+	}
+	if (parse_body(p, n, "unroll count") < 0) {
+		ast_free(n);
+		return NULL;
+	}
+	return n;
+}
+
+static struct node *parse_simple(struct parser *p)
+{
+	struct node *e = parse_expr(p), *n;
+	int op;
+
+	if (!e)
+		return NULL;
+	op = compound_op(peek(p)->kind);
+	if (op < 0) {
+		if (e->kind == N_INCDEC)
+			return e;
+		n = mk(N_EXPRSTMT, e->loc);
+		n->a = e;
+		return n;
+	}
+	if (e->kind != N_MAP && e->kind != N_VAR) {
+		error_node(p, e, "only a map or a variable can be assigned to");
+		ast_free(e);
+		return NULL;
+	}
+	n = mk(N_ASSIGN, e->loc);
+	n->op = op;
+	n->a = e;
+	next(p);
+	n->b = parse_expr(p);
+	if (!n->b) {
+		ast_free(n);
+		return NULL;
+	}
+	return finish(p, n);
+}
+
+static struct node *parse_stmt(struct parser *p)
+{
+	struct node *n;
+
+	switch (peek(p)->kind) {
+	case TOK_IF:
+		return parse_if(p);
+	case TOK_WHILE: case TOK_UNROLL:
+		return parse_loop(p);
+	case TOK_BREAK:
+		n = mk(N_BREAK, next(p)->loc);
+		break;
+	case TOK_CONTINUE:
+		n = mk(N_CONTINUE, next(p)->loc);
+		break;
+	case TOK_RETURN:
+		n = mk(N_RETURN, next(p)->loc);
+		break;
+	default:
+		n = parse_simple(p);
+		if (!n)
+			return NULL;
+	}
+	if (!accept(p, ';') && !at(p, '}')) {
+		error_here(p, "expected ';' after statement");
+		ast_free(n);
+		return NULL;
+	}
+	return n;
+}
+
+/* '{' statements '}'; the caller saw the '{'.  Never NULL: errors inside
+ * are reported and skipped. */
+static struct node *parse_block(struct parser *p)
+{
+	struct node *b = mk(N_BLOCK, next(p)->loc), *s;
+
+	while (!at(p, '}') && !at(p, TOK_EOF)) {
+		if (accept(p, ';'))
+			continue;
+		s = parse_stmt(p);
+		if (s)
+			append(&b->list, s);
+		else
+			recover_stmt(p);
+	}
+	if (!accept(p, '}'))
+		error_here(p, "expected '}' before end of file");
+	return b;
+}
+
+/* ---- top level ---- */
+
+/* An attach point that starts a line and is followed by what follows one. */
+static int starts_probe(struct parser *p)
+{
+	int k = peek_at(p, 1)->kind;
+
+	return at(p, TOK_ATTACH) && peek(p)->bol && (k == '{' || k == ',' || k == TOK_PRED);
+}
+
+/* Skips to what looks like the next probe: past a balanced '{...}', or to a
+ * declaration or a probe header that starts a line.  depth: braces
+ * already open. */
+static void recover_top(struct parser *p, int depth)
+{
+	for (;;) {
+		struct token *t = peek(p);
+
+		if (t->kind == TOK_EOF)
+			return;
+		if (depth == 0 && (t->kind == TOK_CDECL || starts_probe(p)))
+			return;
+		next(p);
+		if (t->kind == '{')
+			depth++;
+		else if (t->kind == '}' && depth > 0 && --depth == 0)
+			return;
+	}
+}
+
+static struct node *parse_attach(struct parser *p)
+{
+	struct token *t = next(p);
+	struct node *n = mk(N_ATTACH, t->loc);
+
+	n->name = take_text(t);
+	n->len = strlen(n->name);
+	return n;
+}
+
+static struct node *parse_probe(struct parser *p)
+{
+	struct node *pr = mk(N_PROBE, peek(p)->loc);
+
+	append(&pr->list, parse_attach(p));
+	while (accept(p, ',')) {
+		if (!at(p, TOK_ATTACH)) {
+			error_here(p, "expected attach point after ','");
+			goto fail;
+		}
+		append(&pr->list, parse_attach(p));
+	}
+	if (accept(p, TOK_PRED)) {
+		pr->a = parse_expr(p);
+		if (!pr->a)
+			goto fail;
+		if (!at(p, TOK_PRED)) {
+			error_here(p, "expected '/' after predicate");
+			goto fail;
+		}
+		next(p);
+	}
+	if (!at(p, '{')) {
+		error_here(p, "expected '{' after probe");
+		goto fail;
+	}
+	pr->b = parse_block(p);
+	return pr;
+fail:
+	ast_free(pr);
+	recover_top(p, 0);
+	return NULL;
+}
+
+struct node *parse_program(const struct source *src, struct diag *d)
+{
+	struct parser p = { .d = d, .last_err = -1 };
+	struct node *prog, *n, **tail;
+	char what[64];
+
+	p.n = lex_all(src, &p.t);
+	if (p.n < 0)
+		return NULL;
+	prog = mk(N_PROGRAM, (struct loc){ 1, 1, 1 });
+	tail = &prog->list;
+	while (!at(&p, TOK_EOF)) {
+		struct token *t = peek(&p);
+
+		if (t->kind == TOK_CDECL) {
+			n = mk(N_CDECL, t->loc);
+			n->name = take_text(next(&p));
+			n->len = strlen(n->name);
+			*tail = n;
+			tail = &n->next;
+		} else if (t->kind == TOK_ATTACH) {
+			n = parse_probe(&p);
+			if (n) {
+				*tail = n;
+				tail = &n->next;
+			}
+		} else {
+			error_here(&p, "unexpected %s", lex_describe(t, what, sizeof(what)));
+			recover_top(&p, next(&p)->kind == '{');
+		}
+	}
+	lex_free_tokens(p.t, p.n);
+	return prog;
+}

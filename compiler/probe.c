@@ -1,0 +1,642 @@
+/*
+ * probe.c - attach point text → struct probe.
+ *
+ * Each probe type has one parse function in the table at the bottom; it
+ * splits the text, finds the binary or tracepoint, and expands wildcards
+ * into sites.  Plain function uprobes come from ELF symbols (no DWARF read,
+ * the fast path); anything in perf probe's syntax that needs source lines,
+ * offsets within a function or variables goes to dwarf.c.
+ */
+#define _GNU_SOURCE
+#include "probe.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fnmatch.h>
+#include <linux/perf_event.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "dwarf.h"
+#include "elfsym.h"
+#include "tpformat.h"
+#include "types.h"
+#include "usdt.h"
+
+struct pctx {
+	const char *text;
+	struct loc loc;
+	const struct probe_opts *o;
+	struct diag *d;
+	struct probe *p;
+};
+
+static int fail(struct pctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static int fail(struct pctx *c, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	diag_verror(c->d, c->loc, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+static int add_site(struct probe *p, const char *func, uint64_t addr, uint64_t offset)
+{
+	struct probe_site *s = realloc(p->sites, sizeof(*s) * (size_t)(p->nsites + 1));
+	if (!s)
+		return -1;
+	p->sites = s;
+	s = &s[p->nsites++];
+	memset(s, 0, sizeof(*s));
+	s->func = strdup(func);
+	s->addr = addr;
+	s->offset = offset;
+	return s->func ? 0 : -1;
+}
+
+/* ---- BEGIN / END ---- */
+
+static int parse_special(struct pctx *c, const char *rest)
+{
+	(void)rest;
+	c->p->name = strdup(c->p->kind == PK_BEGIN ? "BEGIN" : "END");
+	return 0;
+}
+
+/* ---- uprobe / uretprobe ---- */
+
+static bool is_plain_symbol(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (!isalnum((unsigned char)*s) && !strchr("_.*?[]$", *s))
+			return false;
+	return true;
+}
+
+/* Splits "BIN:SPEC" where SPEC may itself hold ':' ("app.c:42").  BIN is
+ * taken when it names a file or a library; otherwise the whole text is SPEC
+ * of the default binary (-p / traced command). */
+static char *split_bin(struct pctx *c, const char *rest, const char **spec)
+{
+	const char *colon = strchr(rest, ':');
+	if (colon) {
+		char *bin = strndup(rest, (size_t)(colon - rest));
+		char *path = bin ? elfsym_find_binary(bin, c->o->pid) : NULL;
+		if (path || (bin && strchr(bin, '/'))) {
+			if (!path)
+				fail(c, "cannot find '%s': %s; give the path of an executable or library",
+				     bin, strerror(errno));
+			free(bin);
+			*spec = colon + 1;
+			return path;
+		}
+		free(bin);
+	}
+	*spec = rest;
+	if (c->o->default_bin)
+		return strdup(c->o->default_bin);
+	if (c->o->pid > 0) {
+		char link[64], buf[4096];
+		snprintf(link, sizeof(link), "/proc/%d/exe", (int)c->o->pid);
+		ssize_t n = readlink(link, buf, sizeof(buf) - 1);
+		if (n > 0) {
+			buf[n] = '\0';
+			return strdup(buf);
+		}
+	}
+	if (colon) {
+		char *bin = strndup(rest, (size_t)(colon - rest));
+		fail(c, "cannot find binary or library '%s'; give its path (./%s) or install it", bin, bin);
+		free(bin);
+	} else {
+		fail(c, "'%s' names no binary; write uprobe:BIN:%s, or give -p PID or a command to trace",
+		     rest, rest);
+	}
+	return NULL;
+}
+
+static int symbol_sites(struct pctx *c, const char *spec, uint64_t off)
+{
+	struct elfsym *syms;
+	int n = elfsym_match(c->p->path, spec, &syms);
+	if (n < 0)
+		return fail(c, "cannot read '%s' as an ELF file: %s", c->p->path, strerror(errno));
+	if (n == 0)
+		return fail(c, "no function matches '%s' in %s; list them with: perf-run -l 'uprobe:%s:*'",
+			    spec, c->p->path, c->p->path);
+	for (int i = 0; i < n; i++) {
+		uint64_t addr = syms[i].addr + off, offset;
+		if (elfsym_offset(c->p->path, addr, &offset))
+			offset = syms[i].offset + off;
+		if (add_site(c->p, syms[i].name, addr, offset)) {
+			elfsym_free(syms, n);
+			return fail(c, "out of memory");
+		}
+	}
+	elfsym_free(syms, n);
+	return 0;
+}
+
+static int dwarf_sites(struct pctx *c, const char *spec, bool quiet)
+{
+	char err[512] = "";
+	struct probe_site *sites = NULL;
+	int n = 0;
+	bool ret = c->p->kind == PK_URETPROBE;
+	if (dw_resolve(c->p->path, spec, ret, &sites, &n, err, sizeof(err)) || n == 0) {
+		free(sites);
+		return quiet ? -1 : fail(c, "%s", err[0] ? err : "no place matches this probe");
+	}
+	c->p->sites = sites;
+	c->p->nsites = n;
+	return 0;
+}
+
+/* "func+0x10" without DWARF: symbol plus offset. */
+static bool symbol_plus_offset(const char *spec, char **sym, uint64_t *off)
+{
+	const char *plus = strchr(spec, '+');
+	if (!plus || plus == spec)
+		return false;
+	char *end;
+	*off = strtoull(plus + 1, &end, 0);
+	if (*end || end == plus + 1)
+		return false;
+	*sym = strndup(spec, (size_t)(plus - spec));
+	return *sym && is_plain_symbol(*sym);
+}
+
+static int parse_uprobe(struct pctx *c, const char *rest)
+{
+	const char *spec;
+	struct probe *p = c->p;
+	p->path = split_bin(c, rest, &spec);
+	if (!p->path)
+		return -1;
+	if (access(p->path, R_OK))
+		return fail(c, "cannot read '%s': %s", p->path, strerror(errno));
+	char *s = strdup(spec);
+	size_t n = strlen(s);
+	int r;
+	if (n > 7 && !strcmp(s + n - 7, "%return")) {
+		s[n - 7] = '\0';
+		p->kind = PK_URETPROBE;
+	}
+	char *sym = NULL;
+	uint64_t off = 0;
+	if (!*s) {
+		r = fail(c, "missing function after '%s:'", p->path);
+	} else if (!strncmp(s, "0x", 2) && is_plain_symbol(s + 2)) {
+		uint64_t addr = strtoull(s, NULL, 16), offset;
+		if (elfsym_offset(p->path, addr, &offset))
+			r = fail(c, "address %s is not in a loaded segment of %s", s, p->path);
+		else
+			r = add_site(p, s, addr, offset);
+	} else if (is_plain_symbol(s)) {
+		/* A body that reads args wants perf probe's place after the prologue,
+		 * where DWARF locations hold; otherwise the symbol's entry, where arg0..
+		 * are the ABI registers (as in bpftrace). */
+		r = -1;
+		if (c->o->use_args && p->kind == PK_UPROBE && !strpbrk(s, "*?["))
+			r = dwarf_sites(c, s, true);
+		if (r)
+			r = symbol_sites(c, s, 0);
+	} else if (p->kind == PK_UPROBE && symbol_plus_offset(s, &sym, &off)) {
+		r = symbol_sites(c, sym, off);
+	} else {
+		r = dwarf_sites(c, s, false);
+	}
+	free(sym);
+	if (!r && asprintf(&p->name, "%s:%s:%s", p->kind == PK_URETPROBE ? "uretprobe" : "uprobe",
+			   p->path, s) < 0)
+		r = -1;
+	free(s);
+	return r;
+}
+
+static int parse_uretprobe(struct pctx *c, const char *rest)
+{
+	int r = parse_uprobe(c, rest);
+	c->p->kind = PK_URETPROBE;
+	if (!r && !strncmp(c->p->name, "uprobe:", 7)) {
+		char *n;
+		if (asprintf(&n, "uret%s", c->p->name + 1) < 0)
+			return -1;
+		free(c->p->name);
+		c->p->name = n;
+	}
+	return r;
+}
+
+/* ---- tracepoint ---- */
+
+struct tp_walk {
+	struct pctx *c;
+	int n;
+};
+
+static int tp_found(const char *cat, const char *ev, void *arg)
+{
+	struct tp_walk *w = arg;
+	char name[512];
+	snprintf(name, sizeof(name), "%s:%s", cat, ev);
+	w->n++;
+	return add_site(w->c->p, name, 0, 0);
+}
+
+/* Fields that every matched tracepoint has at the same place with the same type. */
+static const struct type *common_fields(struct probe *p)
+{
+	const struct type *first = NULL;
+	struct field keep[128];
+	int nkeep = 0;
+	for (int i = 0; i < p->nsites; i++) {
+		char *cat = strdup(p->sites[i].func), *ev = strchr(cat, ':');
+		*ev++ = '\0';
+		const struct type *t = tpf_read(cat, ev);
+		free(cat);
+		if (!t)
+			continue;
+		if (!first) {
+			first = t;
+			for (int f = 0; f < t->nfields && nkeep < 128; f++)
+				keep[nkeep++] = t->fields[f];
+			continue;
+		}
+		for (int f = 0; f < nkeep; f++) {
+			const struct field *o = type_field(t, keep[f].name);
+			if (!o || o->offset != keep[f].offset || !type_equal(o->type, keep[f].type))
+				keep[f--] = keep[--nkeep];
+		}
+	}
+	return type_record("tracepoint fields", false, first ? first->size : 0, keep, nkeep);
+}
+
+static int parse_tracepoint(struct pctx *c, const char *rest)
+{
+	struct probe *p = c->p;
+	const char *colon = strchr(rest, ':');
+	if (!colon || !colon[1])
+		return fail(c, "expected tracepoint:CATEGORY:EVENT, e.g. tracepoint:syscalls:sys_enter_write");
+	p->category = strndup(rest, (size_t)(colon - rest));
+	p->event = strdup(colon + 1);
+	if (!tpf_events_dir())
+		return fail(c, "tracefs is not available; mount it: mount -t tracefs nodev /sys/kernel/tracing");
+	struct tp_walk w = {c, 0};
+	if (tpf_match(p->category, p->event, tp_found, &w) || w.n == 0)
+		return fail(c, "no tracepoint %s:%s; list them with: perf-run -l 'tracepoint:%s:*'",
+			    p->category, p->event, p->category);
+	if (p->nsites == 1) {
+		char *ev = strchr(p->sites[0].func, ':') + 1;
+		free(p->category);
+		free(p->event);
+		p->category = strndup(p->sites[0].func, (size_t)(ev - 1 - p->sites[0].func));
+		p->event = strdup(ev);
+		p->args = tpf_read(p->category, p->event);
+	} else {
+		p->args = common_fields(p);
+	}
+	if (!p->args)
+		return fail(c, "cannot read the format of tracepoint %s:%s: %s", p->category, p->event,
+			    strerror(errno));
+	return asprintf(&p->name, "tracepoint:%s:%s", p->category, p->event) < 0 ? -1 : 0;
+}
+
+static int parse_rawtp(struct pctx *c, const char *rest)
+{
+	if (!*rest)
+		return fail(c, "expected rawtracepoint:NAME, e.g. rawtracepoint:sched_switch");
+	c->p->event = strdup(rest);
+	return asprintf(&c->p->name, "rawtracepoint:%s", rest) < 0 ? -1 : 0;
+}
+
+/* ---- profile / interval ---- */
+
+static int parse_rate(struct pctx *c, const char *rest, const char *what, uint64_t *ns, uint64_t *hz)
+{
+	const char *colon = strchr(rest, ':');
+	char *end;
+	if (!colon)
+		return fail(c, "expected %s:UNIT:N with UNIT one of hz, s, ms, us", what);
+	unsigned long long n = strtoull(colon + 1, &end, 10);
+	if (*end || !n)
+		return fail(c, "'%s' is not a positive number", colon + 1);
+	size_t ul = (size_t)(colon - rest);
+	*ns = *hz = 0;
+	if (ul == 2 && !strncmp(rest, "hz", 2))
+		*hz = n;
+	else if (ul == 1 && rest[0] == 's')
+		*ns = n * 1000000000ull;
+	else if (ul == 2 && !strncmp(rest, "ms", 2))
+		*ns = n * 1000000ull;
+	else if (ul == 2 && !strncmp(rest, "us", 2))
+		*ns = n * 1000ull;
+	else
+		return fail(c, "unknown unit '%.*s'; use hz, s, ms or us", (int)ul, rest);
+	return 0;
+}
+
+static int parse_profile(struct pctx *c, const char *rest)
+{
+	struct probe *p = c->p;
+	if (parse_rate(c, rest, "profile", &p->period, &p->freq))
+		return -1;
+	p->perf_type = PERF_TYPE_SOFTWARE;
+	p->perf_config = PERF_COUNT_SW_CPU_CLOCK;
+	return asprintf(&p->name, "profile:%s", rest) < 0 ? -1 : 0;
+}
+
+static int parse_interval(struct pctx *c, const char *rest)
+{
+	struct probe *p = c->p;
+	if (parse_rate(c, rest, "interval", &p->period, &p->freq))
+		return -1;
+	if (p->freq)
+		p->period = 1000000000ull / p->freq, p->freq = 0;
+	p->perf_type = PERF_TYPE_SOFTWARE;
+	p->perf_config = PERF_COUNT_SW_CPU_CLOCK;
+	return asprintf(&p->name, "interval:%s", rest) < 0 ? -1 : 0;
+}
+
+/* ---- software / hardware ---- */
+
+struct perf_name {
+	const char *name, *alias;
+	uint64_t config;
+	uint64_t period;
+};
+
+static const struct perf_name sw_events[] = {
+	{"cpu-clock", "cpu", PERF_COUNT_SW_CPU_CLOCK, 1000000},
+	{"task-clock", NULL, PERF_COUNT_SW_TASK_CLOCK, 1000000},
+	{"page-faults", "faults", PERF_COUNT_SW_PAGE_FAULTS, 100},
+	{"context-switches", "cs", PERF_COUNT_SW_CONTEXT_SWITCHES, 1000},
+	{"cpu-migrations", "migrations", PERF_COUNT_SW_CPU_MIGRATIONS, 1},
+	{"minor-faults", NULL, PERF_COUNT_SW_PAGE_FAULTS_MIN, 100},
+	{"major-faults", NULL, PERF_COUNT_SW_PAGE_FAULTS_MAJ, 1},
+	{"alignment-faults", NULL, PERF_COUNT_SW_ALIGNMENT_FAULTS, 1},
+	{"emulation-faults", NULL, PERF_COUNT_SW_EMULATION_FAULTS, 1},
+	{"dummy", NULL, PERF_COUNT_SW_DUMMY, 1},
+	{"bpf-output", NULL, PERF_COUNT_SW_BPF_OUTPUT, 1},
+	{NULL, NULL, 0, 0},
+};
+
+static const struct perf_name hw_events[] = {
+	{"cpu-cycles", "cycles", PERF_COUNT_HW_CPU_CYCLES, 1000000},
+	{"instructions", NULL, PERF_COUNT_HW_INSTRUCTIONS, 1000000},
+	{"cache-references", NULL, PERF_COUNT_HW_CACHE_REFERENCES, 1000000},
+	{"cache-misses", NULL, PERF_COUNT_HW_CACHE_MISSES, 1000000},
+	{"branch-instructions", "branches", PERF_COUNT_HW_BRANCH_INSTRUCTIONS, 100000},
+	{"branch-misses", NULL, PERF_COUNT_HW_BRANCH_MISSES, 100000},
+	{"bus-cycles", NULL, PERF_COUNT_HW_BUS_CYCLES, 100000},
+	{"frontend-stalls", "stalled-cycles-frontend", PERF_COUNT_HW_STALLED_CYCLES_FRONTEND, 1000000},
+	{"backend-stalls", "stalled-cycles-backend", PERF_COUNT_HW_STALLED_CYCLES_BACKEND, 1000000},
+	{"ref-cycles", NULL, PERF_COUNT_HW_REF_CPU_CYCLES, 1000000},
+	{NULL, NULL, 0, 0},
+};
+
+static int parse_perf_event(struct pctx *c, const char *rest, const struct perf_name *tab,
+			    uint32_t type, const char *kind)
+{
+	struct probe *p = c->p;
+	char *ev = strdup(rest), *colon = strchr(ev, ':');
+	uint64_t period = 0;
+	if (colon) {
+		char *end;
+		*colon = '\0';
+		period = strtoull(colon + 1, &end, 10);
+		if (*end || !period) {
+			fail(c, "'%s' is not a positive event count", colon + 1);
+			free(ev);
+			return -1;
+		}
+	}
+	const struct perf_name *e = tab;
+	while (e->name && strcmp(e->name, ev) && (!e->alias || strcmp(e->alias, ev)))
+		e++;
+	if (!e->name) {
+		fail(c, "unknown %s event '%s'; list them with: perf-run -l '%s:*'", kind, ev, kind);
+		free(ev);
+		return -1;
+	}
+	p->perf_type = type;
+	p->perf_config = e->config;
+	p->period = period ? period : e->period;
+	p->event = strdup(e->name);
+	free(ev);
+	return asprintf(&p->name, "%s:%s:%llu", kind, e->name, (unsigned long long)p->period) < 0 ? -1 : 0;
+}
+
+static int parse_software(struct pctx *c, const char *rest)
+{
+	return parse_perf_event(c, rest, sw_events, PERF_TYPE_SOFTWARE, "software");
+}
+
+static int parse_hardware(struct pctx *c, const char *rest)
+{
+	return parse_perf_event(c, rest, hw_events, PERF_TYPE_HARDWARE, "hardware");
+}
+
+/* ---- kernel functions ---- */
+
+static bool kallsyms_has(const char *pattern)
+{
+	FILE *f = fopen("/proc/kallsyms", "re");
+	char line[512];
+	bool found = false;
+	while (f && !found && fgets(line, sizeof(line), f)) {
+		char type, name[256];
+		if (sscanf(line, "%*s %c %255s", &type, name) == 2 && (type == 't' || type == 'T'))
+			found = !fnmatch(pattern, name, 0);
+	}
+	if (f)
+		fclose(f);
+	return found;
+}
+
+static int parse_kernel(struct pctx *c, const char *rest)
+{
+	struct probe *p = c->p;
+	char *spec = strdup(rest);
+	size_t n = strlen(spec);
+	if (n > 7 && !strcmp(spec + n - 7, "%return")) {
+		spec[n - 7] = '\0';
+		if (p->kind == PK_KPROBE)
+			p->kind = PK_KRETPROBE;
+	}
+	char *plus = strchr(spec, '+');
+	if (plus) {
+		*plus = '\0';
+		p->period = strtoull(plus + 1, NULL, 0); /* offset into the function */
+	}
+	p->event = spec;
+	if (!*spec)
+		return fail(c, "expected a kernel function after '%s'", probe_kind_name(p->kind));
+	if (!kallsyms_has(spec))
+		return fail(c, "no kernel function matches '%s' in /proc/kallsyms", spec);
+	if (add_site(p, spec, 0, p->period))
+		return -1;
+	return asprintf(&p->name, "%s:%s", probe_kind_name(p->kind), rest) < 0 ? -1 : 0;
+}
+
+/* usdt:BIN:[PROVIDER:]NAME, BIN optional with -p / a traced command. */
+static int parse_usdt(struct pctx *c, const char *rest)
+{
+	struct probe *p = c->p;
+	const char *spec;
+	p->path = split_bin(c, rest, &spec);
+	if (!p->path)
+		return -1;
+	struct usdt_note *notes;
+	int n = usdt_notes(p->path, &notes);
+	if (n < 0)
+		return fail(c, "cannot read '%s' as an ELF file: %s", p->path, strerror(errno));
+	char *prov = strdup(spec), *name = strchr(prov, ':');
+	if (name)
+		*name++ = '\0';
+	else
+		name = prov, prov = NULL;
+	int r = 0;
+	for (int i = 0; i < n && !r; i++) {
+		if (fnmatch(name, notes[i].name, 0) || (prov && fnmatch(prov, notes[i].provider, 0)))
+			continue;
+		char full[512], err[256];
+		snprintf(full, sizeof(full), "%s:%s", notes[i].provider, notes[i].name);
+		r = add_site(p, full, notes[i].addr, notes[i].offset);
+		struct probe_site *s = &p->sites[p->nsites - 1];
+		s->ref_ctr_offset = notes[i].sem_offset;
+		if (!r && (s->nuargs = usdt_parse_args(notes[i].args, &s->uargs, err, sizeof(err))) < 0)
+			r = fail(c, "%s", err);
+	}
+	usdt_notes_free(notes, n);
+	if (!r && !p->nsites)
+		r = fail(c, "no USDT probe '%s' in %s; list them with: perf-run -l 'usdt:%s:*'", spec,
+			 p->path, p->path);
+	free(prov ? prov : name);
+	if (!r && asprintf(&p->name, "usdt:%s:%s", p->path, spec) < 0)
+		r = -1;
+	return r;
+}
+
+struct provider_syntax {
+	const char *name, *alias, *alias2;
+	enum probe_kind kind;
+	int (*parse)(struct pctx *c, const char *rest);
+	bool bare; /* takes no ':' part */
+};
+
+static const struct provider_syntax syntaxes[] = {
+	{"BEGIN", NULL, NULL, PK_BEGIN, parse_special, true},
+	{"END", NULL, NULL, PK_END, parse_special, true},
+	{"uprobe", "u", NULL, PK_UPROBE, parse_uprobe, false},
+	{"uretprobe", "ur", NULL, PK_URETPROBE, parse_uretprobe, false},
+	{"usdt", "U", NULL, PK_USDT, parse_usdt, false},
+	{"tracepoint", "t", NULL, PK_TRACEPOINT, parse_tracepoint, false},
+	{"rawtracepoint", "rt", NULL, PK_RAWTP, parse_rawtp, false},
+	{"profile", "p", NULL, PK_PROFILE, parse_profile, false},
+	{"interval", "i", NULL, PK_INTERVAL, parse_interval, false},
+	{"software", "s", NULL, PK_SOFTWARE, parse_software, false},
+	{"hardware", "h", NULL, PK_HARDWARE, parse_hardware, false},
+	{"kprobe", "k", NULL, PK_KPROBE, parse_kernel, false},
+	{"kretprobe", "kr", NULL, PK_KRETPROBE, parse_kernel, false},
+	{"fentry", "kfunc", "f", PK_FENTRY, parse_kernel, false},
+	{"fexit", "kretfunc", "fr", PK_FEXIT, parse_kernel, false},
+};
+
+const char *probe_kind_name(enum probe_kind k)
+{
+	for (size_t i = 0; i < sizeof(syntaxes) / sizeof(syntaxes[0]); i++)
+		if (syntaxes[i].kind == k)
+			return syntaxes[i].name;
+	return "?";
+}
+
+int probe_resolve(const char *text, struct loc loc, const struct probe_opts *o,
+		  struct diag *d, struct probe **out)
+{
+	struct probe *p = calloc(1, sizeof(*p));
+	struct pctx c = {text, loc, o, d, p};
+	size_t n = strcspn(text, ":");
+	*out = NULL;
+	if (!p)
+		return -1;
+	p->loc = loc;
+	p->spec = strdup(text);
+	for (size_t i = 0; i < sizeof(syntaxes) / sizeof(syntaxes[0]); i++) {
+		const struct provider_syntax *s = &syntaxes[i];
+		bool match = (strlen(s->name) == n && !strncmp(text, s->name, n)) ||
+			     (s->alias && strlen(s->alias) == n && !strncmp(text, s->alias, n)) ||
+			     (s->alias2 && strlen(s->alias2) == n && !strncmp(text, s->alias2, n));
+		if (!match)
+			continue;
+		if (s->bare != (text[n] == '\0')) {
+			fail(&c, s->bare ? "%s takes no arguments" : "expected '%s:' followed by what to probe",
+			     s->name);
+			probe_free(p);
+			return -1;
+		}
+		p->kind = s->kind;
+		if (s->parse(&c, text[n] ? text + n + 1 : "") || !p->name) {
+			probe_free(p);
+			return -1;
+		}
+		*out = p;
+		return 0;
+	}
+	fail(&c, "unknown probe type '%.*s'; expected uprobe, uretprobe, usdt, tracepoint, "
+		 "rawtracepoint, profile, interval, software, hardware, kprobe, kretprobe, "
+		 "fentry, fexit, BEGIN or END", (int)n, text);
+	probe_free(p);
+	return -1;
+}
+
+void probe_free(struct probe *p)
+{
+	if (!p)
+		return;
+	for (int i = 0; i < p->nsites; i++) {
+		free(p->sites[i].func);
+		free(p->sites[i].uargs);
+		dw_probe_free(p->sites[i].dw);
+	}
+	free(p->sites);
+	free(p->spec);
+	free(p->name);
+	free(p->path);
+	free(p->category);
+	free(p->event);
+	free(p);
+}
+
+void probe_dump(FILE *out, const struct probe *p)
+{
+	fprintf(out, "%s (%s)\n", p->name, probe_kind_name(p->kind));
+	if (p->path)
+		fprintf(out, "  binary %s\n", p->path);
+	if (p->kind == PK_TRACEPOINT && p->args)
+		for (int i = 0; i < p->args->nfields; i++) {
+			char buf[128];
+			fprintf(out, "  field %s %s at %u\n", type_str_name(p->args->fields[i].type, buf, sizeof(buf)),
+				p->args->fields[i].name, p->args->fields[i].offset);
+		}
+	if (p->freq)
+		fprintf(out, "  every cpu at %llu Hz\n", (unsigned long long)p->freq);
+	else if (p->period)
+		fprintf(out, "  period %llu\n", (unsigned long long)p->period);
+	for (int i = 0; i < p->nsites; i++) {
+		const struct probe_site *s = &p->sites[i];
+		fprintf(out, "  site %s", s->func);
+		if (p->path)
+			fprintf(out, " addr 0x%llx offset 0x%llx", (unsigned long long)s->addr,
+				(unsigned long long)s->offset);
+		fputc('\n', out);
+		if (s->dw)
+			dw_probe_dump(out, s->dw);
+	}
+}

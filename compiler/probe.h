@@ -1,0 +1,98 @@
+/*
+ * probe.h - attach points resolved to places in the kernel or a binary.
+ *
+ * probe_resolve() turns the text of one attach point ("uprobe:./app:f*",
+ * "tracepoint:syscalls:sys_enter_write", "interval:ms:100") into a struct
+ * probe: its kind, every address it expands to, and the context a program
+ * there can read (tracepoint fields as a record type; DWARF variables for
+ * uprobes, see dwarf.h).  It reads ELF symbol tables, tracefs formats and
+ * DWARF, nothing else; it attaches nothing.
+ */
+#ifndef PR_PROBE_H
+#define PR_PROBE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "diag.h"
+
+struct type;
+struct dw_probe;
+
+enum probe_kind {
+	PK_BEGIN, PK_END,
+	PK_UPROBE, PK_URETPROBE, PK_USDT,
+	PK_TRACEPOINT, PK_RAWTP,
+	PK_PROFILE, PK_INTERVAL, PK_SOFTWARE, PK_HARDWARE,
+	PK_KPROBE, PK_KRETPROBE, PK_FENTRY, PK_FEXIT,
+};
+
+/* A USDT argument as its note describes it ("-4@%edi", "8@-8(%rbp)", "4@$5"). */
+struct usdt_arg {
+	int size;                 /* bytes, 1/2/4/8 */
+	bool is_signed;
+	enum { UA_REG, UA_MEM, UA_CONST } kind;
+	int reg_off;              /* UA_REG, UA_MEM: offset of the register in struct pt_regs */
+	int64_t value;            /* UA_MEM: displacement; UA_CONST: the value */
+};
+
+/* One address a probe attaches at. */
+struct probe_site {
+	char *func;               /* symbol (or "file.c:42" for a line probe) */
+	uint64_t addr;            /* virtual address in the ELF file (before load bias) */
+	uint64_t offset;          /* file offset: what the uprobe PMU takes */
+	uint64_t ref_ctr_offset;  /* USDT semaphore file offset, 0 if none */
+	struct dw_probe *dw;      /* DWARF view at this address, NULL without debuginfo */
+	struct usdt_arg *uargs;   /* USDT: the note's arguments (arg0.. at this site) */
+	int nuargs;
+};
+
+struct probe {
+	enum probe_kind kind;
+	struct loc loc;           /* of the attach point text */
+	char *spec;               /* the attach point text as written */
+	char *name;               /* canonical name, the `probe` builtin: "uprobe:/abs/app:f" */
+
+	/* uprobe, uretprobe, usdt, kprobe: binary (absolute path) and sites */
+	char *path;
+	struct probe_site *sites;
+	int nsites;
+
+	/* tracepoint: category and event; with a wildcard that matched several
+	 * tracepoints, sites[i].func is "category:event" for each, and args holds
+	 * only the fields all of them share at the same offset with the same type.
+	 * args: T_RECORD of the format's fields
+	 * with offsets from the start of the tracepoint context.
+	 * rawtracepoint: event and args from BTF. */
+	char *category;
+	char *event;
+	const struct type *args;
+
+	/* profile (freq hz on every cpu), interval (period ns on one cpu),
+	 * software and hardware (perf type/config, sample period). */
+	uint32_t perf_type;
+	uint64_t perf_config;
+	uint64_t period;          /* interval: ns; software/hardware: events */
+	uint64_t freq;            /* profile: hz */
+};
+
+struct probe_opts {
+	pid_t pid;                /* -p, or the traced command's pid; 0 if none */
+	const char *default_bin;  /* the binary of -p / -c, used when BIN is left out */
+	bool use_args;            /* the probe body reads `args`: a uprobe on a plain
+	                           * function then goes where perf probe puts it (after
+	                           * the prologue, through DWARF) instead of the symbol */
+};
+
+/* Resolves one attach point.  On error reports through d (pointing at
+ * loc) and returns -1. */
+int probe_resolve(const char *text, struct loc loc, const struct probe_opts *o,
+		  struct diag *d, struct probe **out);
+void probe_free(struct probe *p);
+/* --dump probes: kind, binary, each site's function, address and file offset. */
+void probe_dump(FILE *out, const struct probe *p);
+const char *probe_kind_name(enum probe_kind k);
+
+#endif

@@ -1,0 +1,139 @@
+/*
+ * program.h - what the compiler hands to the runtime: a BPF ELF object in
+ * memory and the tables needed to attach its programs, decode its ring
+ * buffer records and print its maps.
+ *
+ * This is the only header the runtime includes from compiler/ (with
+ * types.h, probe.h and diag.h that it names).  Layout contracts between
+ * generated code and the runtime are written here and nowhere else.
+ *
+ * Ring buffer record (one per printf/print/exit/... call in a probe):
+ *   u64 id;                  index into prog->actions
+ *   then the arguments, argument i at actions[id].args[i].offset
+ *   (8-byte aligned; integers stored as 8 bytes, sign- or zero-extended;
+ *   strings as their fixed size, NUL padded).
+ *
+ * Maps (every script map is a BPF hash map; see struct pr_map):
+ *   key: the script keys, key i at map->key->fields[i].offset (8-aligned),
+ *        or a single u64 0 for a map without keys ("@x = 1").
+ *        hist/lhist maps append a u64 bucket index after the keys.
+ *   value, per aggregation (per-CPU maps: the runtime folds the CPUs):
+ *     AGG_NONE          the value's type, plain (not per-CPU) hash
+ *     AGG_COUNT, SUM    s64 per CPU, summed
+ *     AGG_MIN, AGG_MAX  struct { s64 value; u64 valid; } per CPU
+ *     AGG_AVG, STATS    struct { s64 sum; u64 count; } per CPU
+ *     AGG_HIST, LHIST   u64 count per CPU per bucket
+ *   hist bucket: 0 for v < 0, 1 for v == 0, 2 + floor(log2 v) for v >= 1.
+ *   lhist bucket: 0 below min, 1 + (v - min) / step, last = 1 + (max-min)/step
+ *   for v >= max.
+ */
+#ifndef PR_PROGRAM_H
+#define PR_PROGRAM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "diag.h"
+#include "probe.h"
+#include "types.h"
+
+/* One BPF program in the object and where it attaches. */
+struct pr_prog {
+	char *name;               /* function name in the ELF (bpf_object__find_program_by_name) */
+	int bpf_prog_type;        /* BPF_PROG_TYPE_* to set before load */
+	const struct probe *probe;/* kind, path, tracepoint, perf event... */
+	int site;                 /* index into probe->sites, or -1 for all of them */
+	struct loc loc;           /* the probe's header in the script */
+};
+
+enum pr_action_kind {
+	ACT_PRINTF,    /* fmt, args */
+	ACT_PRINT,     /* print(@map [, top [, div]]): map, top, div */
+	ACT_PRINTV,    /* print(value): args[0] */
+	ACT_CLEAR,     /* clear(@map) */
+	ACT_ZERO,      /* zero(@map) */
+	ACT_EXIT,      /* exit() */
+	ACT_TIME,      /* time(fmt) */
+	ACT_SYSTEM,    /* system(fmt, args) (--unsafe only) */
+	ACT_CAT,       /* cat(fmt, args): print a file */
+	ACT_JOIN,      /* join(argv [, sep]): args[0] is the char *[] read into the record */
+};
+
+struct pr_arg {
+	const struct type *type;  /* T_INT, T_BOOL, T_STR, T_USYM, T_KSYM, T_STACK, T_PTR, ... */
+	uint32_t offset;          /* in the record, after the id */
+};
+
+struct pr_action {
+	enum pr_action_kind kind;
+	char *fmt;                /* printf-style format, escapes already decoded */
+	struct pr_arg *args;
+	int nargs;
+	uint32_t size;            /* bytes of the whole record including the id */
+	int map;                  /* ACT_PRINT, ACT_CLEAR, ACT_ZERO: index into maps */
+	int64_t top, div;         /* ACT_PRINT options, 0 if absent */
+	struct loc loc;
+};
+
+struct pr_map {
+	char *name;               /* as printed: "@", "@bytes" */
+	char *bpf_name;           /* the global in .maps (bpf_object__find_map_by_name) */
+	int bpf_type;             /* BPF_MAP_TYPE_HASH or BPF_MAP_TYPE_PERCPU_HASH */
+	const struct type *key;   /* T_TUPLE of the keys, NULL for a map without keys */
+	const struct type *value; /* T_AGG for aggregations, else the stored value type */
+	uint32_t key_size;        /* bytes, including a hist bucket */
+	uint32_t value_size;      /* bytes for one CPU */
+	uint32_t max_entries;
+};
+
+struct program {
+	void *elf;                /* BPF ELF object, malloc'd */
+	size_t elf_size;
+	struct pr_prog *progs;
+	int nprogs;
+	struct probe **probes;    /* every resolved probe, owned here */
+	int nprobes;
+	struct pr_action *actions;
+	int nactions;
+	struct pr_map *maps;
+	int nmaps;
+	char *ringbuf_name;       /* the BPF_MAP_TYPE_RINGBUF global, NULL if none */
+	char *stack_map_name;     /* the BPF_MAP_TYPE_STACK_TRACE global, NULL if none */
+	char *lost_map_name;      /* per-CPU array [0]: ring buffer records that did not fit */
+	char *config_map_name;    /* array [0]: struct pr_config written before attach */
+	char *drops_map_name;     /* per-CPU array [0]: map updates that failed (map full),
+	                           * NULL if no map is written */
+	const struct source *src; /* for verifier messages */
+};
+
+/* Written by the runtime into the config map before anything runs. */
+struct pr_config {
+	uint64_t start_ns;        /* bpf_ktime_get_ns() base of `elapsed` */
+	uint64_t target_pid;      /* -p / -c pid, 0 if none */
+};
+
+/* Options of one compile. */
+struct pr_compile_opts {
+	pid_t pid;                /* -p PID or the -c command's pid (0: none) */
+	const char *default_bin;  /* binary that an attach point without BIN means */
+	char **params;            /* positional parameters $1.. */
+	int nparams;
+	bool unsafe;              /* allow system() */
+	unsigned dump;            /* PR_DUMP_* bits: print that stage to stdout */
+	int verbose;
+};
+
+#define PR_DUMP_AST    1u
+#define PR_DUMP_IR     2u
+#define PR_DUMP_BPF    4u
+#define PR_DUMP_PROBES 8u
+
+/* source text -> struct program.  Reports errors through d and returns
+ * NULL if there were any. */
+struct program *pr_compile(const struct source *src, const struct pr_compile_opts *o,
+			   struct diag *d);
+void pr_program_free(struct program *p);
+
+#endif

@@ -1,0 +1,1272 @@
+/*
+ * sema.c - semantic analysis of a parsed, resolved program.
+ *
+ * Two walks over every probe: the first, silent, only learns the types of
+ * global maps from their assignments (a probe may read a map that a later
+ * probe writes); the second checks everything against them and reports.
+ * Scratch variables are typed by their first assignment within one probe.
+ * Constant integer expressions are folded in place into N_INT nodes, so
+ * codegen sees literals.  Rules follow bpftrace 0.17.
+ */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dwarf.h"
+#include "lexer.h"
+#include "sema.h"
+
+struct var {
+	const char *name;
+	const struct type *type;
+};
+
+struct sctx {
+	struct sema *s;
+	const struct sema_opts *o;
+	struct diag *d;
+	bool quiet;               /* first walk: learn map types, report nothing */
+	struct sema_probe *cur;
+	struct var *vars;
+	int nvars, cap;
+	int loop_depth;
+	int errors;
+};
+
+static const struct type *check_expr(struct sctx *c, struct node *n);
+
+/* ast.h keeps types non-const; they are never written through a node. */
+static void set_type(struct node *n, const struct type *t)
+{
+	n->type = (struct type *)t;
+}
+static void check_block(struct sctx *c, struct node *blk);
+
+static void err(struct sctx *c, struct loc loc, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void err(struct sctx *c, struct loc loc, const char *fmt, ...)
+{
+	va_list ap;
+
+	c->errors++;
+	if (c->quiet)
+		return;
+	va_start(ap, fmt);
+	diag_verror(c->d, loc, fmt, ap);
+	va_end(ap);
+}
+
+int sema_map_of(const struct node *n)
+{
+	return n && n->kind == N_MAP && n->aux ? (int)(intptr_t)n->aux - 1 : -1;
+}
+
+void sema_type_printer(FILE *out, const struct type *t)
+{
+	type_print(out, t);
+}
+
+static const char *tname(const struct type *t, char *buf, size_t n)
+{
+	return type_str_name(t, buf, n);
+}
+
+/* ---- maps ---- */
+
+static int map_find(struct sema *s, const char *name)
+{
+	for (int i = 0; i < s->nmaps; i++)
+		if (!strcmp(s->maps[i].name + 1, name))
+			return i;
+	return -1;
+}
+
+static int map_get(struct sctx *c, struct node *m)
+{
+	struct sema *s = c->s;
+	int i = map_find(s, m->name);
+
+	if (i < 0) {
+		struct sema_map *nm = realloc(s->maps, (s->nmaps + 1) * sizeof(*nm));
+
+		if (!nm)
+			abort();
+		s->maps = nm;
+		i = s->nmaps++;
+		memset(&s->maps[i], 0, sizeof(s->maps[i]));
+		if (asprintf(&s->maps[i].name, "@%s", m->name) < 0)
+			abort();
+		s->maps[i].loc = m->loc;
+	}
+	m->aux = (void *)(intptr_t)(i + 1);
+	return i;
+}
+
+/* Keys and stored ints are 8 bytes wide; strings keep their size. */
+static const struct type *widen(const struct type *t)
+{
+	if (t->kind == T_INT || t->kind == T_ENUM)
+		return type_int(8, t->is_signed);
+	if (t->kind == T_BOOL)
+		return type_int(8, false);
+	return t;
+}
+
+static bool storable(const struct type *t)
+{
+	switch (t->kind) {
+	case T_INT: case T_BOOL: case T_ENUM: case T_STR: case T_STACK:
+	case T_USYM: case T_KSYM: case T_PTR:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Joins two types of the same kind, or returns NULL if they disagree. */
+static const struct type *unify(const struct type *a, const struct type *b)
+{
+	if (!a)
+		return b;
+	if (type_is_int(a) && type_is_int(b))
+		return type_int(8, a->is_signed || b->is_signed);
+	if (a->kind == T_STR && b->kind == T_STR)
+		return a->size >= b->size ? a : b;
+	if (a->kind == T_PTR && b->kind == T_PTR)
+		return a;
+	return type_equal(a, b) ? a : NULL;
+}
+
+static void map_keys(struct sctx *c, struct node *m, int mi)
+{
+	struct sema_map *sm;
+	const struct type *kt[16];
+	int n = 0;
+	char b1[64], b2[64];
+
+	for (struct node *k = m->list; k; k = k->next) {
+		const struct type *t = check_expr(c, k);
+
+		if (!t)
+			return;
+		if (!storable(t)) {
+			err(c, k->loc, "a map key cannot be %s", tname(t, b1, sizeof(b1)));
+			return;
+		}
+		if (n == 16) {
+			err(c, k->loc, "a map has at most 16 keys");
+			return;
+		}
+		kt[n++] = widen(t);
+	}
+	sm = &c->s->maps[mi];
+	if (!sm->key_set) {
+		sm->key_set = true;
+		sm->key = n ? type_tuple(kt, n) : NULL;
+		return;
+	}
+	int have = sm->key ? sm->key->nfields : 0;
+	const struct type *u[16];
+
+	if (have != n) {
+		err(c, m->loc, "@%s is used with %d key%s here but %d elsewhere",
+		    m->name, n, n == 1 ? "" : "s", have);
+		return;
+	}
+	for (int i = 0; i < n; i++) {
+		u[i] = unify(sm->key->fields[i].type, kt[i]);
+		if (!u[i] || u[i]->kind != kt[i]->kind) {
+			err(c, m->loc, "key %d of @%s is %s here but %s elsewhere", i + 1,
+			    m->name, tname(kt[i], b1, sizeof(b1)),
+			    tname(sm->key->fields[i].type, b2, sizeof(b2)));
+			return;
+		}
+	}
+	if (n)
+		sm->key = type_tuple(u, n);
+}
+
+static void map_assign(struct sctx *c, struct node *m, int mi, const struct type *v,
+		       struct loc loc)
+{
+	struct sema_map *sm = &c->s->maps[mi];
+	const struct type *u;
+	char b1[64], b2[64];
+
+	if (v->kind != T_AGG)
+		v = widen(v);
+	u = unify(sm->value, v);
+	if (!u || (sm->value && (sm->value->kind == T_AGG) != (v->kind == T_AGG))) {
+		err(c, loc, "cannot assign %s to @%s, which holds %s",
+		    v->kind == T_STR ? "string" : tname(v, b1, sizeof(b1)), m->name,
+		    tname(sm->value, b2, sizeof(b2)));
+		return;
+	}
+	sm->value = u;
+}
+
+/* ---- scratch variables ---- */
+
+static struct var *var_find(struct sctx *c, const char *name)
+{
+	for (int i = 0; i < c->nvars; i++)
+		if (!strcmp(c->vars[i].name, name))
+			return &c->vars[i];
+	return NULL;
+}
+
+static void var_assign(struct sctx *c, struct node *v, const struct type *t, struct loc loc)
+{
+	struct var *x = var_find(c, v->name);
+	char b1[64], b2[64];
+
+	if (!storable(t) && t->kind != T_RECORD) {
+		err(c, loc, "cannot assign %s to $%s", tname(t, b1, sizeof(b1)), v->name);
+		return;
+	}
+	if (!x) {
+		if (c->nvars == c->cap) {
+			c->cap = c->cap ? 2 * c->cap : 8;
+			c->vars = realloc(c->vars, c->cap * sizeof(*c->vars));
+			if (!c->vars)
+				abort();
+		}
+		x = &c->vars[c->nvars++];
+		x->name = v->name;
+		x->type = widen(t);
+	} else if (!unify(x->type, t) || (x->type->kind == T_STR) != (t->kind == T_STR)) {
+		err(c, loc, "cannot assign %s to $%s, which holds %s",
+		    t->kind == T_STR ? "string" : tname(t, b1, sizeof(b1)), v->name,
+		    tname(x->type, b2, sizeof(b2)));
+		return;
+	}
+	set_type(v, x->type);
+}
+
+/* ---- builtins ---- */
+
+static bool probe_is(struct sctx *c, unsigned kinds)
+{
+	for (int i = 0; i < c->cur->nprobes; i++)
+		if (!(kinds & (1u << c->cur->probes[i]->kind)))
+			return false;
+	return true;
+}
+
+#define K(x) (1u << (x))
+
+/* The type of `args` at a uprobe: its fields are looked up per site in
+ * DWARF when `args.NAME` is checked. */
+static const struct type *dwarf_args_type(void)
+{
+	static const struct type t = { .kind = T_ARGS, .name = "args" };
+
+	return &t;
+}
+
+/* args.NAME at uprobes: the variable must be readable, with one type, at
+ * every site of every probe of the body. */
+static const struct type *check_dwarf_var(struct sctx *c, struct node *n)
+{
+	const struct type *t = NULL;
+	char b1[64], b2[64];
+
+	for (int i = 0; i < c->cur->nprobes; i++) {
+		struct probe *p = c->cur->probes[i];
+
+		for (int j = 0; j < p->nsites; j++) {
+			const struct dw_var *v = p->sites[j].dw ? dw_find_var(p->sites[j].dw, n->name)
+								 : NULL;
+
+			if (!p->sites[j].dw) {
+				err(c, n->loc, "args needs debuginfo, and %s has none at %s", p->path,
+				    p->sites[j].func);
+				return NULL;
+			}
+			if (!v) {
+				err(c, n->loc, "no variable '%s' is visible at %s", n->name,
+				    p->sites[j].func);
+				return NULL;
+			}
+			if (v->loc.kind == DWR_OPTIMIZED || v->loc.kind == DWR_UNSUPPORTED) {
+				err(c, n->loc, "'%s' cannot be read at %s: %s", n->name,
+				    p->sites[j].func, v->loc.why ? v->loc.why : "no location");
+				return NULL;
+			}
+			if (v->loc.uses_entry_value) {
+				err(c, n->loc, "'%s' at %s is only known from its entry value, which cannot be read yet",
+				    n->name, p->sites[j].func);
+				return NULL;
+			}
+			if (!v->type) {
+				err(c, n->loc, "the type of '%s' (%s) cannot be read", n->name,
+				    v->type_name ? v->type_name : "?");
+				return NULL;
+			}
+			if (t && !type_equal(t, v->type)) {
+				err(c, n->loc, "'%s' is %s at one site and %s at another", n->name,
+				    tname(t, b1, sizeof(b1)), tname(v->type, b2, sizeof(b2)));
+				return NULL;
+			}
+			t = v->type;
+		}
+	}
+	c->cur->per_site = true;
+	return t;
+}
+
+/* argN at a USDT probe: the note's N-th argument at every site. */
+static const struct type *check_usdt_arg(struct sctx *c, struct node *n, int i)
+{
+	bool sgn = false;
+
+	for (int k = 0; k < c->cur->nprobes; k++) {
+		struct probe *p = c->cur->probes[k];
+
+		for (int j = 0; j < p->nsites; j++) {
+			if (i >= p->sites[j].nuargs) {
+				err(c, n->loc, "%s has %d argument%s at %s", p->name ? p->name : "this probe",
+				    p->sites[j].nuargs, p->sites[j].nuargs == 1 ? "" : "s",
+				    p->sites[j].func);
+				return NULL;
+			}
+			sgn |= p->sites[j].uargs[i].is_signed;
+		}
+	}
+	c->cur->per_site = true;
+	return type_int(8, sgn);
+}
+
+static const struct type *check_ident(struct sctx *c, struct node *n)
+{
+	const char *s = n->name;
+	struct probe *p0 = c->cur->probes[0];
+
+	if (!strcmp(s, "pid") || !strcmp(s, "tid") || !strcmp(s, "uid") ||
+	    !strcmp(s, "gid") || !strcmp(s, "cpu") || !strcmp(s, "rand"))
+		return type_int(4, false);
+	if (!strcmp(s, "nsecs") || !strcmp(s, "cgroup") || !strcmp(s, "curtask"))
+		return type_int(8, false);
+	if (!strcmp(s, "elapsed")) {
+		c->s->uses_config = true;
+		return type_int(8, false);
+	}
+	if (!strcmp(s, "comm"))
+		return type_str(16);
+	if (!strcmp(s, "ustack") || !strcmp(s, "kstack")) {
+		c->s->uses_stack = true;
+		return type_stack(s[0] == 'u');
+	}
+	if (!strcmp(s, "probe")) {
+		size_t m = 0;
+
+		for (int i = 0; i < c->cur->nprobes; i++) {
+			const char *nm = c->cur->probes[i]->name ? c->cur->probes[i]->name : "";
+
+			if (strlen(nm) > m)
+				m = strlen(nm);
+		}
+		return type_str(m + 1);
+	}
+	if (!strncmp(s, "arg", 3) && s[3] >= '0' && s[3] <= '9' && !s[4] &&
+	    probe_is(c, K(PK_USDT)))
+		return check_usdt_arg(c, n, s[3] - '0');
+	if (!strncmp(s, "arg", 3) && s[3] >= '0' && s[3] <= '5' && !s[4]) {
+		if (!probe_is(c, K(PK_UPROBE) | K(PK_KPROBE))) {
+			err(c, n->loc, "%s is only available at uprobe and kprobe probes", s);
+			return NULL;
+		}
+		return type_int(8, false);
+	}
+	if (!strcmp(s, "retval")) {
+		if (!probe_is(c, K(PK_URETPROBE) | K(PK_KRETPROBE))) {
+			err(c, n->loc, "retval is only available at uretprobe and kretprobe probes");
+			return NULL;
+		}
+		return type_int(8, true);
+	}
+	if (!strcmp(s, "func")) {
+		if (probe_is(c, K(PK_UPROBE) | K(PK_URETPROBE) | K(PK_USDT)))
+			return type_usym();
+		if (probe_is(c, K(PK_KPROBE) | K(PK_KRETPROBE)))
+			return type_ksym();
+		err(c, n->loc, "func is only available at uprobe and kprobe probes");
+		return NULL;
+	}
+	if (!strcmp(s, "args")) {
+		if (probe_is(c, K(PK_TRACEPOINT) | K(PK_RAWTP)) && p0->args)
+			return p0->args;
+		if (probe_is(c, K(PK_UPROBE)))
+			return dwarf_args_type();
+		if (probe_is(c, K(PK_URETPROBE)))
+			err(c, n->loc, "args is not available at return probes; use retval");
+		else
+			err(c, n->loc, "args is not available at this probe");
+		return NULL;
+	}
+	err(c, n->loc, "unknown identifier '%s'", s);
+	return NULL;
+}
+
+static bool is_number(const char *s)
+{
+	char *end;
+
+	if (!*s)
+		return false;
+	errno = 0;
+	(void)strtoll(s, &end, 0);
+	return !*end && !errno;
+}
+
+static const struct type *check_positional(struct sctx *c, struct node *n)
+{
+	const char *v;
+
+	if (n->name && !strcmp(n->name, "#")) {
+		n->kind = N_INT;
+		n->ival = c->o->nparams;
+		return type_int(8, true);
+	}
+	v = n->ival >= 1 && (int)n->ival <= c->o->nparams ? c->o->params[n->ival - 1] : "";
+	if (is_number(v) || !*v) {
+		n->kind = N_INT;
+		n->ival = *v ? (uint64_t)strtoll(v, NULL, 0) : 0;
+		return type_int(8, true);
+	}
+	return type_str(strlen(v) + 1);
+}
+
+const char *sema_param(const struct sema *s, const struct node *n)
+{
+	if (n->ival >= 1 && (int)n->ival <= s->nparams)
+		return s->params[n->ival - 1];
+	return "";
+}
+
+/* ---- operators ---- */
+
+static const struct type *arith_type(const struct type *a, const struct type *b)
+{
+	bool un = (a->kind == T_INT && !a->is_signed && a->size == 8) ||
+		  (b && b->kind == T_INT && !b->is_signed && b->size == 8);
+
+	return type_int(8, !un);
+}
+
+/* Turns n into the literal v; its operands are released so that dumps
+ * and codegen see a plain literal. */
+static void fold_to_int(struct node *n, int64_t v)
+{
+	ast_free(n->a);
+	ast_free(n->b);
+	n->a = n->b = NULL;
+	n->kind = N_INT;
+	n->ival = (uint64_t)v;
+}
+
+static bool fold_binop(struct node *n)
+{
+	int64_t x = (int64_t)n->a->ival, y = (int64_t)n->b->ival, r;
+
+	if (n->a->kind != N_INT || n->b->kind != N_INT)
+		return false;
+	switch (n->op) {
+	case '+': r = (int64_t)((uint64_t)x + (uint64_t)y); break;
+	case '-': r = (int64_t)((uint64_t)x - (uint64_t)y); break;
+	case '*': r = (int64_t)((uint64_t)x * (uint64_t)y); break;
+	case '/': if (!y || (x == INT64_MIN && y == -1)) return false; r = x / y; break;
+	case '%': if (!y || (x == INT64_MIN && y == -1)) return false; r = x % y; break;
+	case '&': r = x & y; break;
+	case '|': r = x | y; break;
+	case '^': r = x ^ y; break;
+	case TOK_SHL: r = (int64_t)((uint64_t)x << (y & 63)); break;
+	case TOK_SHR: r = x >> (y & 63); break;
+	case '<': r = x < y; break;
+	case '>': r = x > y; break;
+	case TOK_LE: r = x <= y; break;
+	case TOK_GE: r = x >= y; break;
+	case TOK_EQ: r = x == y; break;
+	case TOK_NE: r = x != y; break;
+	case TOK_AND: r = x && y; break;
+	case TOK_OR: r = x || y; break;
+	default: return false;
+	}
+	fold_to_int(n, r);
+	return true;
+}
+
+static bool is_cmp(int op)
+{
+	return op == '<' || op == '>' || op == TOK_LE || op == TOK_GE ||
+	       op == TOK_EQ || op == TOK_NE;
+}
+
+static const struct type *check_binop(struct sctx *c, struct node *n)
+{
+	const struct type *a = check_expr(c, n->a), *b = check_expr(c, n->b);
+	char b1[64], b2[64];
+
+	if (!a || !b)
+		return NULL;
+	if (a->kind == T_STR && b->kind == T_STR && (n->op == TOK_EQ || n->op == TOK_NE))
+		return type_bool();
+	if (n->op == TOK_AND || n->op == TOK_OR) {
+		if (!type_is_int(a) || !type_is_int(b)) {
+			err(c, n->loc, "operands of %s must be integers", n->op == TOK_AND ? "&&" : "||");
+			return NULL;
+		}
+		if (fold_binop(n))
+			return type_int(8, true);
+		return type_bool();
+	}
+	if (a->kind == T_PTR && type_is_int(b) && (n->op == '+' || n->op == '-'))
+		return a;
+	if (!type_is_int(a) && a->kind != T_PTR && a->kind != T_KSYM) {
+		err(c, n->a->loc, "operand is %s, an integer is needed", tname(a, b1, sizeof(b1)));
+		return NULL;
+	}
+	if (!type_is_int(b) && b->kind != T_PTR && b->kind != T_KSYM) {
+		err(c, n->b->loc, "operand is %s, an integer is needed", tname(b, b2, sizeof(b2)));
+		return NULL;
+	}
+	if (fold_binop(n))
+		return type_int(8, true);
+	if (is_cmp(n->op))
+		return type_bool();
+	return arith_type(a, b);
+}
+
+/* An expression naming traced-program memory (a DWARF variable, a field
+ * or element of one, a dereference). */
+static bool is_place(const struct node *n)
+{
+	return (n->kind == N_FIELD && n->a->type && (n->a->type->kind == T_ARGS ||
+		 n->a->type->kind == T_RECORD || n->a->type->kind == T_PTR)) ||
+	       n->kind == N_INDEX || (n->kind == N_UNOP && n->op == '*');
+}
+
+static const struct type *check_unop(struct sctx *c, struct node *n)
+{
+	const struct type *a = check_expr(c, n->a);
+	char b1[64];
+
+	if (!a)
+		return NULL;
+	if (n->op == '*') {
+		if (a->kind != T_PTR || !a->elem || a->elem->kind == T_VOID) {
+			err(c, n->loc, "cannot dereference %s", tname(a, b1, sizeof(b1)));
+			return NULL;
+		}
+		return a->elem;
+	}
+	if (n->op == '&') {
+		if (!is_place(n->a)) {
+			err(c, n->loc, "cannot take the address of this expression");
+			return NULL;
+		}
+		return type_ptr(a, true);
+	}
+	if (!type_is_int(a)) {
+		err(c, n->loc, "operand of '%c' is %s, an integer is needed", n->op,
+		    tname(a, b1, sizeof(b1)));
+		return NULL;
+	}
+	if (n->a->kind == N_INT) {
+		int64_t v = (int64_t)n->a->ival;
+
+		fold_to_int(n, n->op == '-' ? (int64_t)(0 - (uint64_t)v) : n->op == '!' ? !v : ~v);
+		return type_int(8, true);
+	}
+	if (n->op == '!')
+		return type_bool();
+	return arith_type(a, NULL);
+}
+
+static const struct type *check_ternary(struct sctx *c, struct node *n)
+{
+	const struct type *k = check_expr(c, n->a);
+	const struct type *a = check_expr(c, n->b), *b = check_expr(c, n->c);
+	const struct type *u;
+
+	if (!k || !a || !b)
+		return NULL;
+	if (!type_is_int(k)) {
+		err(c, n->a->loc, "condition must be an integer");
+		return NULL;
+	}
+	if (type_is_int(a) && type_is_int(b))
+		return arith_type(a, b);
+	u = unify(a, b);
+	if (!u || (a->kind != b->kind)) {
+		err(c, n->loc, "both arms of ?: must be of the same kind");
+		return NULL;
+	}
+	return u;
+}
+
+static const struct type *check_field(struct sctx *c, struct node *n)
+{
+	const struct type *a = check_expr(c, n->a);
+	const struct field *f;
+	char b1[64];
+
+	if (!a)
+		return NULL;
+	if (a->kind == T_ARGS && !a->fields)
+		return check_dwarf_var(c, n);
+	if (a->kind == T_PTR && a->elem && a->elem->kind == T_RECORD)
+		a = a->elem;
+	if (a->kind != T_RECORD && a->kind != T_ARGS) {
+		err(c, n->loc, "%s has no fields", tname(a, b1, sizeof(b1)));
+		return NULL;
+	}
+	f = type_field(a, n->name);
+	if (!f) {
+		err(c, n->loc, "%s has no field '%s'",
+		    n->a->kind == N_IDENT ? "args" : tname(a, b1, sizeof(b1)), n->name);
+		return NULL;
+	}
+	/* A body shared by several tracepoints reads each one's own layout. */
+	for (int i = 1; i < c->cur->nprobes && n->a->kind == N_IDENT &&
+	     c->cur->probes[0]->kind == PK_TRACEPOINT; i++) {
+		const struct field *g = type_field(c->cur->probes[i]->args, n->name);
+
+		if (!g || !type_equal(g->type, f->type)) {
+			err(c, n->loc, "field '%s' differs between the probes of this body", n->name);
+			return NULL;
+		}
+	}
+	if (f->bit_size) {
+		err(c, n->loc, "bitfield '%s' cannot be read yet", n->name);
+		return NULL;
+	}
+	return f->type;
+}
+
+static bool is_tp_field(struct sctx *c, const struct node *n)
+{
+	return n->kind == N_FIELD && n->a->kind == N_IDENT &&
+	       (c->cur->probes[0]->kind == PK_TRACEPOINT || c->cur->probes[0]->kind == PK_RAWTP);
+}
+
+static const struct type *check_index(struct sctx *c, struct node *n)
+{
+	const struct type *a = check_expr(c, n->a), *i = check_expr(c, n->b);
+
+	if (!a || !i)
+		return NULL;
+	if (a->kind == T_PTR && a->elem && a->elem->kind != T_VOID && type_is_int(i))
+		return a->elem;
+	if (a->kind == T_ARRAY && !is_tp_field(c, n->a) && type_is_int(i))
+		return a->elem;
+	if (a->kind != T_ARRAY || !type_is_int(a->elem) || n->b->kind != N_INT ||
+	    n->b->ival >= a->count) {
+		err(c, n->loc, "only constant indexes into integer arrays within bounds are supported");
+		return NULL;
+	}
+	return a->elem;
+}
+
+static const struct type *check_cast(struct sctx *c, struct node *n)
+{
+	const struct type *a = check_expr(c, n->a);
+	const struct type *t = n->b->ival ? NULL : type_by_name(n->b->name);
+
+	if (!a)
+		return NULL;
+	if (!t) {
+		err(c, n->b->loc, "cast to '%s' needs DWARF or C types, which this build cannot read yet",
+		    n->b->name);
+		return NULL;
+	}
+	if (!type_is_int(a) && a->kind != T_PTR) {
+		err(c, n->loc, "only integers can be cast");
+		return NULL;
+	}
+	set_type(n->b, t);
+	return t;
+}
+
+static const struct type *check_map_read(struct sctx *c, struct node *n)
+{
+	int mi = map_get(c, n);
+	struct sema_map *sm;
+
+	map_keys(c, n, mi);
+	sm = &c->s->maps[mi];
+	if (!sm->value) {
+		if (!c->quiet)
+			err(c, n->loc, "@%s is read but never assigned", n->name);
+		return type_int(8, true);
+	}
+	if (sm->value->kind == T_AGG) {
+		err(c, n->loc, "@%s holds %s(), which cannot be read in an expression",
+		    n->name, agg_name(sm->value->agg));
+		return NULL;
+	}
+	return sm->value;
+}
+
+/* ---- calls ---- */
+
+static bool need_args(struct sctx *c, struct node *n, int min, int max)
+{
+	int k = ast_count(n->list);
+
+	if (k >= min && k <= max)
+		return true;
+	if (min == max)
+		err(c, n->loc, "%s() takes %d argument%s, not %d", n->name, min,
+		    min == 1 ? "" : "s", k);
+	else
+		err(c, n->loc, "%s() takes %d to %d arguments, not %d", n->name, min, max, k);
+	return false;
+}
+
+static struct node *arg(struct node *n, int i)
+{
+	struct node *a = n->list;
+
+	while (a && i--)
+		a = a->next;
+	return a;
+}
+
+static bool int_arg(struct sctx *c, struct node *n, int i)
+{
+	struct node *a = arg(n, i);
+	const struct type *t = check_expr(c, a);
+
+	if (!t)
+		return false;
+	if (!type_is_int(t) && t->kind != T_PTR) {
+		err(c, a->loc, "argument %d of %s() must be an integer", i + 1, n->name);
+		return false;
+	}
+	return true;
+}
+
+static bool const_arg(struct sctx *c, struct node *n, int i, int64_t *v)
+{
+	struct node *a = arg(n, i);
+
+	if (!check_expr(c, a))
+		return false;
+	if (a->kind != N_INT) {
+		err(c, a->loc, "argument %d of %s() must be a constant", i + 1, n->name);
+		return false;
+	}
+	*v = (int64_t)a->ival;
+	return true;
+}
+
+/* Checks a printf-style format against the arguments after it. */
+static void check_format(struct sctx *c, struct node *call, struct node *fmt, struct node *args)
+{
+	const char *p = fmt->name, *end = fmt->name + fmt->len;
+	struct node *a = args;
+	int want = 0, have = ast_count(args);
+	char b1[64];
+
+	for (; p < end; p++) {
+		const char *spec = p;
+		const struct type *t;
+
+		if (*p != '%')
+			continue;
+		if (p[1] == '%') {
+			p++;
+			continue;
+		}
+		p++;
+		while (p < end && strchr("-+ #0", *p))
+			p++;
+		while (p < end && (isdigit((unsigned char)*p) || *p == '.'))
+			p++;
+		while (p < end && strchr("hlzjt", *p))
+			p++;
+		if (p >= end || !strchr("diuxXocsp", *p)) {
+			err(c, fmt->loc, "bad conversion '%.*s' in format", (int)(p - spec + (p < end)), spec);
+			return;
+		}
+		want++;
+		if (!a)
+			continue;
+		t = a->type;
+		if (t && *p != 's' && !type_is_int(t) && t->kind != T_PTR && t->kind != T_KSYM &&
+		    t->kind != T_USYM) {
+			err(c, a->loc, "%%%c needs an integer, not %s", *p, tname(t, b1, sizeof(b1)));
+			return;
+		}
+		a = a->next;
+	}
+	if (want != have)
+		err(c, call->loc, "format has %d conversion%s but %d argument%s follow%s", want,
+		    want == 1 ? "" : "s", have, have == 1 ? "" : "s", have == 1 ? "s" : "");
+}
+
+static const struct type *check_printf(struct sctx *c, struct node *n, bool is_system)
+{
+	struct node *fmt = n->list;
+
+	if (is_system && !c->o->unsafe) {
+		err(c, n->loc, "system() runs commands as root; pass --unsafe to allow it");
+		return NULL;
+	}
+	if (!fmt || fmt->kind != N_STR) {
+		err(c, fmt ? fmt->loc : n->loc, "the first argument of %s() must be a string literal",
+		    n->name);
+		return NULL;
+	}
+	if (ast_count(n->list) > 17) {
+		err(c, n->loc, "%s() takes at most 16 arguments after the format", n->name);
+		return NULL;
+	}
+	set_type(fmt, type_str(fmt->len + 1));
+	for (struct node *a = fmt->next; a; a = a->next) {
+		const struct type *t = check_expr(c, a);
+
+		if (!t)
+			return NULL;
+		if (!storable(t)) {
+			char b1[64];
+
+			err(c, a->loc, "%s cannot be printed", tname(t, b1, sizeof(b1)));
+			return NULL;
+		}
+	}
+	check_format(c, n, fmt, fmt->next);
+	c->s->has_actions = true;
+	return type_void();
+}
+
+static bool map_arg(struct sctx *c, struct node *n, bool keys_ok)
+{
+	struct node *m = n->list;
+
+	if (!m || m->kind != N_MAP || (!keys_ok && m->list)) {
+		err(c, m ? m->loc : n->loc, "%s() takes a map%s", n->name,
+		    keys_ok ? " element" : " without keys");
+		return false;
+	}
+	return true;
+}
+
+static const struct type *check_print(struct sctx *c, struct node *n)
+{
+	struct node *m = n->list;
+	int64_t v;
+
+	if (!need_args(c, n, 1, 3))
+		return NULL;
+	c->s->has_actions = true;
+	if (m->kind == N_MAP && !m->list) {
+		map_get(c, m);
+		for (int i = 1; arg(n, i); i++)
+			if (!const_arg(c, n, i, &v))
+				return NULL;
+		return type_void();
+	}
+	if (!need_args(c, n, 1, 1))
+		return NULL;
+	check_expr(c, m);
+	if (m->type && !storable(m->type)) {
+		char b1[64];
+
+		err(c, m->loc, "%s cannot be printed", tname(m->type, b1, sizeof(b1)));
+		return NULL;
+	}
+	return m->type ? type_void() : NULL;
+}
+
+static const struct type *check_str(struct sctx *c, struct node *n)
+{
+	int64_t len = PR_STRLEN;
+	const struct type *t;
+
+	if (!need_args(c, n, 1, 2))
+		return NULL;
+	t = check_expr(c, n->list);
+	if (!t)
+		return NULL;
+	if (arg(n, 1)) {
+		if (!const_arg(c, n, 1, &len))
+			return NULL;
+		if (len < 1 || len > 200) {
+			err(c, arg(n, 1)->loc, "str() length must be between 1 and 200");
+			return NULL;
+		}
+	}
+	if (t->kind == T_STR)
+		return type_str(t->size < len ? t->size : len);
+	if (t->kind == T_ARRAY && is_place(n->list) && t->elem && t->elem->size == 1)
+		return type_str(t->size && t->size < len ? t->size : len);
+	if (!type_is_int(t) && t->kind != T_PTR) {
+		char b1[64];
+
+		err(c, n->list->loc, "str() takes a pointer or a string, not %s",
+		    tname(t, b1, sizeof(b1)));
+		return NULL;
+	}
+	return type_str(len);
+}
+
+static const struct type *check_agg(struct sctx *c, struct node *n, enum agg_kind k)
+{
+	int64_t lo = 0, hi = 0, step = 0;
+
+	if (k == AGG_COUNT)
+		return need_args(c, n, 0, 0) ? type_agg(k, 0, 0, 0) : NULL;
+	if (k == AGG_LHIST) {
+		if (!need_args(c, n, 4, 4) || !int_arg(c, n, 0) || !const_arg(c, n, 1, &lo) ||
+		    !const_arg(c, n, 2, &hi) || !const_arg(c, n, 3, &step))
+			return NULL;
+		if (step <= 0 || hi <= lo || (hi - lo) / step > 10000) {
+			err(c, n->loc, "lhist() needs min < max, step > 0 and at most 10000 buckets");
+			return NULL;
+		}
+		return type_agg(k, lo, hi, step);
+	}
+	if (!need_args(c, n, 1, 1) || !int_arg(c, n, 0))
+		return NULL;
+	return type_agg(k, 0, 0, 0);
+}
+
+static enum agg_kind agg_of(const char *name)
+{
+	static const char *const names[] = {
+		[AGG_COUNT] = "count", [AGG_SUM] = "sum", [AGG_AVG] = "avg",
+		[AGG_MIN] = "min", [AGG_MAX] = "max", [AGG_STATS] = "stats",
+		[AGG_HIST] = "hist", [AGG_LHIST] = "lhist",
+	};
+
+	for (int k = AGG_COUNT; k <= AGG_LHIST; k++)
+		if (!strcmp(name, names[k]))
+			return k;
+	return AGG_NONE;
+}
+
+static const struct type *check_call(struct sctx *c, struct node *n)
+{
+	const char *f = n->name;
+
+	if (agg_of(f) != AGG_NONE) {
+		err(c, n->loc, "%s() must be assigned to a map: @x = %s(...)", f, f);
+		return NULL;
+	}
+	if (!strcmp(f, "printf") || !strcmp(f, "system") || !strcmp(f, "cat"))
+		return check_printf(c, n, !strcmp(f, "system"));
+	if (!strcmp(f, "print"))
+		return check_print(c, n);
+	if (!strcmp(f, "str"))
+		return check_str(c, n);
+	if (!strcmp(f, "ksym"))
+		return need_args(c, n, 1, 1) && int_arg(c, n, 0) ? type_ksym() : NULL;
+	if (!strcmp(f, "usym"))
+		return need_args(c, n, 1, 1) && int_arg(c, n, 0) ? type_usym() : NULL;
+	if (!strcmp(f, "signal"))
+		return need_args(c, n, 1, 1) && int_arg(c, n, 0) ? type_void() : NULL;
+	if (!strcmp(f, "exit")) {
+		c->s->has_actions = true;
+		return need_args(c, n, 0, 0) ? type_void() : NULL;
+	}
+	if (!strcmp(f, "time")) {
+		struct node *a = n->list;
+
+		c->s->has_actions = true;
+		if (!need_args(c, n, 0, 1))
+			return NULL;
+		if (a && a->kind != N_STR) {
+			err(c, a->loc, "time() takes a string literal");
+			return NULL;
+		}
+		return type_void();
+	}
+	if (!strcmp(f, "delete")) {
+		if (!need_args(c, n, 1, 1) || !map_arg(c, n, true))
+			return NULL;
+		map_keys(c, n->list, map_get(c, n->list));
+		return type_void();
+	}
+	if (!strcmp(f, "clear") || !strcmp(f, "zero")) {
+		c->s->has_actions = true;
+		if (!need_args(c, n, 1, 1) || !map_arg(c, n, false))
+			return NULL;
+		map_get(c, n->list);
+		return type_void();
+	}
+	err(c, n->loc, "unknown function '%s'", f);
+	return NULL;
+}
+
+/* ---- expressions and statements ---- */
+
+static const struct type *check_sizeof(struct sctx *c, struct node *n)
+{
+	const struct type *t;
+
+	if (n->a->kind == N_TYPENAME) {
+		t = n->a->ival ? type_ptr(type_void(), true) : type_by_name(n->a->name);
+		if (!t) {
+			err(c, n->a->loc, "unknown type '%s'", n->a->name);
+			return NULL;
+		}
+	} else if (!(t = check_expr(c, n->a))) {
+		return NULL;
+	}
+	fold_to_int(n, t->size);
+	return type_int(8, true);
+}
+
+static const struct type *check_expr_inner(struct sctx *c, struct node *n)
+{
+	struct var *x;
+
+	switch (n->kind) {
+	case N_INT:
+		return type_int(8, true);
+	case N_STR:
+		return type_str(n->len + 1);
+	case N_IDENT:
+		return check_ident(c, n);
+	case N_POSITIONAL:
+		return check_positional(c, n);
+	case N_VAR:
+		x = var_find(c, n->name);
+		if (!x) {
+			err(c, n->loc, "$%s is used before it is assigned", n->name);
+			return NULL;
+		}
+		return x->type;
+	case N_MAP:
+		return check_map_read(c, n);
+	case N_CALL:
+		return check_call(c, n);
+	case N_BINOP:
+		return check_binop(c, n);
+	case N_UNOP:
+		return check_unop(c, n);
+	case N_TERNARY:
+		return check_ternary(c, n);
+	case N_FIELD:
+		return check_field(c, n);
+	case N_INDEX:
+		return check_index(c, n);
+	case N_CAST:
+		return check_cast(c, n);
+	case N_SIZEOF:
+		return check_sizeof(c, n);
+	case N_ASSIGN: case N_INCDEC:
+		err(c, n->loc, "an assignment is a statement, not a value");
+		return NULL;
+	default:
+		err(c, n->loc, "%s is not supported here", ast_kind_name(n->kind));
+		return NULL;
+	}
+}
+
+static const struct type *check_expr(struct sctx *c, struct node *n)
+{
+	const struct type *t = check_expr_inner(c, n);
+
+	set_type(n, t);
+	return t;
+}
+
+static const struct type *check_value(struct sctx *c, struct node *n)
+{
+	const struct type *t = check_expr(c, n);
+
+	if (t && t->kind == T_VOID) {
+		err(c, n->loc, "%s() returns no value", n->name ? n->name : "this");
+		return NULL;
+	}
+	return t;
+}
+
+static void check_assign(struct sctx *c, struct node *n)
+{
+	struct node *lv = n->a, *rv = n->b;
+	const struct type *t;
+	enum agg_kind k = rv && rv->kind == N_CALL ? agg_of(rv->name) : AGG_NONE;
+
+	if (lv->kind != N_MAP && lv->kind != N_VAR) {
+		err(c, lv->loc, "only maps and $variables can be assigned");
+		return;
+	}
+	if (k != AGG_NONE) {
+		if (lv->kind != N_MAP || n->op) {
+			err(c, rv->loc, "%s() must be assigned to a map: @x = %s(...)", rv->name,
+			    rv->name);
+			return;
+		}
+		t = check_agg(c, rv, k);
+		set_type(rv, t);
+	} else if (n->op) {
+		const struct type *l = check_expr(c, lv);
+
+		t = check_value(c, rv);
+		if (!l || !t)
+			return;
+		if (!type_is_int(l) || !type_is_int(t)) {
+			err(c, n->loc, "compound assignment needs integers");
+			return;
+		}
+		t = arith_type(l, t);
+	} else {
+		t = check_value(c, rv);
+	}
+	if (!t)
+		return;
+	if (lv->kind == N_VAR) {
+		var_assign(c, lv, t, n->loc);
+		return;
+	}
+	int mi = map_get(c, lv);
+
+	map_keys(c, lv, mi);
+	map_assign(c, lv, mi, t, n->loc);
+	set_type(lv, c->s->maps[mi].value);
+	set_type(n, t);
+}
+
+static void check_incdec(struct sctx *c, struct node *n)
+{
+	struct node *lv = n->a;
+
+	if (lv->kind == N_VAR) {
+		struct var *x = var_find(c, lv->name);
+
+		if (!x) {
+			err(c, lv->loc, "$%s is used before it is assigned", lv->name);
+			return;
+		}
+		if (!type_is_int(x->type)) {
+			err(c, n->loc, "++ and -- need an integer");
+			return;
+		}
+		set_type(lv, x->type);
+		return;
+	}
+	if (lv->kind != N_MAP) {
+		err(c, lv->loc, "only maps and $variables can be incremented");
+		return;
+	}
+	int mi = map_get(c, lv);
+
+	map_keys(c, lv, mi);
+	map_assign(c, lv, mi, type_int(8, true), n->loc);
+	set_type(lv, c->s->maps[mi].value);
+}
+
+static void check_cond(struct sctx *c, struct node *e, const char *what)
+{
+	const struct type *t = check_expr(c, e);
+
+	if (t && !type_is_int(t) && t->kind != T_PTR)
+		err(c, e->loc, "%s must be an integer or a comparison", what);
+}
+
+static void check_stmt(struct sctx *c, struct node *n)
+{
+	switch (n->kind) {
+	case N_EXPRSTMT:
+		if (n->a->kind == N_ASSIGN)
+			check_assign(c, n->a);
+		else if (n->a->kind == N_INCDEC)
+			check_incdec(c, n->a);
+		else
+			check_expr(c, n->a);
+		break;
+	case N_ASSIGN:
+		check_assign(c, n);
+		break;
+	case N_INCDEC:
+		check_incdec(c, n);
+		break;
+	case N_IF:
+		check_cond(c, n->a, "a condition");
+		check_block(c, n->b);
+		if (n->c) {
+			if (n->c->kind == N_IF)
+				check_stmt(c, n->c);
+			else
+				check_block(c, n->c);
+		}
+		break;
+	case N_UNROLL:
+		check_block(c, n->b);
+		break;
+	case N_WHILE:
+		check_cond(c, n->a, "a condition");
+		c->loop_depth++;
+		check_block(c, n->b);
+		c->loop_depth--;
+		break;
+	case N_BREAK: case N_CONTINUE:
+		if (!c->loop_depth)
+			err(c, n->loc, "%s outside a loop", n->kind == N_BREAK ? "break" : "continue");
+		break;
+	case N_RETURN:
+		break;
+	case N_BLOCK:
+		check_block(c, n);
+		break;
+	default:
+		check_expr(c, n);
+	}
+}
+
+static void check_block(struct sctx *c, struct node *blk)
+{
+	for (struct node *s = blk ? blk->list : NULL; s; s = s->next)
+		check_stmt(c, s);
+}
+
+static void check_probe(struct sctx *c, struct sema_probe *p)
+{
+	c->cur = p;
+	c->nvars = 0;
+	c->loop_depth = 0;
+	if (p->node->a)
+		check_cond(c, p->node->a, "a predicate");
+	check_block(c, p->node->b);
+}
+
+int sema_check(struct node *prog, struct sema_probe *probes, int nprobes,
+	       const struct sema_opts *o, struct diag *d, struct sema *out)
+{
+	struct sctx c = { .s = out, .o = o, .d = d, .quiet = true };
+
+	(void)prog;
+	memset(out, 0, sizeof(*out));
+	out->params = o->params;
+	out->nparams = o->nparams;
+	for (int i = 0; i < nprobes; i++)
+		if (probes[i].nprobes)
+			check_probe(&c, &probes[i]);
+	c.quiet = false;
+	c.errors = 0;
+	for (int i = 0; i < nprobes; i++)
+		if (probes[i].nprobes)
+			check_probe(&c, &probes[i]);
+	for (int i = 0; i < out->nmaps && !c.errors; i++)
+		if (!out->maps[i].value) {
+			err(&c, out->maps[i].loc, "%s is never assigned", out->maps[i].name);
+		}
+	free(c.vars);
+	return c.errors ? -1 : 0;
+}
+
+void sema_free(struct sema *s)
+{
+	for (int i = 0; i < s->nmaps; i++)
+		free(s->maps[i].name);
+	free(s->maps);
+	memset(s, 0, sizeof(*s));
+}

@@ -1,0 +1,64 @@
+/*
+ * sema.h - semantic analysis: names, builtins, function calls and types of
+ * a parsed program whose attach points are resolved.
+ *
+ * sema_check() types every expression (node->type), folds constant
+ * expressions in place, rewrites positional parameters that are numbers
+ * into N_INT, annotates N_MAP nodes with their map (sema_map_of) and
+ * infers every global map's key and value types across all probes.
+ */
+#ifndef PR_SEMA_H
+#define PR_SEMA_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "ast.h"
+#include "diag.h"
+#include "probe.h"
+#include "types.h"
+
+struct sema_map {
+	char *name;               /* "@x", "@" */
+	const struct type *key;   /* T_TUPLE, NULL for a map without keys */
+	const struct type *value; /* T_AGG for aggregations, else the stored type */
+	struct loc loc;           /* first use */
+	bool key_set;             /* key seen once (private to sema) */
+};
+
+/* One N_PROBE and the probes its attach points resolved to. */
+struct sema_probe {
+	struct node *node;
+	struct probe **probes;
+	int nprobes;
+	bool per_site;            /* reads DWARF variables: one program per site */
+};
+
+struct sema_opts {
+	char **params;            /* positional parameters $1.. */
+	int nparams;
+	bool unsafe;              /* allow system() */
+};
+
+struct sema {
+	struct sema_map *maps;
+	int nmaps;
+	bool uses_stack;          /* ustack or kstack somewhere */
+	bool uses_config;         /* elapsed */
+	bool has_actions;         /* some record goes to the ring buffer */
+	char **params;            /* borrowed from the options, for string positionals */
+	int nparams;
+};
+
+/* Returns 0, or -1 after reporting every error through d. */
+int sema_check(struct node *prog, struct sema_probe *probes, int nprobes,
+	       const struct sema_opts *o, struct diag *d, struct sema *out);
+void sema_free(struct sema *s);
+/* The map an N_MAP node names (index into s->maps), -1 if none. */
+int sema_map_of(const struct node *n);
+/* For ast_type_printer. */
+void sema_type_printer(FILE *out, const struct type *t);
+/* The string value of a positional parameter that is not a number. */
+const char *sema_param(const struct sema *s, const struct node *n);
+
+#endif

@@ -1,0 +1,221 @@
+/*
+ * tpformat.c - parse tracefs format files into record types.
+ *
+ * A field line reads
+ *   field:const char * filename;	offset:24;	size:8;	signed:0;
+ * The declared C type gives the width and signedness where the kernel pads
+ * a narrower value into a wider slot (syscall arguments are 8-byte slots
+ * holding an `int`); otherwise size and signed are taken as given.
+ */
+#define _GNU_SOURCE
+#include "tpformat.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "types.h"
+
+const char *tpf_events_dir(void)
+{
+	static const char *dir;
+	struct stat st;
+	if (dir)
+		return dir;
+	if (!stat("/sys/kernel/tracing/events", &st))
+		return dir = "/sys/kernel/tracing/events";
+	if (!mount("nodev", "/sys/kernel/tracing", "tracefs", 0, NULL) &&
+	    !stat("/sys/kernel/tracing/events", &st))
+		return dir = "/sys/kernel/tracing/events";
+	if (!stat("/sys/kernel/debug/tracing/events", &st))
+		return dir = "/sys/kernel/debug/tracing/events";
+	return NULL;
+}
+
+struct ctype {
+	const char *name;
+	unsigned size;
+	bool is_signed;
+};
+
+/* C integer type names whose width the declaration fixes. */
+static const struct ctype ctypes[] = {
+	{"char", 1, true}, {"signed char", 1, true}, {"unsigned char", 1, false},
+	{"short", 2, true}, {"unsigned short", 2, false}, {"int", 4, true},
+	{"unsigned int", 4, false}, {"unsigned", 4, false}, {"long", 8, true},
+	{"unsigned long", 8, false}, {"long long", 8, true}, {"unsigned long long", 8, false},
+	{"bool", 1, false}, {"_Bool", 1, false},
+	{"u8", 1, false}, {"u16", 2, false}, {"u32", 4, false}, {"u64", 8, false},
+	{"s8", 1, true}, {"s16", 2, true}, {"s32", 4, true}, {"s64", 8, true},
+	{"__u8", 1, false}, {"__u16", 2, false}, {"__u32", 4, false}, {"__u64", 8, false},
+	{"__s8", 1, true}, {"__s16", 2, true}, {"__s32", 4, true}, {"__s64", 8, true},
+	{"pid_t", 4, true}, {"uid_t", 4, false}, {"gid_t", 4, false}, {"size_t", 8, false},
+	{"ssize_t", 8, true}, {"loff_t", 8, true}, {"off_t", 8, true}, {"umode_t", 2, false},
+	{"dev_t", 4, false}, {"gfp_t", 4, false}, {"clockid_t", 4, true}, {"key_t", 4, true},
+	{"qid_t", 4, false}, {"time_t", 8, true}, {"__kernel_size_t", 8, false},
+	{"cpumask_t", 0, false},
+};
+
+static const struct ctype *find_ctype(const char *decl)
+{
+	for (size_t i = 0; i < sizeof(ctypes) / sizeof(ctypes[0]); i++)
+		if (!strcmp(ctypes[i].name, decl))
+			return &ctypes[i];
+	return NULL;
+}
+
+/* Splits "const char * filename" into a type text and the field name; the
+ * array count of "char comm[16]" goes to *count (0 if not an array). */
+static char *split_decl(char *decl, char **type, unsigned *count)
+{
+	/* Only a trailing "[N]" belongs to the name; "__data_loc char[] name" keeps its "[]". */
+	size_t n = strlen(decl);
+	while (n && decl[n - 1] == ' ')
+		decl[--n] = '\0';
+	*count = 0;
+	char *br = strrchr(decl, '[');
+	if (br && n && decl[n - 1] == ']') {
+		*count = (unsigned)strtoul(br + 1, NULL, 10);
+		*br = '\0';
+		n = (size_t)(br - decl);
+		while (n && decl[n - 1] == ' ')
+			decl[--n] = '\0';
+	}
+	char *name = decl + n;
+	while (name > decl && (name[-1] == '_' || name[-1] == '$' ||
+			       (name[-1] >= 'a' && name[-1] <= 'z') || (name[-1] >= 'A' && name[-1] <= 'Z') ||
+			       (name[-1] >= '0' && name[-1] <= '9')))
+		name--;
+	char *end = name;
+	while (end > decl && end[-1] == ' ')
+		end--;
+	*end = '\0';
+	if (!strncmp(decl, "const ", 6))
+		decl += 6;
+	if (!strncmp(decl, "volatile ", 9))
+		decl += 9;
+	*type = decl;
+	return name;
+}
+
+static const struct type *field_type(const char *category, char *ctype, unsigned count,
+				     unsigned size, bool is_signed)
+{
+	if (!strncmp(ctype, "__data_loc ", 11)) {
+		struct type *t = calloc(1, sizeof(*t));
+		if (!t)
+			return NULL;
+		*t = *type_str(PR_STRLEN);
+		t->data_loc = true;
+		return t;
+	}
+	if (strchr(ctype, '*')) {
+		bool is_char = !strncmp(ctype, "char", 4) || !strncmp(ctype, "unsigned char", 13);
+		/* Syscall arguments point into the caller's memory; other events' into the kernel's. */
+		bool user = !strcmp(category, "syscalls");
+		return type_ptr(is_char ? type_int(1, true) : type_void(), user);
+	}
+	const struct ctype *c = find_ctype(ctype);
+	if (count) {
+		if (c && c->size == 1 && strstr(ctype, "char"))
+			return type_str(size);
+		unsigned esz = c && c->size ? c->size : size / count;
+		return type_array(type_int(esz, c ? c->is_signed : is_signed), count);
+	}
+	if (c && c->size && c->size <= size)
+		return type_int(c->size, c->is_signed);
+	if (size == 1 || size == 2 || size == 4 || size == 8)
+		return type_int(size, is_signed);
+	return type_array(type_int(1, false), size);
+}
+
+static int parse_field(const char *category, char *line, struct field *f)
+{
+	char *decl = strstr(line, "field:");
+	if (!decl)
+		return 0;
+	decl += 6;
+	char *semi = strchr(decl, ';');
+	char *off = strstr(line, "offset:"), *sz = strstr(line, "size:"), *sg = strstr(line, "signed:");
+	if (!semi || !off || !sz || !sg)
+		return 0;
+	*semi = '\0';
+	char *ctype;
+	unsigned count;
+	char *name = split_decl(decl, &ctype, &count);
+	if (!strncmp(name, "common_", 7) || !*name)
+		return 0;
+	unsigned size = (unsigned)strtoul(sz + 5, NULL, 10);
+	f->name = strdup(name);
+	f->offset = (uint32_t)strtoul(off + 7, NULL, 10);
+	f->type = field_type(category, ctype, count, size, sg[7] == '1');
+	f->bit_offset = f->bit_size = 0;
+	return f->name && f->type ? 1 : -1;
+}
+
+const struct type *tpf_read(const char *category, const char *event)
+{
+	const char *dir = tpf_events_dir();
+	char path[512], line[1024];
+	if (!dir) {
+		errno = ENOENT;
+		return NULL;
+	}
+	snprintf(path, sizeof(path), "%s/%s/%s/format", dir, category, event);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return NULL;
+	struct field fields[128];
+	int n = 0;
+	uint32_t end = 0;
+	while (fgets(line, sizeof(line), f) && n < 128) {
+		int r = parse_field(category, line, &fields[n]);
+		if (r < 0)
+			break;
+		if (r) {
+			uint32_t e = fields[n].offset + (fields[n].type->data_loc ? 4 : fields[n].type->size);
+			end = e > end ? e : end;
+			n++;
+		}
+	}
+	fclose(f);
+	char name[300];
+	snprintf(name, sizeof(name), "tracepoint %s:%s", category, event);
+	return type_record(name, false, end, fields, n);
+}
+
+int tpf_match(const char *cat_pattern, const char *event_pattern,
+	      int (*fn)(const char *category, const char *event, void *arg), void *arg)
+{
+	const char *dir = tpf_events_dir();
+	if (!dir)
+		return -1;
+	DIR *d = opendir(dir);
+	if (!d)
+		return -1;
+	struct dirent *c;
+	int r = 0;
+	while (!r && (c = readdir(d))) {
+		if (c->d_name[0] == '.' || fnmatch(cat_pattern, c->d_name, 0))
+			continue;
+		char sub[512];
+		snprintf(sub, sizeof(sub), "%s/%s", dir, c->d_name);
+		DIR *e = opendir(sub);
+		struct dirent *ev;
+		while (e && !r && (ev = readdir(e))) {
+			if (ev->d_name[0] == '.' || ev->d_type != DT_DIR || fnmatch(event_pattern, ev->d_name, 0))
+				continue;
+			r = fn(c->d_name, ev->d_name, arg);
+		}
+		if (e)
+			closedir(e);
+	}
+	closedir(d);
+	return r;
+}

@@ -1,0 +1,22 @@
+/*
+ * tpformat.h - tracepoint fields from tracefs `format` files, as a record
+ * type whose field offsets are from the start of the tracepoint context.
+ */
+#ifndef PR_TPFORMAT_H
+#define PR_TPFORMAT_H
+
+#include <stdbool.h>
+
+struct type;
+
+/* The tracefs events directory, mounting tracefs if it is not mounted;
+ * NULL if neither /sys/kernel/tracing nor /sys/kernel/debug/tracing works. */
+const char *tpf_events_dir(void);
+/* Reads CATEGORY/EVENT/format.  The common_* fields are left out, as
+ * bpftrace does.  Returns NULL (errno set) if there is no such tracepoint. */
+const struct type *tpf_read(const char *category, const char *event);
+/* Calls fn for every "category:event" matching the fnmatch patterns. */
+int tpf_match(const char *cat_pattern, const char *event_pattern,
+	      int (*fn)(const char *category, const char *event, void *arg), void *arg);
+
+#endif

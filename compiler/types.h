@@ -1,0 +1,110 @@
+/*
+ * types.h - the types of script values, of tracepoint fields and of the
+ * traced program's DWARF types, in one representation.
+ *
+ * Types are immutable once built and interned where that is cheap (the
+ * integer types are singletons).  Aggregate types (records, arrays,
+ * pointers to program types) are built by the tracepoint format reader, by
+ * the DWARF reader and by sema, and live until type_free_all().
+ */
+#ifndef PR_TYPES_H
+#define PR_TYPES_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+enum type_kind {
+	T_VOID,
+	T_INT,      /* size 1/2/4/8, is_signed */
+	T_BOOL,     /* result of comparisons, size 8 in registers (printed 0/1) */
+	T_STR,      /* fixed buffer of `size` bytes, NUL-padded (string literals, str(), comm) */
+	T_PTR,      /* elem: pointee (T_VOID for void *); is_user: points into user memory */
+	T_ARRAY,    /* elem, count; size = elem size * count */
+	T_RECORD,   /* struct or union: name ("struct req"), fields, size; is_union */
+	T_ENUM,     /* name, size, is_signed, enumerators (for printing) */
+	T_STACK,    /* ustack/kstack value: u64 = stack id (low 32) | tgid << 32; is_user */
+	T_USYM,     /* an address printed as a user symbol (func, usym()), size 16: addr, tgid */
+	T_KSYM,     /* an address printed as a kernel symbol (ksym()), size 8 */
+	T_AGG,      /* a map value written by count()/hist()/...: agg says which */
+	T_ARGS,     /* the record of all args at a probe (print(args)) */
+	T_TUPLE,    /* fields: the keys of a multi-key map, laid out as map keys */
+};
+
+/* What a map holds when it was assigned an aggregation function. */
+enum agg_kind {
+	AGG_NONE = 0, AGG_COUNT, AGG_SUM, AGG_AVG, AGG_MIN, AGG_MAX,
+	AGG_STATS, AGG_HIST, AGG_LHIST,
+};
+
+struct field {
+	const char *name;
+	const struct type *type;
+	uint32_t offset;     /* bytes from the start of the record */
+	uint16_t bit_offset; /* within the storage unit at `offset`, 0 unless a bitfield */
+	uint16_t bit_size;   /* 0 unless a bitfield */
+};
+
+struct enumerator {
+	const char *name;
+	int64_t value;
+};
+
+struct type {
+	enum type_kind kind;
+	uint32_t size;              /* bytes; 0 for void */
+	bool is_signed;
+	bool is_user;               /* T_PTR: user address space; T_STACK: ustack */
+	bool is_union;              /* T_RECORD */
+	bool is_const;
+	bool data_loc;              /* T_STR of a tracepoint `__data_loc char[]` field: the
+	                             * field is a u32, string at ctx + (v & 0xffff), length
+	                             * v >> 16 (at most `size` bytes are read) */
+	const char *name;           /* records, enums, typedef'd names for messages */
+	const struct type *elem;    /* T_PTR, T_ARRAY */
+	uint32_t count;             /* T_ARRAY elements */
+	const struct field *fields; /* T_RECORD, T_ARGS, T_TUPLE */
+	int nfields;
+	const struct enumerator *enums; /* T_ENUM */
+	int nenums;
+	enum agg_kind agg;          /* T_AGG */
+	int64_t lh_min, lh_max, lh_step; /* T_AGG with AGG_LHIST */
+};
+
+/* Singletons. */
+const struct type *type_void(void);
+const struct type *type_int(unsigned size, bool is_signed);
+const struct type *type_bool(void);
+const struct type *type_str(unsigned size);          /* interned per size */
+const struct type *type_ptr(const struct type *elem, bool is_user);
+const struct type *type_array(const struct type *elem, uint32_t count);
+const struct type *type_stack(bool is_user);
+const struct type *type_usym(void);
+const struct type *type_ksym(void);
+const struct type *type_agg(enum agg_kind agg, int64_t lh_min, int64_t lh_max, int64_t lh_step);
+/* A record; `fields` is copied. */
+const struct type *type_record(const char *name, bool is_union, uint32_t size,
+			       const struct field *fields, int nfields);
+const struct type *type_enum(const char *name, uint32_t size, bool is_signed,
+			     const struct enumerator *enums, int nenums);
+/* Keys of a multi-key map: each element at an 8-byte aligned offset. */
+const struct type *type_tuple(const struct type *const *elems, int n);
+/* Resolves a script type name ("uint32", "int64", "int", "char", "u8", ...)
+ * to an integer type, or NULL. */
+const struct type *type_by_name(const char *name);
+
+bool type_is_int(const struct type *t);   /* T_INT, T_BOOL, T_ENUM */
+bool type_equal(const struct type *a, const struct type *b);
+const struct field *type_field(const struct type *rec, const char *name);
+/* "uint32", "string[64]", "struct req *", "hist" ... for messages and dumps. */
+void type_print(FILE *out, const struct type *t);
+const char *type_str_name(const struct type *t, char *buf, size_t n);
+const char *agg_name(enum agg_kind agg);
+void type_free_all(void);
+
+/* Size of a string that str() or a map key holds unless the script says otherwise. */
+#define PR_STRLEN 64
+/* Hist buckets: 0 for v < 0, 1 for v == 0, 2 + floor(log2(v)) for v >= 1. */
+#define PR_HIST_BUCKETS 66
+
+#endif

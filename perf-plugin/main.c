@@ -1,0 +1,439 @@
+/*
+ * main.c - the perf-run executable: perf-style options, then the straight
+ * line of the pipeline: read the script, start the traced command (held
+ * before exec), compile, run.  Listing modes (-l, -L, -V) answer and exit
+ * without loading anything.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fnmatch.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/capability.h>
+
+#include "../compiler/diag.h"
+#include "../compiler/dwarf.h"
+#include "../compiler/elfsym.h"
+#include "../compiler/program.h"
+#include "../compiler/tpformat.h"
+#include "../runtime/child.h"
+#include "../runtime/run.h"
+
+#define PERF_RUN_VERSION "0.1"
+
+#ifndef CAP_PERFMON
+#define CAP_PERFMON 38
+#endif
+#ifndef CAP_BPF
+#define CAP_BPF 39
+#endif
+
+struct opts {
+	const char *prog;         /* -e */
+	const char *file;         /* script file */
+	pid_t pid;                /* -p */
+	const char *cmd;          /* -c */
+	char **cmd_argv;          /* after -- */
+	const char *out;          /* -o */
+	enum rt_format format;
+	bool quiet, unsafe, list, version, help;
+	int verbose;
+	unsigned dump;
+	const char *list_pat;
+	const char *lines_spec, *vars_spec;
+	char **params;
+	int nparams;
+};
+
+enum { OPT_UNSAFE = 256, OPT_DUMP, OPT_VERSION };
+
+/* The option table, in the order --help prints it. */
+static const struct opt_help {
+	struct option o;
+	const char *shortopt, *arg, *help;
+} opt_table[] = {
+	{ { "expr", required_argument, NULL, 'e' }, "e", "PROGRAM", "trace with this program text" },
+	{ { "pid", required_argument, NULL, 'p' }, "p", "PID", "trace this process" },
+	{ { "cmd", required_argument, NULL, 'c' }, "c", "CMD", "run CMD, trace it, stop when it exits (also: -- CMD ...)" },
+	{ { "output", required_argument, NULL, 'o' }, "o", "FILE", "write the output to FILE" },
+	{ { "format", required_argument, NULL, 'f' }, "f", "text|json", "output format" },
+	{ { "quiet", no_argument, NULL, 'q' }, "q", NULL, "no \"Attached\" line" },
+	{ { "verbose", no_argument, NULL, 'v' }, "v", NULL, "more detail (libbpf messages, verifier log)" },
+	{ { "unsafe", no_argument, NULL, OPT_UNSAFE }, NULL, NULL, "allow system()" },
+	{ { "dump", required_argument, NULL, OPT_DUMP }, NULL, "ast|ir|bpf|probes", "print a stage of the compiler and stop" },
+	{ { "list", optional_argument, NULL, 'l' }, "l", "[PATTERN]", "list probes: tracepoints, or uprobe:BIN:FUNC*" },
+	{ { "lines", required_argument, NULL, 'L' }, "L", "BIN:SPEC", "probeable lines, as perf probe -L" },
+	{ { "vars", required_argument, NULL, 'V' }, "V", "BIN:SPEC", "variables at a probe point, as perf probe -V" },
+	{ { "version", no_argument, NULL, OPT_VERSION }, NULL, NULL, "print the version" },
+	{ { "help", no_argument, NULL, 'h' }, "h", NULL, "this help" },
+};
+#define NOPTS (sizeof(opt_table) / sizeof(opt_table[0]))
+
+static void usage(FILE *f)
+{
+	fprintf(f, "\n usage: perf-run [OPTIONS] (FILE | -e PROGRAM) [ARGS...] [-- COMMAND ...]\n\n");
+	for (size_t i = 0; i < NOPTS; i++) {
+		const struct opt_help *h = &opt_table[i];
+		char left[64];
+		snprintf(left, sizeof(left), "%s%s%s--%s%s%s", h->shortopt ? "-" : "    ",
+			 h->shortopt ? h->shortopt : "", h->shortopt ? ", " : "", h->o.name,
+			 h->arg ? " " : "", h->arg ? h->arg : "");
+		fprintf(f, "    %-36s %s\n", left, h->help);
+	}
+	fputc('\n', f);
+}
+
+static double now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static int parse_dump(const char *s, unsigned *bits)
+{
+	char *copy = strdup(s), *save = NULL;
+	int ret = 0;
+	for (char *t = copy ? strtok_r(copy, ",", &save) : NULL; t; t = strtok_r(NULL, ",", &save)) {
+		if (!strcmp(t, "ast"))
+			*bits |= PR_DUMP_AST;
+		else if (!strcmp(t, "ir"))
+			*bits |= PR_DUMP_IR;
+		else if (!strcmp(t, "bpf"))
+			*bits |= PR_DUMP_BPF;
+		else if (!strcmp(t, "probes"))
+			*bits |= PR_DUMP_PROBES;
+		else {
+			fprintf(stderr, "perf-run: --dump takes ast, ir, bpf or probes, not '%s'\n", t);
+			ret = -1;
+		}
+	}
+	free(copy);
+	return ret;
+}
+
+static int parse_one(struct opts *o, int c, const char *arg)
+{
+	char *end;
+	switch (c) {
+	case 'e': o->prog = arg; break;
+	case 'c': o->cmd = arg; break;
+	case 'o': o->out = arg; break;
+	case 'q': o->quiet = true; break;
+	case 'v': o->verbose++; break;
+	case 'h': o->help = true; break;
+	case 'L': o->lines_spec = arg; break;
+	case 'V': o->vars_spec = arg; break;
+	case OPT_UNSAFE: o->unsafe = true; break;
+	case OPT_VERSION: o->version = true; break;
+	case OPT_DUMP: return parse_dump(arg, &o->dump);
+	case 'l':
+		o->list = true;
+		o->list_pat = arg;
+		break;
+	case 'p':
+		o->pid = (pid_t)strtol(arg, &end, 10);
+		if (*end || o->pid <= 0) {
+			fprintf(stderr, "perf-run: -p takes a process id, not '%s'\n", arg);
+			return -1;
+		}
+		break;
+	case 'f':
+		if (!strcmp(arg, "text") || !strcmp(arg, "json")) {
+			o->format = !strcmp(arg, "json") ? RT_JSON : RT_TEXT;
+			break;
+		}
+		fprintf(stderr, "perf-run: -f takes text or json, not '%s'\n", arg);
+		return -1;
+	default:
+		fprintf(stderr, "perf-run: try 'perf-run --help'\n");
+		return -1;
+	}
+	return 0;
+}
+
+/* Options before "--" (permuted, perf style); the command after it is
+ * never parsed. */
+static int parse_args(int argc, char **argv, struct opts *o)
+{
+	struct option lopts[NOPTS + 1];
+	int n = argc;
+
+	memset(lopts, 0, sizeof(lopts));
+	for (size_t i = 0; i < NOPTS; i++)
+		lopts[i] = opt_table[i].o;
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "--")) {
+			n = i;
+			o->cmd_argv = argv[i + 1] ? &argv[i + 1] : NULL;
+			break;
+		}
+	int c;
+	while ((c = getopt_long(n, argv, "e:p:c:o:f:qvhl::L:V:", lopts, NULL)) != -1)
+		if (parse_one(o, c, optarg))
+			return -1;
+	char **rest = &argv[optind];
+	int nrest = n - optind;
+	if (o->list && !o->list_pat && nrest > 0) {
+		o->list_pat = rest[0];   /* "-l PATTERN" with a space */
+		rest++, nrest--;
+	}
+	if (!o->prog && !o->list && nrest > 0) {
+		o->file = rest[0];
+		rest++, nrest--;
+	}
+	o->params = rest;
+	o->nparams = nrest;
+	return 0;
+}
+
+/* ---- listing ---- */
+
+static int list_uprobes(const char *spec, pid_t pid)
+{
+	char *bin = strdup(spec), *pat = strchr(bin, ':');
+	struct elfsym *syms = NULL;
+	if (pat)
+		*pat++ = 0;
+	char *path = elfsym_find_binary(bin, pid);
+	int n = path ? elfsym_match(path, pat && *pat ? pat : "*", &syms) : -1;
+	if (n < 0)
+		fprintf(stderr, "perf-run: cannot read the symbols of '%s': %s\n", bin,
+			path ? strerror(errno) : "no such binary");
+	for (int i = 0; i < n; i++)
+		printf("uprobe:%s:%s\n", path, syms[i].name);
+	if (n > 0)
+		elfsym_free(syms, n);
+	free(path);
+	free(bin);
+	return n < 0 ? 1 : 0;
+}
+
+static int list_tracepoints(const char *pat)
+{
+	char line[512], name[600];
+	FILE *f = fopen("/sys/kernel/tracing/available_events", "re");
+	if (!f)
+		f = fopen("/sys/kernel/debug/tracing/available_events", "re");
+	if (!f) {
+		fprintf(stderr, "perf-run: cannot read the tracepoints: %s\n", strerror(errno));
+		return 1;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = 0;
+		snprintf(name, sizeof(name), "tracepoint:%s", line);
+		if (!pat || !fnmatch(pat, name, 0) || !fnmatch(pat, line, 0))
+			puts(name);
+	}
+	fclose(f);
+	return 0;
+}
+
+static int do_list(const struct opts *o)
+{
+	const char *p = o->list_pat;
+	if (p && (!strncmp(p, "uprobe:", 7) || !strncmp(p, "uretprobe:", 10)))
+		return list_uprobes(strchr(p, ':') + 1, o->pid);
+	if (p && !strncmp(p, "u:", 2))
+		return list_uprobes(p + 2, o->pid);
+	return list_tracepoints(p);
+}
+
+/* -L / -V: "BIN:SPEC" (an optional "uprobe:" in front), or SPEC alone with -p. */
+static int do_dwarf_list(const struct opts *o)
+{
+	const char *arg = o->lines_spec ? o->lines_spec : o->vars_spec;
+	char err[512] = "", *bin = NULL, *spec;
+	if (!strncmp(arg, "uprobe:", 7))
+		arg += 7;
+	char *copy = strdup(arg), *colon = strchr(copy, ':');
+	if (colon && (*colon = 0, (bin = elfsym_find_binary(copy, o->pid)) != NULL)) {
+		spec = colon + 1;
+	} else {
+		if (colon)
+			*colon = ':';
+		spec = copy;
+		if (o->pid > 0) {
+			char link[64];
+			snprintf(link, sizeof(link), "/proc/%d/exe", (int)o->pid);
+			bin = realpath(link, NULL);
+		}
+	}
+	int r = -1;
+	if (!bin)
+		snprintf(err, sizeof(err), "give the binary: -%c BIN:SPEC", o->lines_spec ? 'L' : 'V');
+	else if (o->lines_spec)
+		r = dw_list_lines(stdout, bin, spec, err, sizeof(err));
+	else
+		r = dw_list_vars(stdout, bin, spec, err, sizeof(err));
+	if (r)
+		fprintf(stderr, "perf-run: %s\n", err);
+	free(bin);
+	free(copy);
+	return r ? 1 : 0;
+}
+
+/* ---- running ---- */
+
+static bool have_privileges(void)
+{
+	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct d[2];
+	if (geteuid() == 0)
+		return true;
+	if (syscall(SYS_capget, &h, d))
+		return false;
+	unsigned bpf = CAP_BPF - 32, perfmon = CAP_PERFMON - 32;
+	return (d[1].effective >> bpf & 1) && (d[1].effective >> perfmon & 1);
+}
+
+static char *read_file(const char *path)
+{
+	FILE *f = fopen(path, "re");
+	char *buf = NULL;
+	size_t n = 0;
+	if (!f) {
+		fprintf(stderr, "perf-run: cannot read '%s': %s\n", path, strerror(errno));
+		return NULL;
+	}
+	FILE *m = open_memstream(&buf, &n);
+	char chunk[8192];
+	size_t k;
+	while (m && (k = fread(chunk, 1, sizeof(chunk), f)) > 0)
+		fwrite(chunk, 1, k, m);
+	bool bad = ferror(f);
+	fclose(f);
+	if (m)
+		fclose(m);
+	if (bad || !m) {
+		fprintf(stderr, "perf-run: cannot read '%s': %s\n", path, strerror(errno));
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+static int start_child(const struct opts *o, struct child *c)
+{
+	if (o->cmd && o->cmd_argv) {
+		fprintf(stderr, "perf-run: give the command with -c or after --, not both\n");
+		return -1;
+	}
+	if (o->cmd)
+		return child_spawn_line(c, o->cmd);
+	return child_spawn(c, o->cmd_argv);
+}
+
+static char *pid_binary(pid_t pid)
+{
+	char link[64];
+	snprintf(link, sizeof(link), "/proc/%d/exe", (int)pid);
+	return realpath(link, NULL);
+}
+
+static int run(const struct opts *o, double start)
+{
+	struct source src = { o->prog ? "-e" : o->file, NULL };
+	char *text = o->prog ? strdup(o->prog) : read_file(o->file);
+	struct child child, *cp = NULL;
+	char *pbin = NULL;
+	FILE *out = stdout;
+	int ret = 1;
+
+	if (!text)
+		return 1;
+	src.text = text;
+	if (o->pid > 0 && kill(o->pid, 0) && errno == ESRCH) {
+		fprintf(stderr, "perf-run: no process with pid %d\n", (int)o->pid);
+		goto out;
+	}
+	if (o->out && !(out = fopen(o->out, "we"))) {
+		fprintf(stderr, "perf-run: cannot write '%s': %s\n", o->out, strerror(errno));
+		goto out;
+	}
+	if (o->cmd || o->cmd_argv) {
+		if (start_child(o, &child))
+			goto out;
+		cp = &child;
+	}
+	pid_t pid = cp ? cp->pid : o->pid;
+	if (!cp && o->pid > 0)
+		pbin = pid_binary(o->pid);
+	struct pr_compile_opts co = {
+		.pid = pid, .default_bin = cp ? child_path(cp) : pbin,
+		.params = o->params, .nparams = o->nparams, .unsafe = o->unsafe,
+		.dump = o->dump, .verbose = o->verbose,
+	};
+	struct diag d;
+	diag_init(&d, &src, stderr);
+	struct program *p = pr_compile(&src, &co, &d);
+	if (!p || d.errors) {
+		if (cp)
+			child_kill(cp);
+		if (p)
+			pr_program_free(p);
+		goto out;
+	}
+	if (o->dump) {   /* a look at the compiler's work, nothing loaded */
+		ret = 0;
+		pr_program_free(p);
+		goto out;
+	}
+	struct rt_opts ro = {
+		.out = out, .format = o->format, .quiet = o->quiet, .verbose = o->verbose,
+		.pid = pid, .child = cp, .start_ms = start,
+	};
+	ret = rt_run(p, &ro, &d);
+	pr_program_free(p);
+out:
+	if (cp) {
+		child_kill(cp);
+		free(cp->path);
+	}
+	if (out != stdout)
+		fclose(out);
+	free(pbin);
+	free(text);
+	return ret;
+}
+
+int main(int argc, char **argv)
+{
+	double start = now_ms();   /* first thing: "Attached ... in T ms" counts from exec */
+	struct opts o = { .format = RT_TEXT };
+
+	if (parse_args(argc, argv, &o))
+		return 1;
+	if (o.help) {
+		usage(stdout);
+		return 0;
+	}
+	if (o.version) {
+		printf("perf-run %s\n", PERF_RUN_VERSION);
+		return 0;
+	}
+	if (o.list)
+		return do_list(&o);
+	if (o.lines_spec || o.vars_spec)
+		return do_dwarf_list(&o);
+	if (!o.prog && !o.file) {
+		fprintf(stderr, "perf-run: give a script FILE or -e PROGRAM\n");
+		usage(stderr);
+		return 1;
+	}
+	if (!o.dump && !have_privileges()) {
+		fprintf(stderr, "perf-run: tracing needs root, or CAP_BPF and CAP_PERFMON; "
+			"run it with sudo\n");
+		return 1;
+	}
+	return run(&o, start);
+}

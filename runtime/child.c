@@ -1,0 +1,167 @@
+/*
+ * child.c - the traced command.  It is forked before compiling so that its
+ * pid and executable are known to the compiler, then waits on a pipe
+ * before exec: the first probe must be live before its first instruction
+ * runs.  Writing a byte opens the gate; EOF without one means perf-run
+ * died or gave up, and the child leaves without running the command.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "child.h"
+
+static bool child_is_exec(const char *p)
+{
+	struct stat st;
+	return stat(p, &st) == 0 && S_ISREG(st.st_mode) && access(p, X_OK) == 0;
+}
+
+/* argv[0] resolved as execvp would, made absolute. */
+static char *child_find(const char *name)
+{
+	char buf[PATH_MAX];
+	if (strchr(name, '/'))
+		return child_is_exec(name) ? realpath(name, NULL) : NULL;
+	const char *path = getenv("PATH");
+	if (!path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	for (const char *s = path; *s;) {
+		const char *e = strchrnul(s, ':');
+		snprintf(buf, sizeof(buf), "%.*s/%s", (int)(e - s), s, name);
+		if (e > s && child_is_exec(buf))
+			return realpath(buf, NULL);
+		s = *e ? e + 1 : e;
+	}
+	return NULL;
+}
+
+static void child_wait_gate(int fd, const char *path, char *const argv[])
+{
+	char c;
+	ssize_t n;
+	do
+		n = read(fd, &c, 1);
+	while (n < 0 && errno == EINTR);
+	if (n != 1)
+		_exit(127);   /* perf-run went away before the probes were live */
+	close(fd);
+	execv(path, argv);
+	fprintf(stderr, "perf-run: cannot run '%s': %s\n", argv[0], strerror(errno));
+	_exit(127);
+}
+
+int child_spawn(struct child *c, char *const argv[])
+{
+	int gate[2];
+
+	memset(c, 0, sizeof(*c));
+	c->gate_fd = c->pidfd = -1;
+	if (!argv || !argv[0]) {
+		fprintf(stderr, "perf-run: no command to run\n");
+		return -1;
+	}
+	c->path = child_find(argv[0]);
+	if (!c->path) {
+		fprintf(stderr, "perf-run: cannot find '%s'%s\n", argv[0],
+			strchr(argv[0], '/') ? ": no such executable" : " in PATH");
+		return -1;
+	}
+	if (pipe2(gate, O_CLOEXEC)) {
+		fprintf(stderr, "perf-run: cannot start '%s': %s\n", argv[0], strerror(errno));
+		return -1;
+	}
+	fflush(NULL);
+	c->pid = fork();
+	if (c->pid < 0) {
+		fprintf(stderr, "perf-run: cannot start '%s': %s\n", argv[0], strerror(errno));
+		close(gate[0]);
+		close(gate[1]);
+		return -1;
+	}
+	if (c->pid == 0) {
+		close(gate[1]);
+		child_wait_gate(gate[0], c->path, argv);
+	}
+	close(gate[0]);
+	c->gate_fd = gate[1];
+	c->pidfd = (int)syscall(SYS_pidfd_open, c->pid, 0);
+	return 0;
+}
+
+int child_spawn_line(struct child *c, const char *line)
+{
+	char *copy = strdup(line), *save = NULL;
+	char **argv = NULL;
+	int n = 0, ret = -1;
+
+	for (char *t = copy ? strtok_r(copy, " \t\n", &save) : NULL; t;
+	     t = strtok_r(NULL, " \t\n", &save)) {
+		char **a = realloc(argv, (size_t)(n + 2) * sizeof(*a));
+		if (!a)
+			goto out;
+		argv = a;
+		argv[n++] = t;
+		argv[n] = NULL;
+	}
+	ret = child_spawn(c, argv);
+out:
+	free(argv);
+	free(copy);
+	return ret;
+}
+
+const char *child_path(const struct child *c)
+{
+	return c->path;
+}
+
+int child_release(struct child *c)
+{
+	if (c->gate_fd < 0)
+		return 0;
+	ssize_t n = write(c->gate_fd, "g", 1);
+	close(c->gate_fd);
+	c->gate_fd = -1;
+	return n == 1 ? 0 : -1;
+}
+
+int child_poll(struct child *c)
+{
+	if (c->exited)
+		return 1;
+	int st;
+	pid_t r = waitpid(c->pid, &st, WNOHANG);
+	if (r == c->pid) {
+		c->status = st;
+		c->exited = 1;
+	}
+	return c->exited;
+}
+
+void child_kill(struct child *c)
+{
+	if (c->gate_fd >= 0) {
+		close(c->gate_fd);   /* EOF at the gate: the child exits by itself */
+		c->gate_fd = -1;
+	}
+	if (!c->exited && c->pid > 0) {
+		kill(c->pid, SIGKILL);
+		if (waitpid(c->pid, &c->status, 0) == c->pid)
+			c->exited = 1;
+	}
+	if (c->pidfd >= 0) {
+		close(c->pidfd);
+		c->pidfd = -1;
+	}
+}

@@ -1,0 +1,31 @@
+/*
+ * child.h - the traced command of -c / --: forked before compiling (so its
+ * pid is known), held before exec until every probe is attached, then
+ * released; its exit ends the trace.
+ */
+#ifndef PR_CHILD_H
+#define PR_CHILD_H
+
+#include <sys/types.h>
+
+struct child {
+	pid_t pid;
+	int gate_fd;   /* write end: closing it lets the child exec */
+	int pidfd;     /* becomes readable when the child exits, -1 if unsupported */
+	int status;    /* wait status once reaped */
+	int exited;
+	char *path;    /* absolute path of the executable, malloc'd */
+};
+
+/* argv[0] is looked up in PATH as execvp does.  Reports and returns -1 on error. */
+int child_spawn(struct child *c, char *const argv[]);
+/* Splits "cmd arg1 arg2" on white space (no shell) and spawns it. */
+int child_spawn_line(struct child *c, const char *line);
+/* The absolute path the child will exec (for attach points without BIN). */
+const char *child_path(const struct child *c);
+int child_release(struct child *c);
+/* Non-blocking: 1 if exited (and reaped), 0 if running. */
+int child_poll(struct child *c);
+void child_kill(struct child *c);
+
+#endif

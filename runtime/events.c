@@ -1,0 +1,212 @@
+/*
+ * events.c - one ring buffer record at a time: its first u64 picks the
+ * action in program.h's table, whose arguments sit at the offsets the
+ * compiler gave.  Records that do not match their action's size are
+ * counted, not trusted.
+ */
+#define _GNU_SOURCE
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "events.h"
+#include "mapprint.h"
+
+static void ev_emit(struct ev_ctx *e, const char *type, const char *text)
+{
+	if (!e->json) {
+		fputs(text, e->out);
+		return;
+	}
+	struct fmt_buf b;
+	fmt_init(&b);
+	fmt_addf(&b, "{\"type\": \"%s\", \"data\": \"", type);
+	fmt_json_str(&b, text);
+	fmt_puts(&b, "\"}\n");
+	fputs(b.s, e->out);
+	fmt_free(&b);
+}
+
+void ev_print_map(struct ev_ctx *e, int map, int64_t top, int64_t div)
+{
+	struct mp_data d;
+	struct fmt_buf b;
+	if (map < 0 || map >= e->p->nmaps)
+		return;
+	const struct pr_map *m = &e->p->maps[map];
+	if (e->map_fds[map] < 0 || mp_read(e->map_fds[map], m, &d))
+		return;
+	if (!d.n) {   /* bpftrace prints nothing for an empty map */
+		mp_data_free(&d);
+		return;
+	}
+	mp_sort(m, &d);
+	fmt_init(&b);
+	if (e->json)
+		mp_json(&b, m, &d, top, div, &e->fc);
+	else
+		mp_text(&b, m, &d, top, div, &e->fc);
+	fputs(b.s, e->out);
+	fmt_free(&b);
+	mp_data_free(&d);
+}
+
+static int ev_name_cmp(const void *a, const void *b)
+{
+	const struct pr_map *x = *(const struct pr_map *const *)a;
+	const struct pr_map *y = *(const struct pr_map *const *)b;
+	return strcmp(x->name, y->name);
+}
+
+void ev_print_maps(struct ev_ctx *e)
+{
+	const struct program *p = e->p;
+	const struct pr_map **order = calloc((size_t)p->nmaps + 1, sizeof(*order));
+	if (!e->json)
+		fputs("\n\n", e->out);   /* bpftrace separates the maps so */
+	if (!order)
+		return;
+	for (int i = 0; i < p->nmaps; i++)
+		order[i] = &p->maps[i];
+	qsort(order, (size_t)p->nmaps, sizeof(*order), ev_name_cmp);
+	for (int i = 0; i < p->nmaps; i++)
+		ev_print_map(e, (int)(order[i] - p->maps), 0, 0);
+	free(order);
+}
+
+static void ev_time(struct ev_ctx *e, const struct pr_action *a)
+{
+	char buf[512];
+	time_t now = time(NULL);
+	struct tm tm;
+	localtime_r(&now, &tm);
+	if (!strftime(buf, sizeof(buf), a->fmt ? a->fmt : "%H:%M:%S\n", &tm))
+		buf[0] = 0;
+	ev_emit(e, "time", buf);
+}
+
+static void ev_cat(struct ev_ctx *e, const char *path)
+{
+	char buf[4096];
+	size_t n;
+	FILE *f = fopen(path, "re");
+	if (!f) {
+		fprintf(stderr, "perf-run: cat: cannot read '%s'\n", path);
+		return;
+	}
+	struct fmt_buf b;
+	fmt_init(&b);
+	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+		fmt_putn(&b, buf, n);
+	fclose(f);
+	ev_emit(e, "cat", b.s);
+	fmt_free(&b);
+}
+
+/* join(): an array of strings, joined with the separator, ended by a newline. */
+static void ev_join(struct ev_ctx *e, const struct pr_action *a, const char *rec, size_t len)
+{
+	const struct type *t = a->nargs ? a->args[0].type : NULL;
+	const char *sep = a->fmt ? a->fmt : " ";
+	struct fmt_buf b;
+	if (!t || t->kind != T_ARRAY || !t->elem || a->args[0].offset + t->size > len)
+		return;
+	fmt_init(&b);
+	for (uint32_t i = 0; i < t->count; i++) {
+		const char *s = rec + a->args[0].offset + i * t->elem->size;
+		size_t n = strnlen(s, t->elem->size);
+		if (!n)
+			break;
+		if (i)
+			fmt_puts(&b, sep);
+		fmt_putn(&b, s, n);
+	}
+	fmt_putc(&b, '\n');
+	ev_emit(e, "join", b.s);
+	fmt_free(&b);
+}
+
+static void ev_formatted(struct ev_ctx *e, const struct pr_action *a, const char *rec,
+			 size_t len)
+{
+	struct fmt_buf b;
+	fmt_init(&b);
+	if (fmt_printf(&b, a->fmt ? a->fmt : "", a->args, a->nargs, rec, len, &e->fc)) {
+		e->bad++;
+	} else if (a->kind == ACT_PRINTF) {
+		ev_emit(e, "printf", b.s);
+	} else if (a->kind == ACT_SYSTEM) {
+		fflush(e->out);
+		if (system(b.s) < 0)
+			fprintf(stderr, "perf-run: system: cannot run '%s'\n", b.s);
+	} else {
+		ev_cat(e, b.s);
+	}
+	fmt_free(&b);
+}
+
+static void ev_printv(struct ev_ctx *e, const struct pr_action *a, const char *rec, size_t len)
+{
+	struct fmt_buf b;
+	if (!a->nargs || a->args[0].offset + 8 > len)
+		return;
+	fmt_init(&b);
+	fmt_value(&b, a->args[0].type, rec + a->args[0].offset, &e->fc);
+	if (e->json) {
+		fmt_putc(&b, '\n');
+		ev_emit(e, "value", b.s);
+	} else {
+		fmt_putc(&b, '\n');
+		fputs(b.s, e->out);
+	}
+	fmt_free(&b);
+}
+
+int ev_record(void *ctx, void *data, size_t len)
+{
+	struct ev_ctx *e = ctx;
+	const char *rec = data;
+	uint64_t id;
+
+	if (e->exit_requested)
+		return 0;   /* bpftrace stops at exit(); so do we */
+	if (len < 8) {
+		e->bad++;
+		return 0;
+	}
+	memcpy(&id, rec, 8);
+	if (id >= (uint64_t)e->p->nactions || len < e->p->actions[id].size) {
+		e->bad++;
+		return 0;
+	}
+	const struct pr_action *a = &e->p->actions[id];
+	switch (a->kind) {
+	case ACT_PRINTF: case ACT_SYSTEM: case ACT_CAT:
+		ev_formatted(e, a, rec, len);
+		break;
+	case ACT_PRINT:
+		ev_print_map(e, a->map, a->top, a->div);
+		break;
+	case ACT_PRINTV:
+		ev_printv(e, a, rec, len);
+		break;
+	case ACT_CLEAR:
+		if (a->map >= 0 && e->map_fds[a->map] >= 0)
+			mp_clear(e->map_fds[a->map], &e->p->maps[a->map]);
+		break;
+	case ACT_ZERO:
+		if (a->map >= 0 && e->map_fds[a->map] >= 0)
+			mp_zero(e->map_fds[a->map], &e->p->maps[a->map]);
+		break;
+	case ACT_TIME:
+		ev_time(e, a);
+		break;
+	case ACT_JOIN:
+		ev_join(e, a, rec, len);
+		break;
+	case ACT_EXIT:
+		e->exit_requested = true;
+		break;
+	}
+	return 0;
+}

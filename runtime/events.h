@@ -1,0 +1,33 @@
+/*
+ * events.h - ring buffer records to actions: printf, print, clear, zero,
+ * time, exit, system, cat, join; and printing maps for print() and at exit.
+ */
+#ifndef PR_EVENTS_H
+#define PR_EVENTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "../compiler/program.h"
+#include "format.h"
+
+struct ev_ctx {
+	const struct program *p;
+	FILE *out;
+	bool json;
+	const int *map_fds;    /* fd of each p->maps[i], -1 if not found */
+	struct fmt_ctx fc;
+	bool exit_requested;   /* an exit() record was seen */
+	uint64_t bad;          /* records that did not decode */
+};
+
+/* ring_buffer_sample_fn: decodes one record and runs its action. */
+int ev_record(void *ctx, void *data, size_t len);
+/* print(@map, top, div) now. */
+void ev_print_map(struct ev_ctx *e, int map, int64_t top, int64_t div);
+/* At exit: every non-empty map in name order, as bpftrace does. */
+void ev_print_maps(struct ev_ctx *e);
+
+#endif

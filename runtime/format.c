@@ -1,0 +1,418 @@
+/*
+ * format.c - printf-style formatting of record arguments and the text of
+ * typed values.  We parse the conversions ourselves rather than hand the
+ * user's format to the C library: the argument types come from the
+ * compiler, not from the format, so each conversion is rebuilt with a
+ * length modifier that matches the value we pass.
+ */
+#define _GNU_SOURCE
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <bpf/bpf.h>
+
+#include "format.h"
+#include "symbols.h"
+
+#define FMT_MAX_FRAMES 127
+
+void fmt_init(struct fmt_buf *b)
+{
+	b->s = NULL;
+	b->len = b->cap = 0;
+	fmt_reset(b);
+}
+
+void fmt_free(struct fmt_buf *b)
+{
+	free(b->s);
+	b->s = NULL;
+	b->len = b->cap = 0;
+}
+
+static void fmt_grow(struct fmt_buf *b, size_t need)
+{
+	if (b->len + need + 1 <= b->cap)
+		return;
+	size_t cap = b->cap ? b->cap : 256;
+	while (cap < b->len + need + 1)
+		cap *= 2;
+	char *s = realloc(b->s, cap);
+	if (!s)
+		abort();   /* out of memory while printing: nothing sensible to do */
+	b->s = s;
+	b->cap = cap;
+}
+
+void fmt_reset(struct fmt_buf *b)
+{
+	fmt_grow(b, 0);
+	b->len = 0;
+	b->s[0] = 0;
+}
+
+void fmt_putn(struct fmt_buf *b, const char *s, size_t n)
+{
+	fmt_grow(b, n);
+	memcpy(b->s + b->len, s, n);
+	b->len += n;
+	b->s[b->len] = 0;
+}
+
+void fmt_putc(struct fmt_buf *b, char c)
+{
+	fmt_putn(b, &c, 1);
+}
+
+void fmt_puts(struct fmt_buf *b, const char *s)
+{
+	fmt_putn(b, s, strlen(s));
+}
+
+void fmt_addf(struct fmt_buf *b, const char *fmt, ...)
+{
+	va_list ap, aq;
+	va_start(ap, fmt);
+	va_copy(aq, ap);
+	int n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n > 0) {
+		fmt_grow(b, (size_t)n);
+		vsnprintf(b->s + b->len, (size_t)n + 1, fmt, aq);
+		b->len += (size_t)n;
+	}
+	va_end(aq);
+}
+
+void fmt_json_str(struct fmt_buf *b, const char *s)
+{
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		switch (c) {
+		case '"': fmt_puts(b, "\\\""); break;
+		case '\\': fmt_puts(b, "\\\\"); break;
+		case '\n': fmt_puts(b, "\\n"); break;
+		case '\t': fmt_puts(b, "\\t"); break;
+		case '\r': fmt_puts(b, "\\r"); break;
+		default:
+			if (c < 0x20)
+				fmt_addf(b, "\\u%04x", c);
+			else
+				fmt_putc(b, (char)c);
+		}
+	}
+}
+
+int64_t fmt_int(const struct type *t, const void *p)
+{
+	uint64_t v;
+	memcpy(&v, p, 8);
+	unsigned size = t && t->size && t->size < 8 ? t->size : 8;
+	if (size == 8 || (t && (t->kind == T_BOOL)))
+		return (int64_t)v;
+	unsigned sh = 64 - 8 * size;
+	if (t && t->is_signed)
+		return (int64_t)(v << sh) >> sh;
+	return (int64_t)((v << sh) >> sh);
+}
+
+static bool fmt_unsigned(const struct type *t)
+{
+	return t && (t->kind == T_PTR || ((t->kind == T_INT || t->kind == T_ENUM) &&
+					  !t->is_signed));
+}
+
+static void fmt_stack(struct fmt_buf *b, const struct type *t, uint64_t v,
+		      const struct fmt_ctx *c)
+{
+	uint32_t id = (uint32_t)v;
+	pid_t pid = (pid_t)(v >> 32);
+	uint64_t ips[FMT_MAX_FRAMES];
+	int indent = c && c->stack_indent ? c->stack_indent : 8;
+
+	if (!c || c->stack_fd < 0 || (int32_t)id < 0)
+		return;
+	memset(ips, 0, sizeof(ips));
+	if (bpf_map_lookup_elem(c->stack_fd, &id, ips) || !ips[0])
+		return;   /* no frames: bpftrace prints nothing at all */
+	fmt_putc(b, '\n');
+	for (int i = 0; i < FMT_MAX_FRAMES && ips[i]; i++) {
+		uint64_t off = 0;
+		const char *name = NULL;
+		if (c->sym)
+			name = t->is_user ? sym_user(c->sym, pid, ips[i], &off)
+					  : sym_kernel(c->sym, ips[i], &off);
+		fmt_addf(b, "%*s", indent, "");
+		if (name)
+			fmt_addf(b, "%s+%llu", name, (unsigned long long)off);
+		else
+			fmt_addf(b, "0x%llx", (unsigned long long)ips[i]);
+		int line = 0;
+		const char *file = c->src_lines && c->sym && t->is_user ?
+				   sym_user_line(c->sym, pid, ips[i], &line) : NULL;
+		if (file)
+			fmt_addf(b, " (%s:%d)", file, line);
+		fmt_putc(b, '\n');
+	}
+}
+
+static void fmt_sym(struct fmt_buf *b, const struct type *t, const void *p,
+		    const struct fmt_ctx *c)
+{
+	uint64_t addr, pid = 0, off;
+	const char *name = NULL;
+
+	memcpy(&addr, p, 8);
+	if (t->kind == T_USYM)
+		memcpy(&pid, (const char *)p + 8, 8);
+	if (c && c->sym)
+		name = t->kind == T_USYM ? sym_user(c->sym, (pid_t)pid, addr, &off)
+					 : sym_kernel(c->sym, addr, &off);
+	if (name)
+		fmt_puts(b, name);
+	else
+		fmt_addf(b, "0x%llx", (unsigned long long)addr);
+}
+
+static void fmt_enum(struct fmt_buf *b, const struct type *t, int64_t v)
+{
+	for (int i = 0; i < t->nenums; i++)
+		if (t->enums[i].value == v) {
+			fmt_puts(b, t->enums[i].name);
+			return;
+		}
+	fmt_addf(b, "%lld", (long long)v);
+}
+
+static void fmt_record(struct fmt_buf *b, const struct type *t, const char *p,
+		       const struct fmt_ctx *c)
+{
+	fmt_puts(b, "{ ");
+	for (int i = 0; i < t->nfields; i++) {
+		const struct field *f = &t->fields[i];
+		fmt_addf(b, "%s.%s = ", i ? ", " : "", f->name ? f->name : "");
+		fmt_value(b, f->type, p + f->offset, c);
+	}
+	fmt_puts(b, " }");
+}
+
+/* Plain (not 8-byte widened) integer inside an array or record. */
+static void fmt_packed_int(struct fmt_buf *b, const struct type *t, const void *p)
+{
+	uint64_t v = 0;
+	unsigned size = t->size <= 8 ? t->size : 8;
+	memcpy(&v, p, size);   /* little endian: low bytes first */
+	if (t->is_signed && size < 8 && (v >> (8 * size - 1)) & 1)
+		v |= ~0ull << (8 * size);
+	if (t->kind == T_ENUM)
+		fmt_enum(b, t, (int64_t)v);
+	else if (t->is_signed)
+		fmt_addf(b, "%lld", (long long)v);
+	else
+		fmt_addf(b, "%llu", (unsigned long long)v);
+}
+
+static void fmt_array(struct fmt_buf *b, const struct type *t, const char *p,
+		      const struct fmt_ctx *c)
+{
+	const struct type *e = t->elem;
+	if (e && e->kind == T_INT && e->size == 1) {
+		fmt_putn(b, p, strnlen(p, t->size));  /* char[]: a string */
+		return;
+	}
+	fmt_putc(b, '[');
+	for (uint32_t i = 0; e && i < t->count; i++) {
+		if (i)
+			fmt_putc(b, ',');
+		if (e->kind == T_INT || e->kind == T_ENUM || e->kind == T_BOOL)
+			fmt_packed_int(b, e, p + i * e->size);
+		else
+			fmt_value(b, e, p + i * e->size, c);
+	}
+	fmt_putc(b, ']');
+}
+
+void fmt_value(struct fmt_buf *b, const struct type *t, const void *p,
+	       const struct fmt_ctx *c)
+{
+	uint64_t u;
+	if (!t) {
+		memcpy(&u, p, 8);
+		fmt_addf(b, "%lld", (long long)u);
+		return;
+	}
+	switch (t->kind) {
+	case T_STR:
+		fmt_putn(b, p, strnlen(p, t->size));
+		break;
+	case T_PTR:
+		memcpy(&u, p, 8);
+		fmt_addf(b, "0x%llx", (unsigned long long)u);
+		break;
+	case T_ENUM:
+		fmt_enum(b, t, fmt_int(t, p));
+		break;
+	case T_USYM:
+	case T_KSYM:
+		fmt_sym(b, t, p, c);
+		break;
+	case T_STACK:
+		memcpy(&u, p, 8);
+		fmt_stack(b, t, u, c);
+		break;
+	case T_RECORD:
+	case T_ARGS:
+		fmt_record(b, t, p, c);
+		break;
+	case T_ARRAY:
+		fmt_array(b, t, p, c);
+		break;
+	default:
+		if (fmt_unsigned(t))
+			fmt_addf(b, "%llu", (unsigned long long)fmt_int(t, p));
+		else
+			fmt_addf(b, "%lld", (long long)fmt_int(t, p));
+	}
+}
+
+/* One parsed conversion: "%-08.3lx" -> flags "-0", width 8, prec 3, 'x'. */
+struct fmt_spec {
+	char flags[8];
+	int width, prec;   /* -1 if absent */
+	int len;           /* 0 none, 'H' hh, 'h', 'l' (l, ll, j, z, t: 64 bits) */
+	char conv;
+};
+
+static const char *fmt_parse(const char *s, struct fmt_spec *sp)
+{
+	int nf = 0;
+	sp->width = sp->prec = -1;
+	while (*s && strchr("-+ #0", *s)) {
+		if (nf < 6)
+			sp->flags[nf++] = *s;
+		s++;
+	}
+	sp->flags[nf] = 0;
+	if (*s >= '0' && *s <= '9')
+		sp->width = (int)strtol(s, (char **)&s, 10);
+	if (*s == '.') {
+		s++;
+		sp->prec = (int)strtol(s, (char **)&s, 10);
+	}
+	sp->len = 0;
+	for (; *s && strchr("hlqjzt", *s); s++)
+		sp->len = *s != 'h' ? 'l' : sp->len == 'h' ? 'H' : 'h';
+	sp->conv = *s;
+	return *s ? s + 1 : s;
+}
+
+/* The conversion rebuilt for one C argument: "%" flags width prec LEN conv. */
+static void fmt_spec_str(char *out, size_t n, const struct fmt_spec *sp,
+			 const char *len, char conv)
+{
+	char w[16] = "", p[16] = "";
+	if (sp->width >= 0)
+		snprintf(w, sizeof(w), "%d", sp->width);
+	if (sp->prec >= 0)
+		snprintf(p, sizeof(p), ".%d", sp->prec);
+	snprintf(out, n, "%%%s%s%s%s%c", sp->flags, w, p, len, conv);
+}
+
+static void fmt_one(struct fmt_buf *b, const struct fmt_spec *sp,
+		    const struct pr_arg *a, const char *data, const struct fmt_ctx *c)
+{
+	char spec[64];
+	const struct type *t = a->type;
+	int64_t v;
+
+	switch (sp->conv) {
+	case 'd': case 'i': case 'u': case 'x': case 'X': case 'o':
+		if (t && t->kind == T_STR) {
+			/* not an integer: fall back on its text */
+			struct fmt_spec s2 = *sp;
+			s2.conv = 's';
+			fmt_one(b, &s2, a, data, c);
+			return;
+		}
+		/* as C (and bpftrace) would: the length modifier decides how many
+		 * bits of the value the conversion sees */
+		v = fmt_int(t, data);
+		if (sp->len == 'H')
+			v = strchr("di", sp->conv) ? (int64_t)(signed char)v : (int64_t)(unsigned char)v;
+		else if (sp->len == 'h')
+			v = strchr("di", sp->conv) ? (int64_t)(short)v : (int64_t)(unsigned short)v;
+		else if (sp->len == 0)
+			v = strchr("di", sp->conv) ? (int64_t)(int)v : (int64_t)(unsigned)v;
+		fmt_spec_str(spec, sizeof(spec), sp, "ll", sp->conv);
+		fmt_addf(b, spec, (long long)v);
+		return;
+	case 'c':
+		fmt_spec_str(spec, sizeof(spec), sp, "", 'c');
+		fmt_addf(b, spec, (int)(unsigned char)fmt_int(t, data));
+		return;
+	case 'p': {
+		uint64_t u;
+		memcpy(&u, data, 8);
+		struct fmt_spec s2 = *sp;
+		s2.prec = -1;
+		char hex[32];
+		snprintf(hex, sizeof(hex), "0x%llx", (unsigned long long)u);
+		fmt_spec_str(spec, sizeof(spec), &s2, "", 's');
+		fmt_addf(b, spec, hex);
+		return;
+	}
+	default: {   /* 's' and anything unknown: the value's text */
+		struct fmt_buf tmp;
+		fmt_init(&tmp);
+		fmt_value(&tmp, t, data, c);
+		fmt_spec_str(spec, sizeof(spec), sp, "", 's');
+		fmt_addf(b, spec, tmp.s);
+		fmt_free(&tmp);
+	}
+	}
+}
+
+static size_t fmt_arg_size(const struct type *t)
+{
+	if (!t)
+		return 8;
+	if (t->kind == T_STR || t->kind == T_ARRAY || t->kind == T_RECORD ||
+	    t->kind == T_ARGS || t->kind == T_USYM)
+		return t->size;
+	return 8;
+}
+
+int fmt_printf(struct fmt_buf *b, const char *fmt, const struct pr_arg *args,
+	       int nargs, const void *rec, size_t len, const struct fmt_ctx *c)
+{
+	/* offsets count from the record start: the id is at 0, args from 8 */
+	const char *base = (const char *)rec;
+	int ai = 0;
+
+	while (*fmt) {
+		const char *pct = strchr(fmt, '%');
+		if (!pct) {
+			fmt_puts(b, fmt);
+			break;
+		}
+		fmt_putn(b, fmt, (size_t)(pct - fmt));
+		if (pct[1] == '%') {
+			fmt_putc(b, '%');
+			fmt = pct + 2;
+			continue;
+		}
+		struct fmt_spec sp;
+		fmt = fmt_parse(pct + 1, &sp);
+		if (!sp.conv)
+			break;
+		if (ai >= nargs)
+			continue;   /* sema checks the count; be safe anyway */
+		const struct pr_arg *a = &args[ai++];
+		if ((size_t)a->offset + fmt_arg_size(a->type) > len)
+			return -1;
+		fmt_one(b, &sp, a, base + a->offset, c);
+	}
+	return 0;
+}

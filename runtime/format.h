@@ -1,0 +1,54 @@
+/*
+ * format.h - printf-style formatting of ring buffer record arguments, and
+ * the text of one typed value as bpftrace prints it (map keys and values,
+ * %s of a non-string).  Output goes to a growable buffer so that the same
+ * text can be written plain or escaped into JSON.
+ */
+#ifndef PR_FORMAT_H
+#define PR_FORMAT_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "../compiler/program.h"
+
+struct fmt_buf {
+	char *s;      /* NUL-terminated, malloc'd */
+	size_t len, cap;
+};
+
+struct sym;
+
+/* What values that name kernel or user addresses need to be printed. */
+struct fmt_ctx {
+	struct sym *sym;   /* NULL: addresses print as hex */
+	int stack_fd;      /* BPF_MAP_TYPE_STACK_TRACE fd, -1 if none */
+	int stack_indent;  /* spaces before each frame: 8 for values, 4 for keys */
+	bool src_lines;    /* -v: user frames also show (file:line) where known */
+};
+
+void fmt_init(struct fmt_buf *b);
+void fmt_free(struct fmt_buf *b);
+void fmt_reset(struct fmt_buf *b);
+void fmt_putc(struct fmt_buf *b, char c);
+void fmt_puts(struct fmt_buf *b, const char *s);
+void fmt_putn(struct fmt_buf *b, const char *s, size_t n);
+void fmt_addf(struct fmt_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* s as the inside of a JSON string (no quotes added). */
+void fmt_json_str(struct fmt_buf *b, const char *s);
+
+/* Integer stored in 8 bytes at p, narrowed and extended as type t says. */
+int64_t fmt_int(const struct type *t, const void *p);
+/* One value of type t at p as bpftrace prints it (strings unquoted). */
+void fmt_value(struct fmt_buf *b, const struct type *t, const void *p,
+	       const struct fmt_ctx *c);
+/* printf(fmt, args...) over one record (rec points at the id; argument
+ * offsets count from there, as program.h lays them out).  Returns 0,
+ * or -1 if an argument lies outside the record (len bytes). */
+int fmt_printf(struct fmt_buf *b, const char *fmt, const struct pr_arg *args,
+	       int nargs, const void *rec, size_t len, const struct fmt_ctx *c);
+
+#endif

@@ -1,0 +1,169 @@
+/*
+ * loader.c - libbpf open and load.  libbpf's own chatter is only shown with
+ * -v; the verifier log goes into one large buffer so that a rejection can
+ * be traced back to the script line of the failing instruction through the
+ * line info the compiler put in the object's BTF.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <bpf/libbpf.h>
+
+#include "loader.h"
+
+#define LD_LOG_SIZE (16u << 20)
+
+static int ld_verbose;
+
+static int ld_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	if (!ld_verbose || (level == LIBBPF_DEBUG && ld_verbose < 2))
+		return 0;
+	return vfprintf(stderr, fmt, ap);
+}
+
+int ld_map_fd(struct bpf_object *o, const char *name)
+{
+	struct bpf_map *m = name ? bpf_object__find_map_by_name(o, name) : NULL;
+	return m ? bpf_map__fd(m) : -1;
+}
+
+/* A log line worth showing: not the statistics the verifier appends. */
+static bool ld_meaningful(const char *s, size_t n)
+{
+	if (!n)
+		return false;
+	static const char *const skip[] = { "processed ", "verification time",
+					    "stack depth", "-- END PROG LOAD LOG --" };
+	for (size_t i = 0; i < sizeof(skip) / sizeof(*skip); i++)
+		if (!strncmp(s, skip[i], strlen(skip[i])))
+			return false;
+	return true;
+}
+
+int ld_log_line(const char *log, char **msg)
+{
+	int line = 0;
+	const char *last = NULL;
+	size_t lastn = 0;
+
+	for (const char *s = log; s && *s;) {
+		const char *e = strchr(s, '\n');
+		size_t n = e ? (size_t)(e - s) : strlen(s);
+		if (n > 2 && s[0] == ';') {
+			/* "; <source text> @ FILE:LINE": the number after the last ':' */
+			const char *at = NULL;
+			for (const char *p = s; p + 2 < s + n; p++)
+				if (!strncmp(p, " @ ", 3))
+					at = p;
+			const char *colon = at ? memrchr(at, ':', (size_t)(s + n - at)) : NULL;
+			if (colon && atoi(colon + 1) > 0)
+				line = atoi(colon + 1);
+		} else if (ld_meaningful(s, n)) {
+			last = s;
+			lastn = n;
+		}
+		s = e ? e + 1 : NULL;
+	}
+	if (msg)
+		*msg = last ? strndup(last, lastn) : NULL;
+	return line;
+}
+
+static const struct pr_prog *ld_failed(const struct program *p, struct bpf_object *o)
+{
+	for (int i = 0; i < p->nprogs; i++) {
+		struct bpf_program *bp = bpf_object__find_program_by_name(o, p->progs[i].name);
+		if (bp && bpf_program__fd(bp) < 0)
+			return &p->progs[i];
+	}
+	return p->nprogs ? &p->progs[0] : NULL;
+}
+
+static void ld_report(const struct program *p, struct bpf_object *o, const char *log,
+		      int err, int verbose, struct diag *d)
+{
+	const struct pr_prog *pp = ld_failed(p, o);
+	struct loc loc = pp ? pp->loc : (struct loc){ 0, 0, 1 };
+	char *msg = NULL;
+	int line = log && *log ? ld_log_line(log, &msg) : 0;
+
+	if (!log || !*log) {
+		diag_error(d, loc, "the kernel refused to load this probe: %s", strerror(-err));
+		return;
+	}
+	if (line > 0 && line != loc.line) {
+		loc.line = line;
+		loc.col = 1;
+		loc.len = 1;
+	}
+	if (verbose)
+		fprintf(stderr, "%s", log);
+	diag_error(d, loc, "the kernel verifier rejected this probe: %s",
+		   msg ? msg : "(no message)");
+	free(msg);
+}
+
+static int ld_set_types(const struct program *p, struct bpf_object *o, struct diag *d)
+{
+	for (int i = 0; i < p->nprogs; i++) {
+		struct bpf_program *bp = bpf_object__find_program_by_name(o, p->progs[i].name);
+		if (!bp) {
+			diag_error(d, p->progs[i].loc, "internal error: program '%s' is missing "
+				   "from the BPF object", p->progs[i].name);
+			return -1;
+		}
+		bpf_program__set_type(bp, (enum bpf_prog_type)p->progs[i].bpf_prog_type);
+	}
+	return 0;
+}
+
+/* The verifier log of the last load; kept by ld_open for ld_load. */
+static char *ld_log;
+
+struct bpf_program *ld_prog(const struct program *p, struct bpf_object *o, int i)
+{
+	return bpf_object__find_program_by_name(o, p->progs[i].name);
+}
+
+struct bpf_object *ld_open(const struct program *p, int verbose, struct diag *d)
+{
+	struct bpf_object *o;
+
+	ld_verbose = verbose;
+	libbpf_set_print(ld_print);
+	if (!ld_log)
+		ld_log = calloc(1, LD_LOG_SIZE);
+	LIBBPF_OPTS(bpf_object_open_opts, oo, .object_name = "perf_run",
+		    .kernel_log_buf = ld_log, .kernel_log_size = ld_log ? LD_LOG_SIZE : 0);
+	o = bpf_object__open_mem(p->elf, p->elf_size, &oo);
+	if (!o) {
+		diag_error(d, (struct loc){ 0, 0, 1 }, "cannot open the compiled BPF object: %s",
+			   strerror(errno));
+		free(ld_log);
+		ld_log = NULL;
+		return NULL;
+	}
+	if (ld_set_types(p, o, d)) {
+		bpf_object__close(o);
+		free(ld_log);
+		ld_log = NULL;
+		return NULL;
+	}
+	return o;
+}
+
+int ld_load(const struct program *p, struct bpf_object *o, int verbose, struct diag *d)
+{
+	if (ld_log)
+		ld_log[0] = 0;
+	int err = bpf_object__load(o);
+	if (err)
+		ld_report(p, o, ld_log, err, verbose, d);
+	free(ld_log);
+	ld_log = NULL;
+	return err ? -1 : 0;
+}

@@ -1,0 +1,533 @@
+/*
+ * mapprint.c - maps from the kernel to text.  Values are folded across CPUs
+ * as program.h lays them out; the text copies bpftrace 0.17 byte for byte
+ * (hist bars 52 wide, labels with K/M/G suffixes, a blank line after each
+ * hist and after avg/stats maps) so that scripts and their users see the
+ * same output from both tools.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "mapprint.h"
+
+#define MP_BAR 52
+
+static const struct type *mp_agg(const struct pr_map *m)
+{
+	return m->value && m->value->kind == T_AGG ? m->value : NULL;
+}
+
+static enum agg_kind mp_kind(const struct pr_map *m)
+{
+	const struct type *a = mp_agg(m);
+	return a ? a->agg : AGG_NONE;
+}
+
+static bool mp_is_hist(const struct pr_map *m)
+{
+	return mp_kind(m) == AGG_HIST || mp_kind(m) == AGG_LHIST;
+}
+
+int mp_nbuckets(const struct type *agg)
+{
+	if (agg->agg == AGG_LHIST && agg->lh_step > 0)
+		return (int)(2 + (agg->lh_max - agg->lh_min) / agg->lh_step);
+	return PR_HIST_BUCKETS;
+}
+
+static uint32_t mp_prefix(const struct pr_map *m)
+{
+	return mp_is_hist(m) ? m->key_size - 8 : m->key_size;
+}
+
+/* type_is_int() without linking types.c: keeps this file testable alone. */
+static bool mp_is_int(const struct type *t)
+{
+	return t->kind == T_INT || t->kind == T_BOOL || t->kind == T_ENUM;
+}
+
+static bool mp_has_keys(const struct pr_map *m)
+{
+	return m->key != NULL;
+}
+
+/* ---- reading ---- */
+
+static void mp_fold(const struct pr_map *m, struct mp_entry *e, const char *v,
+		    int ncpu, uint64_t bucket)
+{
+	size_t stride = (m->value_size + 7) & ~7u;
+	for (int c = 0; c < ncpu; c++, v += stride) {
+		int64_t a, b;
+		memcpy(&a, v, 8);
+		switch (mp_kind(m)) {
+		case AGG_COUNT: case AGG_SUM:
+			e->value += a;
+			break;
+		case AGG_MIN: case AGG_MAX:
+			memcpy(&b, v + 8, 8);
+			if (!b)
+				break;
+			if (!e->count || (mp_kind(m) == AGG_MIN ? a < e->value : a > e->value))
+				e->value = a;
+			e->count = 1;
+			break;
+		case AGG_AVG: case AGG_STATS:
+			memcpy(&b, v + 8, 8);
+			e->sum += a;
+			e->count += (uint64_t)b;
+			e->value = e->count ? e->sum / (int64_t)e->count : 0;
+			break;
+		case AGG_HIST: case AGG_LHIST:
+			if (bucket < (uint64_t)e->nbuckets)
+				e->buckets[bucket] += (uint64_t)a;
+			break;
+		default:
+			break;
+		}
+	}
+}
+
+static struct mp_entry *mp_entry_for(const struct pr_map *m, struct mp_data *d,
+				     const char *key)
+{
+	uint32_t n = mp_prefix(m);
+	if (mp_is_hist(m))
+		for (int i = d->n - 1; i >= 0; i--)
+			if (!n || !memcmp(d->e[i].key, key, n))
+				return &d->e[i];
+	struct mp_entry *e = realloc(d->e, (size_t)(d->n + 1) * sizeof(*e));
+	if (!e)
+		return NULL;
+	d->e = e;
+	e = &d->e[d->n++];
+	memset(e, 0, sizeof(*e));
+	e->key = malloc(n ? n : 1);
+	if (e->key)
+		memcpy(e->key, key, n);
+	if (mp_is_hist(m)) {
+		e->nbuckets = mp_nbuckets(mp_agg(m));
+		e->buckets = calloc((size_t)e->nbuckets, 8);
+	}
+	return e;
+}
+
+int mp_read(int fd, const struct pr_map *m, struct mp_data *out)
+{
+	bool percpu = m->bpf_type == BPF_MAP_TYPE_PERCPU_HASH ||
+		      m->bpf_type == BPF_MAP_TYPE_PERCPU_ARRAY;
+	int ncpu = percpu ? libbpf_num_possible_cpus() : 1;
+	size_t stride = (m->value_size + 7) & ~7u;
+	char *key = calloc(1, m->key_size + 8), *next = calloc(1, m->key_size + 8);
+	char *val = calloc((size_t)(ncpu > 0 ? ncpu : 1), stride + 8);
+	bool first = true;
+	int err = 0;
+
+	out->e = NULL;
+	out->n = 0;
+	if (!key || !next || !val || ncpu <= 0) {
+		err = -ENOMEM;
+		goto done;
+	}
+	while (bpf_map_get_next_key(fd, first ? NULL : key, next) == 0) {
+		first = false;
+		memcpy(key, next, m->key_size);
+		if (bpf_map_lookup_elem(fd, key, val))
+			continue;   /* deleted meanwhile */
+		struct mp_entry *e = mp_entry_for(m, out, key);
+		if (!e) {
+			err = -ENOMEM;
+			break;
+		}
+		uint64_t bucket = 0;
+		if (mp_is_hist(m))
+			memcpy(&bucket, key + m->key_size - 8, 8);
+		if (mp_kind(m) == AGG_NONE) {
+			e->raw = malloc(m->value_size + 8);
+			if (e->raw)
+				memcpy(e->raw, val, m->value_size);
+			if (e->raw && m->value && mp_is_int(m->value))
+				e->value = fmt_int(m->value, e->raw);
+		} else {
+			mp_fold(m, e, val, ncpu, bucket);
+		}
+	}
+done:
+	free(key);
+	free(next);
+	free(val);
+	return err;
+}
+
+void mp_data_free(struct mp_data *d)
+{
+	for (int i = 0; i < d->n; i++) {
+		free(d->e[i].key);
+		free(d->e[i].buckets);
+		free(d->e[i].raw);
+	}
+	free(d->e);
+	d->e = NULL;
+	d->n = 0;
+}
+
+/* ---- sorting ---- */
+
+static const struct pr_map *mp_sort_map;
+
+static int mp_cmp(const void *pa, const void *pb)
+{
+	const struct pr_map *m = mp_sort_map;
+	const struct mp_entry *a = pa, *b = pb;
+	bool by_value = !mp_is_hist(m) &&
+			(mp_kind(m) != AGG_NONE || (m->value && mp_is_int(m->value)));
+	if (by_value && a->value != b->value)
+		return a->value < b->value ? -1 : 1;
+	uint32_t n = mp_prefix(m);
+	return n ? memcmp(a->key, b->key, n) : 0;
+}
+
+void mp_sort(const struct pr_map *m, struct mp_data *d)
+{
+	mp_sort_map = m;   /* qsort has no context argument */
+	if (d->n > 1)
+		qsort(d->e, (size_t)d->n, sizeof(*d->e), mp_cmp);
+}
+
+/* ---- text ---- */
+
+static void mp_pow2(struct fmt_buf *b, int p)
+{
+	static const char suffix[] = " KMGTPE";
+	fmt_addf(b, "%llu", 1ull << (p % 10));
+	if (p >= 10)
+		fmt_putc(b, suffix[p / 10]);
+}
+
+static void mp_lnum(struct fmt_buf *b, int64_t v)
+{
+	if (v != 0 && v % 1048576 == 0)
+		fmt_addf(b, "%lldM", (long long)(v / 1048576));
+	else if (v != 0 && v % 1024 == 0)
+		fmt_addf(b, "%lldK", (long long)(v / 1024));
+	else
+		fmt_addf(b, "%lld", (long long)v);
+}
+
+void mp_hist_label(struct fmt_buf *b, const struct type *agg, int i)
+{
+	if (agg->agg == AGG_LHIST) {
+		int last = mp_nbuckets(agg) - 1;
+		if (i == 0) {
+			fmt_puts(b, "(..., ");
+			mp_lnum(b, agg->lh_min);
+			fmt_putc(b, ')');
+		} else if (i == last) {
+			fmt_putc(b, '[');
+			mp_lnum(b, agg->lh_max);
+			fmt_puts(b, ", ...)");
+		} else {
+			fmt_putc(b, '[');
+			mp_lnum(b, agg->lh_min + (i - 1) * agg->lh_step);
+			fmt_puts(b, ", ");
+			mp_lnum(b, agg->lh_min + i * agg->lh_step);
+			fmt_putc(b, ')');
+		}
+		return;
+	}
+	if (i == 0) {
+		fmt_puts(b, "(..., 0)");
+	} else if (i == 1) {
+		fmt_puts(b, "[0]");
+	} else if (i == 2) {
+		fmt_puts(b, "[1]");
+	} else {
+		fmt_putc(b, '[');
+		mp_pow2(b, i - 2);
+		fmt_puts(b, ", ");
+		mp_pow2(b, i - 1);
+		fmt_putc(b, ')');
+	}
+}
+
+static bool mp_range(const uint64_t *bk, int n, int *lo, int *hi, uint64_t *max)
+{
+	*lo = *hi = -1;
+	*max = 0;
+	for (int i = 0; i < n; i++) {
+		if (!bk[i])
+			continue;
+		if (*lo < 0)
+			*lo = i;
+		*hi = i;
+		if (bk[i] > *max)
+			*max = bk[i];
+	}
+	return *lo >= 0;
+}
+
+void mp_hist_text(struct fmt_buf *b, const struct type *agg, const uint64_t *bk, int n)
+{
+	int lo, hi;
+	uint64_t max;
+	if (!mp_range(bk, n, &lo, &hi, &max))
+		return;
+	for (int i = lo; i <= hi; i++) {
+		struct fmt_buf l;
+		fmt_init(&l);
+		mp_hist_label(&l, agg, i);
+		/* bpftrace computes the bar in float; so do we, for equal widths */
+		int bar = (int)((float)bk[i] / (float)max * MP_BAR);
+		fmt_addf(b, "%-16s%8llu |", l.s, (unsigned long long)bk[i]);
+		for (int j = 0; j < MP_BAR; j++)
+			fmt_putc(b, j < bar ? '@' : ' ');
+		fmt_puts(b, "|\n");
+		fmt_free(&l);
+	}
+}
+
+static const struct field *mp_key_fields(const struct type *key, int *n,
+					 struct field *one)
+{
+	if (key->kind == T_TUPLE) {
+		*n = key->nfields;
+		return key->fields;
+	}
+	memset(one, 0, sizeof(*one));
+	one->type = key;
+	*n = 1;
+	return one;
+}
+
+void mp_key_text(struct fmt_buf *b, const struct type *key, const char *k,
+		 const struct fmt_ctx *c)
+{
+	struct field one;
+	int n;
+	const struct field *f = mp_key_fields(key, &n, &one);
+	struct fmt_ctx kc = c ? *c : (struct fmt_ctx){ .stack_fd = -1 };
+	kc.stack_indent = 4;
+	for (int i = 0; i < n; i++) {
+		if (i)
+			fmt_puts(b, ", ");
+		fmt_value(b, f[i].type, k + f[i].offset, &kc);
+	}
+}
+
+static void mp_name(struct fmt_buf *b, const struct pr_map *m, const struct mp_entry *e,
+		    const struct fmt_ctx *c)
+{
+	fmt_puts(b, m->name);
+	if (mp_has_keys(m)) {
+		fmt_putc(b, '[');
+		mp_key_text(b, m->key, e->key, c);
+		fmt_putc(b, ']');
+	}
+}
+
+static int64_t mp_div(int64_t v, int64_t div)
+{
+	return div > 0 ? v / div : v;
+}
+
+static void mp_value_text(struct fmt_buf *b, const struct pr_map *m,
+			  const struct mp_entry *e, int64_t div, const struct fmt_ctx *c)
+{
+	switch (mp_kind(m)) {
+	case AGG_STATS:
+		fmt_addf(b, "count %llu, average %lld, total %lld",
+			 (unsigned long long)e->count, (long long)mp_div(e->value, div),
+			 (long long)mp_div(e->sum, div));
+		break;
+	case AGG_NONE:
+		if (m->value && mp_is_int(m->value))
+			fmt_addf(b, "%lld", (long long)mp_div(e->value, div));
+		else if (e->raw)
+			fmt_value(b, m->value, e->raw, c);
+		break;
+	default:
+		fmt_addf(b, "%lld", (long long)mp_div(e->value, div));
+	}
+}
+
+static int mp_first(const struct mp_data *d, int64_t top)
+{
+	return top > 0 && top < d->n ? d->n - (int)top : 0;
+}
+
+void mp_text(struct fmt_buf *b, const struct pr_map *m, const struct mp_data *d,
+	     int64_t top, int64_t div, const struct fmt_ctx *c)
+{
+	for (int i = mp_first(d, top); i < d->n; i++) {
+		const struct mp_entry *e = &d->e[i];
+		mp_name(b, m, e, c);
+		fmt_puts(b, ": ");
+		if (mp_is_hist(m)) {
+			fmt_putc(b, '\n');
+			mp_hist_text(b, mp_agg(m), e->buckets, e->nbuckets);
+			fmt_putc(b, '\n');
+			continue;
+		}
+		mp_value_text(b, m, e, div, c);
+		fmt_putc(b, '\n');
+	}
+	if ((mp_kind(m) == AGG_AVG || mp_kind(m) == AGG_STATS) && d->n)
+		fmt_putc(b, '\n');
+}
+
+/* ---- JSON ---- */
+
+static void mp_json_key(struct fmt_buf *b, const struct pr_map *m,
+			const struct mp_entry *e, const struct fmt_ctx *c)
+{
+	struct fmt_buf k;
+	struct field one;
+	int n;
+	const struct field *f = mp_key_fields(m->key, &n, &one);
+	struct fmt_ctx kc = c ? *c : (struct fmt_ctx){ .stack_fd = -1 };
+	kc.stack_indent = 4;
+	fmt_init(&k);
+	for (int i = 0; i < n; i++) {
+		if (i)
+			fmt_putc(&k, ',');
+		fmt_value(&k, f[i].type, e->key + f[i].offset, &kc);
+	}
+	fmt_putc(b, '"');
+	fmt_json_str(b, k.s);
+	fmt_puts(b, "\": ");
+	fmt_free(&k);
+}
+
+static void mp_json_hist(struct fmt_buf *b, const struct type *agg, const uint64_t *bk, int n)
+{
+	int lo, hi, last = n - 1;
+	uint64_t max;
+	fmt_putc(b, '[');
+	if (mp_range(bk, n, &lo, &hi, &max)) {
+		for (int i = lo; i <= hi; i++) {
+			long long mn, mx;
+			bool lin = agg->agg == AGG_LHIST;
+			if (lin) {
+				mn = agg->lh_min + (i - 1) * agg->lh_step;
+				mx = mn + agg->lh_step - 1;
+			} else {
+				mn = i <= 1 ? 0 : (long long)(1ull << (i - 2));
+				mx = i <= 1 ? 0 : (long long)((1ull << (i - 1)) - 1);
+			}
+			fmt_puts(b, i > lo ? ", {" : "{");
+			if (i == 0)
+				fmt_addf(b, "\"max\": %lld, ", lin ? (long long)agg->lh_min - 1 : -1ll);
+			else if (lin && i == last)
+				fmt_addf(b, "\"min\": %lld, ", (long long)agg->lh_max);
+			else
+				fmt_addf(b, "\"min\": %lld, \"max\": %lld, ", mn, mx);
+			fmt_addf(b, "\"count\": %llu}", (unsigned long long)bk[i]);
+		}
+	}
+	fmt_putc(b, ']');
+}
+
+static void mp_json_value(struct fmt_buf *b, const struct pr_map *m,
+			  const struct mp_entry *e, int64_t div, const struct fmt_ctx *c)
+{
+	if (mp_is_hist(m)) {
+		mp_json_hist(b, mp_agg(m), e->buckets, e->nbuckets);
+	} else if (mp_kind(m) == AGG_STATS) {
+		fmt_addf(b, "{\"count\": %llu, \"average\": %lld, \"total\": %lld}",
+			 (unsigned long long)e->count, (long long)mp_div(e->value, div),
+			 (long long)mp_div(e->sum, div));
+	} else if (mp_kind(m) == AGG_NONE && !(m->value && mp_is_int(m->value))) {
+		struct fmt_buf v;
+		fmt_init(&v);
+		if (e->raw)
+			fmt_value(&v, m->value, e->raw, c);
+		fmt_putc(b, '"');
+		fmt_json_str(b, v.s);
+		fmt_putc(b, '"');
+		fmt_free(&v);
+	} else {
+		fmt_addf(b, "%lld", (long long)mp_div(e->value, div));
+	}
+}
+
+void mp_json(struct fmt_buf *b, const struct pr_map *m, const struct mp_data *d,
+	     int64_t top, int64_t div, const struct fmt_ctx *c)
+{
+	const char *type = mp_is_hist(m) ? "hist" :
+			   mp_kind(m) == AGG_AVG || mp_kind(m) == AGG_STATS ? "stats" : "map";
+	fmt_addf(b, "{\"type\": \"%s\", \"data\": {\"", type);
+	fmt_json_str(b, m->name);
+	fmt_puts(b, "\": ");
+	if (!mp_has_keys(m)) {
+		if (d->n)
+			mp_json_value(b, m, &d->e[0], div, c);
+		else
+			fmt_puts(b, "null");
+	} else {
+		fmt_putc(b, '{');
+		for (int i = mp_first(d, top), f = i; i < d->n; i++) {
+			if (i > f)
+				fmt_puts(b, ", ");
+			mp_json_key(b, m, &d->e[i], c);
+			mp_json_value(b, m, &d->e[i], div, c);
+		}
+		fmt_putc(b, '}');
+	}
+	fmt_puts(b, "}}\n");
+}
+
+/* ---- clear / zero ---- */
+
+static int mp_keys(int fd, uint32_t size, char **out, int *n)
+{
+	char *keys = NULL;
+	*n = 0;
+	for (;;) {
+		char *k = realloc(keys, (size_t)(*n + 1) * size);
+		if (!k) {
+			free(keys);
+			return -ENOMEM;
+		}
+		keys = k;
+		char *prev = *n ? keys + (size_t)(*n - 1) * size : NULL;
+		if (bpf_map_get_next_key(fd, prev, keys + (size_t)*n * size))
+			break;
+		(*n)++;
+	}
+	*out = keys;
+	return 0;
+}
+
+int mp_clear(int fd, const struct pr_map *m)
+{
+	char *keys;
+	int n;
+	if (mp_keys(fd, m->key_size, &keys, &n))
+		return -ENOMEM;
+	for (int i = 0; i < n; i++)
+		bpf_map_delete_elem(fd, keys + (size_t)i * m->key_size);
+	free(keys);
+	return 0;
+}
+
+int mp_zero(int fd, const struct pr_map *m)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	size_t stride = (m->value_size + 7) & ~7u;
+	char *keys, *zero = calloc((size_t)(ncpu > 0 ? ncpu : 1), stride);
+	int n;
+	if (!zero || mp_keys(fd, m->key_size, &keys, &n)) {
+		free(zero);
+		return -ENOMEM;
+	}
+	for (int i = 0; i < n; i++)
+		bpf_map_update_elem(fd, keys + (size_t)i * m->key_size, zero, BPF_EXIST);
+	free(keys);
+	free(zero);
+	return 0;
+}

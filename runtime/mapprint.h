@@ -1,0 +1,57 @@
+/*
+ * mapprint.h - reading script maps from the kernel, folding per-CPU values,
+ * sorting and printing them exactly as bpftrace 0.17 does (text), or as
+ * bpftrace's `-f json` lines.
+ */
+#ifndef PR_MAPPRINT_H
+#define PR_MAPPRINT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "../compiler/program.h"
+#include "format.h"
+
+/* One printed line (or one hist) of a map, values already folded. */
+struct mp_entry {
+	char *key;           /* key bytes without a hist bucket; NULL for no keys */
+	int64_t value;       /* count, sum, min, max, avg (sum / count), int value */
+	int64_t sum;         /* avg, stats */
+	uint64_t count;      /* avg, stats */
+	uint64_t *buckets;   /* hist, lhist: nbuckets counts */
+	int nbuckets;
+	char *raw;           /* AGG_NONE: the value bytes */
+};
+
+struct mp_data {
+	struct mp_entry *e;
+	int n;
+};
+
+/* Number of buckets of a hist/lhist aggregation type. */
+int mp_nbuckets(const struct type *agg);
+/* Reads every entry of map fd.  Returns 0 or -errno. */
+int mp_read(int fd, const struct pr_map *m, struct mp_data *out);
+void mp_data_free(struct mp_data *d);
+/* bpftrace's order: by value ascending, hists by key; ties by key bytes. */
+void mp_sort(const struct pr_map *m, struct mp_data *d);
+/* Appends map m as bpftrace prints it; top > 0 keeps the top entries,
+ * div > 0 divides values. */
+void mp_text(struct fmt_buf *b, const struct pr_map *m, const struct mp_data *d,
+	     int64_t top, int64_t div, const struct fmt_ctx *c);
+/* One JSON line {"type": ..., "data": {"@name": ...}} plus newline. */
+void mp_json(struct fmt_buf *b, const struct pr_map *m, const struct mp_data *d,
+	     int64_t top, int64_t div, const struct fmt_ctx *c);
+/* The bucket lines of one hist/lhist (from the first to the last non-zero). */
+void mp_hist_text(struct fmt_buf *b, const struct type *agg, const uint64_t *bk, int n);
+/* "[1K, 2K)"-style label parts: hist bucket i's bounds as bpftrace writes them. */
+void mp_hist_label(struct fmt_buf *b, const struct type *agg, int i);
+/* The keys of an entry: "1, a" (no brackets). */
+void mp_key_text(struct fmt_buf *b, const struct type *key, const char *k,
+		 const struct fmt_ctx *c);
+/* clear(): delete every key; zero(): set every value to zero. */
+int mp_clear(int fd, const struct pr_map *m);
+int mp_zero(int fd, const struct pr_map *m);
+
+#endif

@@ -1,0 +1,161 @@
+/*
+ * prov_kernel.c - kernel function probes (kprobe, kretprobe, fentry,
+ * fexit) and raw tracepoints.  Kernels built without kprobes, or that
+ * refuse fentry programs, are found out before loading (prepare), so the
+ * user gets one sentence naming the missing mechanism instead of a
+ * verifier or attach error.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+
+#include "provider.h"
+
+static bool kn_have_kprobes(void)
+{
+	return access("/sys/bus/event_source/devices/kprobe", F_OK) == 0 ||
+	       access("/sys/kernel/tracing/kprobe_events", F_OK) == 0 ||
+	       access("/sys/kernel/debug/tracing/kprobe_events", F_OK) == 0;
+}
+
+static const char *kn_func(const struct probe *p)
+{
+	return p->nsites ? p->sites[0].func : p->event;
+}
+
+/* Loads a two-instruction fentry program at func: the only reliable way to
+ * know whether this kernel accepts fentry/fexit.  Returns 0 or -errno. */
+static int kn_try_fentry(const char *func, enum bpf_attach_type at)
+{
+	struct btf *vm = btf__load_vmlinux_btf();
+	if (!vm)
+		return -errno;
+	int id = btf__find_by_name_kind(vm, func, BTF_KIND_FUNC);
+	btf__free(vm);
+	if (id < 0)
+		return -ENOENT;
+	struct bpf_insn insns[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	LIBBPF_OPTS(bpf_prog_load_opts, o, .expected_attach_type = at,
+		    .attach_btf_id = (__u32)id);
+	int fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, "pr_fentry_check", "GPL", insns, 2, &o);
+	if (fd < 0)
+		return -errno;
+	close(fd);
+	return 0;
+}
+
+static int kn_prepare_fentry(struct prov_att *a, const struct prov_env *e)
+{
+	const struct probe *p = a->pp->probe;
+	enum bpf_attach_type at = p->kind == PK_FENTRY ? BPF_TRACE_FENTRY : BPF_TRACE_FEXIT;
+	int err = kn_try_fentry(kn_func(p), at);
+
+	if (err == -ENOENT) {
+		diag_error(e->d, a->pp->loc, "%s: the kernel's BTF has no function '%s'",
+			   p->spec, kn_func(p));
+		return -1;
+	}
+	if (err) {
+		diag_error(e->d, a->pp->loc, "%s: this kernel refuses fentry/fexit programs "
+			   "(loading one fails: %s); use a tracepoint or a uprobe", p->spec,
+			   strerror(-err));
+		return -1;
+	}
+	bpf_program__set_expected_attach_type(a->prog, at);
+	return bpf_program__set_attach_target(a->prog, 0, kn_func(p)) ? -1 : 0;
+}
+
+static int kn_prepare(struct prov_att *a, const struct prov_env *e)
+{
+	const struct probe *p = a->pp->probe;
+	switch (p->kind) {
+	case PK_KPROBE: case PK_KRETPROBE:
+		if (kn_have_kprobes())
+			return 0;
+		diag_error(e->d, a->pp->loc, "%s: this kernel has no kprobes (CONFIG_KPROBES is "
+			   "off); use a tracepoint or a uprobe", p->spec);
+		return -1;
+	case PK_FENTRY: case PK_FEXIT:
+		return kn_prepare_fentry(a, e);
+	default:
+		return 0;
+	}
+}
+
+static int kn_kprobe_one(struct prov_att *a, const struct prov_env *e, const char *func,
+			 uint64_t off)
+{
+	const struct probe *p = a->pp->probe;
+	LIBBPF_OPTS(bpf_kprobe_opts, o, .retprobe = p->kind == PK_KRETPROBE,
+		    .offset = (size_t)off);
+	struct bpf_link *l = bpf_program__attach_kprobe_opts(a->prog, func, &o);
+	if (!l) {
+		prov_fail(a, e, func, -errno);
+		return -1;
+	}
+	if (prov_add_link(a, l))
+		return -1;
+	a->count++;
+	return 0;
+}
+
+/* A wildcard function: one kprobe per matching text symbol of kallsyms. */
+static int kn_kprobe_glob(struct prov_att *a, const struct prov_env *e, const char *pat)
+{
+	FILE *f = fopen("/proc/kallsyms", "re");
+	char line[512], name[256], type;
+	int ret = 0;
+	while (f && !ret && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%*s %c %255s", &type, name) == 2 &&
+		    (type == 't' || type == 'T') && !fnmatch(pat, name, 0))
+			ret = kn_kprobe_one(a, e, name, 0);
+	if (f)
+		fclose(f);
+	return ret;
+}
+
+static int kn_attach(struct prov_att *a, const struct prov_env *e)
+{
+	const struct probe *p = a->pp->probe;
+	struct bpf_link *l;
+
+	switch (p->kind) {
+	case PK_KPROBE: case PK_KRETPROBE:
+		for (int i = 0; i < p->nsites; i++) {
+			const struct probe_site *s = &p->sites[i];
+			int r = strpbrk(s->func, "*?[") ? kn_kprobe_glob(a, e, s->func)
+							 : kn_kprobe_one(a, e, s->func, s->offset);
+			if (r)
+				return -1;
+		}
+		return 0;
+	case PK_RAWTP:
+		l = bpf_program__attach_raw_tracepoint(a->prog, p->event);
+		break;
+	default:
+		l = bpf_program__attach_trace(a->prog);
+	}
+	if (!l) {
+		prov_fail(a, e, p->spec, -errno);
+		return -1;
+	}
+	if (prov_add_link(a, l))
+		return -1;
+	a->count++;
+	return 0;
+}
+
+const struct provider prov_kernel = {
+	.name = "kernel",
+	.prepare = kn_prepare,
+	.attach = kn_attach,
+	.detach = prov_release,
+};

@@ -1,0 +1,133 @@
+/*
+ * prov_perf.c - profile, interval, software and hardware probes: perf
+ * events opened through libperf, one BPF perf_event link per event fd.
+ *
+ * libperf's public API does not hand out the fd of an opened evsel, so we
+ * read it from the evsel's fd xyarray through libperf's internal headers
+ * (internal/evsel.h, internal/xyarray.h).  Each link gets a dup of the fd
+ * (libbpf closes the fd it was given on detach) and the evsel is closed
+ * right away: the links alone own the events from then on.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <linux/perf_event.h>
+#include <perf/cpumap.h>
+#include <perf/evsel.h>
+#include <perf/threadmap.h>
+#include <internal/evsel.h>
+#include <internal/xyarray.h>
+
+#include "provider.h"
+
+static void pf_attr(const struct probe *p, struct perf_event_attr *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->size = sizeof(*a);
+	switch (p->kind) {
+	case PK_PROFILE:
+		a->type = PERF_TYPE_SOFTWARE;
+		a->config = PERF_COUNT_SW_CPU_CLOCK;
+		a->freq = 1;
+		a->sample_freq = p->freq;
+		break;
+	case PK_INTERVAL:
+		a->type = PERF_TYPE_SOFTWARE;
+		a->config = PERF_COUNT_SW_CPU_CLOCK;
+		a->sample_period = p->period;
+		break;
+	default:
+		a->type = p->perf_type;
+		a->config = p->perf_config;
+		a->sample_period = p->period ? p->period : 1;
+	}
+}
+
+static bool pf_have_hw_pmu(void)
+{
+	return access("/sys/bus/event_source/devices/cpu", F_OK) == 0 ||
+	       access("/sys/bus/event_source/devices/cpu_core", F_OK) == 0 ||
+	       access("/sys/bus/event_source/devices/armv8_pmuv3_0", F_OK) == 0;
+}
+
+static void pf_open_error(const struct prov_att *a, const struct prov_env *e, int err)
+{
+	const struct probe *p = a->pp->probe;
+	if (p->kind == PK_HARDWARE && (!pf_have_hw_pmu() || err == -ENOENT ||
+				       err == -EOPNOTSUPP)) {
+		diag_error(e->d, a->pp->loc, "%s: this machine has no hardware PMU; use "
+			   "software:cpu-clock", p->spec);
+		return;
+	}
+	diag_error(e->d, a->pp->loc, "%s: cannot open the perf event: %s", p->spec,
+		   strerror(-err));
+}
+
+/* Links the program to every fd of an opened evsel. */
+static int pf_link_all(struct prov_att *a, const struct prov_env *e,
+		       struct perf_evsel *ev, int ncpu)
+{
+	for (int i = 0; i < ncpu; i++) {
+		int *fdp = xyarray__entry(ev->fd, (size_t)i, 0);
+		int fd = fdp ? dup(*fdp) : -1;
+		if (fd < 0) {
+			prov_fail(a, e, a->pp->probe->spec, -errno);
+			return -1;
+		}
+		struct bpf_link *l = bpf_program__attach_perf_event(a->prog, fd);
+		if (!l) {
+			int err = -errno;
+			close(fd);
+			prov_fail(a, e, a->pp->probe->spec, err);
+			return -1;
+		}
+		if (prov_add_link(a, l))
+			return -1;
+	}
+	return 0;
+}
+
+static int pf_attach(struct prov_att *a, const struct prov_env *e)
+{
+	const struct probe *p = a->pp->probe;
+	struct perf_event_attr attr;
+	/* interval fires once per period, not once per CPU: one event on CPU 0 */
+	struct perf_cpu_map *cpus = perf_cpu_map__new(p->kind == PK_INTERVAL ? "0" : NULL);
+	struct perf_thread_map *threads = perf_thread_map__new_dummy();
+	struct perf_evsel *ev = NULL;
+	int ret = -1;
+
+	if (p->kind == PK_HARDWARE && !pf_have_hw_pmu()) {
+		pf_open_error(a, e, -ENOENT);
+		goto out;
+	}
+	pf_attr(p, &attr);
+	if (!cpus || !threads || !(ev = perf_evsel__new(&attr))) {
+		prov_fail(a, e, p->spec, -ENOMEM);
+		goto out;
+	}
+	int err = perf_evsel__open(ev, cpus, threads);
+	if (err) {
+		pf_open_error(a, e, err < 0 ? err : -EINVAL);
+		goto out;
+	}
+	ret = pf_link_all(a, e, ev, perf_cpu_map__nr(cpus));
+	perf_evsel__close(ev);
+	if (!ret)
+		a->count++;
+out:
+	if (ev)
+		perf_evsel__delete(ev);
+	perf_thread_map__put(threads);
+	perf_cpu_map__put(cpus);
+	return ret;
+}
+
+const struct provider prov_perf = {
+	.name = "perf",
+	.attach = pf_attach,
+	.detach = prov_release,
+};

@@ -1,0 +1,69 @@
+/*
+ * prov_tracepoint.c - tracepoint:CAT:NAME through the tracepoint PMU
+ * (bpf_program__attach_tracepoint).  A wildcard that matched several
+ * tracepoints lists them as sites "cat:event"; each is one attach point.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mount.h>
+
+#include "provider.h"
+
+/* libbpf finds tracepoint ids under tracefs: mount it where it is missing. */
+static void tp_mount_tracefs(void)
+{
+	if (access("/sys/kernel/tracing/events", F_OK) == 0 ||
+	    access("/sys/kernel/debug/tracing/events", F_OK) == 0)
+		return;
+	mount("tracefs", "/sys/kernel/tracing", "tracefs", 0, NULL);
+}
+
+static int tp_attach_one(struct prov_att *a, const struct prov_env *e,
+			 const char *cat, const char *event)
+{
+	struct bpf_link *l = bpf_program__attach_tracepoint(a->prog, cat, event);
+	if (!l) {
+		int err = -errno;
+		diag_error(e->d, a->pp->loc, "cannot attach tracepoint:%s:%s: %s", cat, event,
+			   strerror(-err));
+		return -1;
+	}
+	if (prov_add_link(a, l))
+		return -1;
+	a->count++;
+	return 0;
+}
+
+static int tp_attach_site(struct prov_att *a, const struct prov_env *e, const char *name)
+{
+	char cat[256];
+	const char *colon = strchr(name, ':');
+	if (!colon || colon - name >= (long)sizeof(cat))
+		return tp_attach_one(a, e, a->pp->probe->category, name);
+	memcpy(cat, name, (size_t)(colon - name));
+	cat[colon - name] = 0;
+	return tp_attach_one(a, e, cat, colon + 1);
+}
+
+static int tp_attach(struct prov_att *a, const struct prov_env *e)
+{
+	const struct probe *p = a->pp->probe;
+
+	tp_mount_tracefs();
+	if (p->nsites == 0)
+		return tp_attach_one(a, e, p->category, p->event);
+	int from = a->pp->site < 0 ? 0 : a->pp->site;
+	int to = a->pp->site < 0 ? p->nsites : a->pp->site + 1;
+	for (int i = from; i < to && i < p->nsites; i++)
+		if (tp_attach_site(a, e, p->sites[i].func))
+			return -1;
+	return 0;
+}
+
+const struct provider prov_tracepoint = {
+	.name = "tracepoint",
+	.attach = tp_attach,
+	.detach = prov_release,
+};

@@ -1,0 +1,98 @@
+/*
+ * prov_uprobe.c - uprobe, uretprobe and usdt: one perf event of the uprobe
+ * PMU per site (bpf_program__attach_uprobe_opts), owned by its fd, so no
+ * tracefs dynamic event is ever created or left behind.  A program that
+ * covers several sites of one binary goes through one uprobe_multi link
+ * instead where the kernel has them (uprobe_multi.h): one bpf(2) call
+ * rather than one perf_event_open per site.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "provider.h"
+#include "uprobe_multi.h"
+
+static int up_attach_site(struct prov_att *a, const struct prov_env *e,
+			  const struct probe_site *s)
+{
+	const struct probe *p = a->pp->probe;
+	LIBBPF_OPTS(bpf_uprobe_opts, o, .retprobe = p->kind == PK_URETPROBE,
+		    .ref_ctr_offset = (size_t)s->ref_ctr_offset);
+	struct bpf_link *l = bpf_program__attach_uprobe_opts(a->prog,
+		e->pid > 0 ? e->pid : -1, p->path, (size_t)s->offset, &o);
+	if (!l) {
+		int err = -errno;
+		diag_error(e->d, a->pp->loc, "cannot attach %s at %s (%s, file offset 0x%llx): %s",
+			   probe_kind_name(p->kind), s->func ? s->func : "?", p->path,
+			   (unsigned long long)s->offset, strerror(-err));
+		return -1;
+	}
+	if (prov_add_link(a, l))
+		return -1;
+	a->count++;
+	return 0;
+}
+
+static bool up_batch(const struct prov_att *a)
+{
+	return a->pp->site < 0 && a->pp->probe->nsites > 1;
+}
+
+/* A batch must be decided before the load: the program's expected attach
+ * type differs. */
+static int up_prepare(struct prov_att *a, const struct prov_env *e)
+{
+	(void)e;
+	if (up_batch(a) && um_supported())
+		bpf_program__set_expected_attach_type(a->prog, UM_ATTACH_TYPE);
+	return 0;
+}
+
+static int up_attach_multi(struct prov_att *a, const struct prov_env *e)
+{
+	const struct probe *p = a->pp->probe;
+	uint64_t *off = calloc((size_t)p->nsites, 8), *ref = calloc((size_t)p->nsites, 8);
+	int fd = -ENOMEM;
+	if (off && ref) {
+		for (int i = 0; i < p->nsites; i++) {
+			off[i] = p->sites[i].offset;
+			ref[i] = p->sites[i].ref_ctr_offset;
+		}
+		fd = um_attach(bpf_program__fd(a->prog), p->path, off, ref, NULL,
+			       (size_t)p->nsites, p->kind == PK_URETPROBE, e->pid);
+	}
+	free(off);
+	free(ref);
+	if (fd < 0) {
+		diag_error(e->d, a->pp->loc, "cannot attach %s to %d functions of %s: %s",
+			   probe_kind_name(p->kind), p->nsites, p->path, strerror(-fd));
+		return -1;
+	}
+	if (prov_add_fd(a, fd))
+		return -1;
+	a->count += p->nsites;
+	return 0;
+}
+
+static int up_attach(struct prov_att *a, const struct prov_env *e)
+{
+	const struct probe *p = a->pp->probe;
+	if (bpf_program__expected_attach_type(a->prog) == (enum bpf_attach_type)UM_ATTACH_TYPE)
+		return up_attach_multi(a, e);
+	int from = a->pp->site < 0 ? 0 : a->pp->site;
+	int to = a->pp->site < 0 ? p->nsites : a->pp->site + 1;
+
+	for (int i = from; i < to && i < p->nsites; i++)
+		if (up_attach_site(a, e, &p->sites[i]))
+			return -1;
+	return 0;
+}
+
+const struct provider prov_uprobe = {
+	.name = "uprobe",
+	.prepare = up_prepare,
+	.attach = up_attach,
+	.detach = prov_release,
+};

@@ -1,0 +1,122 @@
+/*
+ * provider.h - one probe type's way of attaching a loaded BPF program and
+ * detaching it again.  Each prov_*.c file fills one struct provider; run.c
+ * picks it by the probe's kind and never looks inside.  Adding a probe type
+ * (or a faster attacher such as uprobe_multi) is adding a file here.
+ */
+#ifndef PR_PROVIDER_H
+#define PR_PROVIDER_H
+
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+#include <bpf/libbpf.h>
+
+#include "../compiler/program.h"
+
+/* What one pr_prog holds once attached: libbpf links and raw fds (perf
+ * events), all released by detach. */
+struct prov_att {
+	const struct pr_prog *pp;
+	struct bpf_program *prog;
+	struct bpf_link **links;
+	int nlinks;
+	int *fds;
+	int nfds;
+	int count;            /* attach points as bpftrace counts them */
+};
+
+struct prov_env {
+	pid_t pid;            /* -p / traced command, 0 for every process */
+	int verbose;
+	struct diag *d;
+};
+
+struct provider {
+	const char *name;
+	/* Before the object is loaded (NULL if nothing to do): set the
+	 * program's attach target, or find out that this kernel lacks the
+	 * mechanism and say so (returns -1). */
+	int (*prepare)(struct prov_att *a, const struct prov_env *e);
+	/* Attaches a->prog as a->pp says.  Reports through e->d at the probe's
+	 * location and returns -1 on failure (what was attached stays in a). */
+	int (*attach)(struct prov_att *a, const struct prov_env *e);
+	void (*detach)(struct prov_att *a);
+};
+
+extern const struct provider prov_uprobe;
+extern const struct provider prov_tracepoint;
+extern const struct provider prov_perf;
+extern const struct provider prov_special;
+extern const struct provider prov_kernel;
+
+/* The helpers below are inline so that the provider module stays one
+ * header plus one file per probe type. */
+
+/* The provider of a probe kind. */
+static inline const struct provider *prov_for(enum probe_kind k)
+{
+	switch (k) {
+	case PK_UPROBE: case PK_URETPROBE: case PK_USDT:
+		return &prov_uprobe;
+	case PK_TRACEPOINT:
+		return &prov_tracepoint;
+	case PK_PROFILE: case PK_INTERVAL: case PK_SOFTWARE: case PK_HARDWARE:
+		return &prov_perf;
+	case PK_BEGIN: case PK_END:
+		return &prov_special;
+	default:
+		return &prov_kernel;
+	}
+}
+
+/* Keeps a link in a; destroys it and returns -1 if out of memory. */
+static inline int prov_add_link(struct prov_att *a, struct bpf_link *l)
+{
+	struct bpf_link **n = realloc(a->links, (size_t)(a->nlinks + 1) * sizeof(*n));
+	if (!n) {
+		bpf_link__destroy(l);
+		return -1;
+	}
+	a->links = n;
+	a->links[a->nlinks++] = l;
+	return 0;
+}
+
+static inline int prov_add_fd(struct prov_att *a, int fd)
+{
+	int *n = realloc(a->fds, (size_t)(a->nfds + 1) * sizeof(*n));
+	if (!n) {
+		close(fd);
+		return -1;
+	}
+	a->fds = n;
+	a->fds[a->nfds++] = fd;
+	return 0;
+}
+
+/* Destroys every link, then closes every fd: the usual detach. */
+static inline void prov_release(struct prov_att *a)
+{
+	for (int i = 0; i < a->nlinks; i++)
+		bpf_link__destroy(a->links[i]);
+	for (int i = 0; i < a->nfds; i++)
+		close(a->fds[i]);
+	free(a->links);
+	free(a->fds);
+	a->links = NULL;
+	a->fds = NULL;
+	a->nlinks = a->nfds = 0;
+}
+
+/* Reports a failed attach (err = -errno) at the probe's location. */
+static inline void prov_fail(const struct prov_att *a, const struct prov_env *e,
+			     const char *what, int err)
+{
+	diag_error(e->d, a->pp->loc, "cannot attach %s: %s", what, strerror(-err));
+}
+
+#endif

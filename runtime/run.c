@@ -1,0 +1,324 @@
+/*
+ * run.c - the runtime's driver: load, attach through the providers, run
+ * BEGIN, loop over ring buffer records, and on the way out detach, run
+ * END and print the maps.  Every stop condition (exit(), Ctrl-C, the
+ * traced command or -p process ending) leads through the same exit path,
+ * so END and the maps are never skipped.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "child.h"
+#include "events.h"
+#include "loader.h"
+#include "provider.h"
+#include "run.h"
+#include "symbols.h"
+
+#define RT_POLL_MS 100
+
+static volatile sig_atomic_t rt_stop_sig;
+
+static void rt_on_signal(int sig)
+{
+	rt_stop_sig = sig;
+}
+
+struct rt {
+	struct program *p;
+	const struct rt_opts *o;
+	struct diag *d;
+	struct bpf_object *obj;
+	struct prov_att *att;
+	int *map_fds;
+	struct ring_buffer *rb;
+	struct sym *sym;
+	double sym_next;   /* when to read the traced command's mappings again */
+	int sym_step;      /* ms between those reads, 0 until it has exec'd */
+	struct ev_ctx ev;
+};
+
+static double rt_now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static void rt_signals(void)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = rt_on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
+/* Finds each program and lets its provider set it up before the load. */
+static int rt_prepare(struct rt *r)
+{
+	const struct program *p = r->p;
+	struct prov_env env = { r->o->pid, r->o->verbose, r->d };
+
+	r->att = calloc((size_t)p->nprogs + 1, sizeof(*r->att));
+	if (!r->att)
+		return -1;
+	for (int i = 0; i < p->nprogs; i++) {
+		struct prov_att *a = &r->att[i];
+		a->pp = &p->progs[i];
+		a->prog = ld_prog(p, r->obj, i);
+		const struct provider *pv = prov_for(a->pp->probe->kind);
+		if (pv->prepare && pv->prepare(a, &env))
+			return -1;
+	}
+	return 0;
+}
+
+static int rt_write_config(struct rt *r)
+{
+	int fd = ld_map_fd(r->obj, r->p->config_map_name);
+	uint32_t zero = 0;
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);   /* bpf_ktime_get_ns()'s clock */
+	struct pr_config cfg = {
+		.start_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec,
+		.target_pid = (uint64_t)(r->o->pid > 0 ? r->o->pid : 0),
+	};
+	if (fd < 0)
+		return 0;
+	if (bpf_map_update_elem(fd, &zero, &cfg, BPF_ANY)) {
+		diag_error(r->d, (struct loc){ 0, 0, 1 }, "cannot write the config map: %s",
+			   strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static int rt_attach(struct rt *r, int *count)
+{
+	struct prov_env env = { r->o->pid, r->o->verbose, r->d };
+	*count = 0;
+	for (int i = 0; i < r->p->nprogs; i++) {
+		struct prov_att *a = &r->att[i];
+		if (prov_for(a->pp->probe->kind)->attach(a, &env))
+			return -1;
+		*count += a->count;
+	}
+	return 0;
+}
+
+static void rt_detach(struct rt *r, bool keep_end)
+{
+	for (int i = 0; r->att && i < r->p->nprogs; i++) {
+		struct prov_att *a = &r->att[i];
+		if (keep_end && a->pp->probe->kind == PK_END)
+			continue;
+		if (a->pp)
+			prov_for(a->pp->probe->kind)->detach(a);
+	}
+}
+
+/* BEGIN or END: run each such program once, then print what it sent. */
+static void rt_run_special(struct rt *r, enum probe_kind k)
+{
+	for (int i = 0; i < r->p->nprogs; i++) {
+		if (r->p->progs[i].probe->kind != k || !r->att[i].prog)
+			continue;
+		LIBBPF_OPTS(bpf_test_run_opts, t);
+		if (bpf_prog_test_run_opts(bpf_program__fd(r->att[i].prog), &t))
+			fprintf(stderr, "perf-run: cannot run %s: %s\n",
+				k == PK_BEGIN ? "BEGIN" : "END", strerror(errno));
+	}
+	if (r->rb)
+		ring_buffer__consume(r->rb);
+	fflush(r->o->out);
+}
+
+static bool rt_target_gone(const struct rt *r)
+{
+	if (r->o->child || r->o->pid <= 0)
+		return false;
+	return kill(r->o->pid, 0) && errno == ESRCH;
+}
+
+/* The traced command's mappings, read again while it lives: user stacks
+ * and usym() are printed after it has exited, when /proc no longer has
+ * them.  Read right after the exec, then at growing intervals (libraries
+ * arrive in the first milliseconds, dlopen() later). */
+static void rt_track_child(struct rt *r)
+{
+	struct child *c = r->o->child;
+	char exe[4096], self[4096], link[64];
+	if (!c || c->exited || rt_now_ms() < r->sym_next)
+		return;
+	snprintf(link, sizeof(link), "/proc/%d/exe", (int)c->pid);
+	ssize_t n = readlink(link, exe, sizeof(exe) - 1);
+	ssize_t m = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n <= 0 || m <= 0)
+		return;
+	exe[n] = self[m] = 0;
+	if (!strcmp(exe, self))
+		return;   /* still our fork, waiting at the gate */
+	sym_refresh(r->sym, c->pid);
+	r->sym_step = r->sym_step ? r->sym_step * 2 : 5;
+	if (r->sym_step > 1000)
+		r->sym_step = 1000;
+	r->sym_next = rt_now_ms() + r->sym_step;
+}
+
+/* Waits (at most 100 ms) for the released child to exec. */
+static void rt_wait_exec(struct rt *r)
+{
+	for (int i = 0; r->o->child && i < 100 && !r->sym_step; i++) {
+		rt_track_child(r);
+		if (!r->sym_step)
+			usleep(1000);
+	}
+}
+
+/* Poll timeout: short while the child's mappings are still being read. */
+static int rt_poll_ms(const struct rt *r)
+{
+	if (!r->o->child || r->o->child->exited || !r->sym_step)
+		return RT_POLL_MS;
+	double left = r->sym_next - rt_now_ms();
+	return left < 1 ? 1 : left > RT_POLL_MS ? RT_POLL_MS : (int)left;
+}
+
+static void rt_loop(struct rt *r)
+{
+	struct child *c = r->o->child;
+	while (!rt_stop_sig && !r->ev.exit_requested) {
+		rt_track_child(r);
+		if (r->rb) {
+			int n = ring_buffer__poll(r->rb, rt_poll_ms(r));
+			if (n < 0 && n != -EINTR)
+				break;
+			if (n > 0)
+				fflush(r->o->out);
+		} else {
+			usleep((useconds_t)rt_poll_ms(r) * 1000);
+		}
+		if ((c && child_poll(c)) || rt_target_gone(r)) {
+			if (r->rb)
+				ring_buffer__consume(r->rb);
+			break;
+		}
+	}
+}
+
+static uint64_t rt_lost(struct rt *r)
+{
+	int fd = ld_map_fd(r->obj, r->p->lost_map_name);
+	int ncpu = libbpf_num_possible_cpus();
+	uint32_t zero = 0;
+	uint64_t sum = 0;
+	if (fd < 0 || ncpu <= 0)
+		return 0;
+	uint64_t *v = calloc((size_t)ncpu, sizeof(*v));
+	if (v && !bpf_map_lookup_elem(fd, &zero, v))
+		for (int i = 0; i < ncpu; i++)
+			sum += v[i];
+	free(v);
+	return sum;
+}
+
+static int rt_setup_output(struct rt *r)
+{
+	r->map_fds = calloc((size_t)r->p->nmaps + 1, sizeof(int));
+	r->sym = sym_new();
+	if (!r->map_fds || !r->sym)
+		return -1;
+	for (int i = 0; i < r->p->nmaps; i++)
+		r->map_fds[i] = ld_map_fd(r->obj, r->p->maps[i].bpf_name);
+	r->ev = (struct ev_ctx){
+		.p = r->p, .out = r->o->out, .json = r->o->format == RT_JSON,
+		.map_fds = r->map_fds,
+		.fc = { .sym = r->sym, .stack_fd = ld_map_fd(r->obj, r->p->stack_map_name),
+			.stack_indent = 8, .src_lines = r->o->verbose > 0 },
+	};
+	int rbfd = ld_map_fd(r->obj, r->p->ringbuf_name);
+	if (rbfd >= 0 && !(r->rb = ring_buffer__new(rbfd, ev_record, &r->ev, NULL))) {
+		diag_error(r->d, (struct loc){ 0, 0, 1 }, "cannot open the ring buffer: %s",
+			   strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static void rt_finish(struct rt *r)
+{
+	rt_detach(r, true);
+	rt_run_special(r, PK_END);
+	rt_detach(r, false);
+	ev_print_maps(&r->ev);
+	fflush(r->o->out);
+	uint64_t lost = rt_lost(r);
+	if (lost)
+		fprintf(stderr, "%llu events lost\n", (unsigned long long)lost);
+	if (r->ev.bad)
+		fprintf(stderr, "perf-run: %llu records could not be decoded\n",
+			(unsigned long long)r->ev.bad);
+}
+
+static void rt_cleanup(struct rt *r)
+{
+	rt_detach(r, false);
+	ring_buffer__free(r->rb);
+	if (r->o->child)
+		child_kill(r->o->child);
+	bpf_object__close(r->obj);
+	sym_free(r->sym);
+	free(r->map_fds);
+	free(r->att);
+}
+
+/* Everything up to the moment the probes are live; -1 if any step failed. */
+static int rt_start(struct rt *r)
+{
+	int count;
+	if (!(r->obj = ld_open(r->p, r->o->verbose, r->d)) || rt_prepare(r) ||
+	    ld_load(r->p, r->obj, r->o->verbose, r->d) || rt_write_config(r) ||
+	    rt_setup_output(r))
+		return -1;
+	rt_signals();
+	if (rt_attach(r, &count))
+		return -1;
+	if (!r->o->quiet) {
+		fprintf(stderr, "Attached %d probe%s in %.1f ms\n", count, count == 1 ? "" : "s",
+			rt_now_ms() - r->o->start_ms);
+		if (r->ev.json)   /* bpftrace's -f json announces it on stdout too */
+			fprintf(r->o->out, "{\"type\": \"attached_probes\", \"data\": "
+				"{\"probes\": %d}}\n", count);
+	}
+	if (r->o->pid > 0 && !r->o->child)
+		sym_prepare(r->sym, r->o->pid);
+	return 0;
+}
+
+int rt_run(struct program *p, const struct rt_opts *o, struct diag *d)
+{
+	struct rt r = { .p = p, .o = o, .d = d };
+	int ret = 1;
+
+	if (rt_start(&r) == 0) {
+		if (o->child && child_release(o->child))
+			fprintf(stderr, "perf-run: cannot start the traced command\n");
+		rt_wait_exec(&r);
+		rt_run_special(&r, PK_BEGIN);
+		rt_loop(&r);
+		rt_finish(&r);
+		ret = 0;
+	}
+	rt_cleanup(&r);
+	return ret;
+}

@@ -1,0 +1,34 @@
+/*
+ * run.h - the runtime's one entry point: load a compiled program, attach
+ * it, run BEGIN, loop over ring buffer records until exit()/Ctrl-C/the
+ * traced command ends, run END, print the maps, detach.
+ *
+ * Everything attached is owned by a file descriptor of this process, so a
+ * SIGKILL leaves nothing behind.
+ */
+#ifndef PR_RUN_H
+#define PR_RUN_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "../compiler/program.h"
+
+enum rt_format { RT_TEXT, RT_JSON };
+
+struct rt_opts {
+	FILE *out;            /* printf output and maps (stdout or -o FILE) */
+	enum rt_format format;
+	bool quiet;           /* -q: no "Attached ..." line */
+	int verbose;          /* -v: raw verifier log, libbpf messages */
+	pid_t pid;            /* -p PID or the traced command, 0 if none */
+	struct child *child;  /* the traced command (-c / --), gated until attach; or NULL */
+	double start_ms;      /* CLOCK_MONOTONIC ms at exec, for "Attached N probes in T ms" */
+};
+
+/* Returns the process exit status: 0 on success, 1 on error (already
+ * reported on stderr). */
+int rt_run(struct program *p, const struct rt_opts *o, struct diag *d);
+
+#endif

@@ -1,0 +1,28 @@
+/*
+ * symbols.h - addresses to names: kernel addresses through /proc/kallsyms,
+ * user addresses of a process through libdw (Dwfl), cached per pid.
+ */
+#ifndef PR_SYMBOLS_H
+#define PR_SYMBOLS_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+struct sym;
+
+struct sym *sym_new(void);
+void sym_free(struct sym *s);
+/* Reads the process's mappings now, while it is alive, so that its
+ * addresses can still be named after it exits. */
+void sym_prepare(struct sym *s, pid_t pid);
+/* Forgets what was read of pid and reads its mappings again (after an
+ * exec, or once libraries are loaded). */
+void sym_refresh(struct sym *s, pid_t pid);
+/* Name of the function holding addr and the offset into it, or NULL.  The
+ * name lives as long as s. */
+const char *sym_kernel(struct sym *s, uint64_t addr, uint64_t *off);
+const char *sym_user(struct sym *s, pid_t pid, uint64_t addr, uint64_t *off);
+/* Source file and line of a user address (needs debuginfo), or NULL. */
+const char *sym_user_line(struct sym *s, pid_t pid, uint64_t addr, int *line);
+
+#endif
