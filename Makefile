@@ -183,3 +183,6 @@ distclean: clean
 -include $(OBJS:.o=.d) $(ASAN_OBJS:.o=.d) $(UNIT_HELPER_OBJS:.o=.d) $(ASAN_UNIT_HELPER_OBJS:.o=.d) \
 	$(UNIT_SRCS:tests/unit/%.c=$(BUILD)/obj/tests/unit/%.d) \
 	$(UNIT_SRCS:tests/unit/%.c=$(BUILD)/asan/obj/tests/unit/%.d)
+
+# Optional targets (fuzz, deb, test-kernel, ...) each live in their own mk/NAME.mk.
+include $(wildcard mk/*.mk)

@@ -113,6 +113,14 @@ if [[ -x tests/dwarf/conformance.sh ]]; then
 	run_child dwarf tests/dwarf/conformance.sh
 fi
 
+# Further suites (faults, fuzz smoke runs, kernel probes under qemu): each
+# is a script whose last line is `N passed, N failed[, N skipped]`.
+for suite in tests/suites/*.sh; do
+	[[ -x $suite ]] || continue
+	echo "== $(basename "$suite" .sh)"
+	run_child "suite-$(basename "$suite" .sh)" env PERF_RUN="$BUILD/perf-run" BUILD="$BUILD" "$suite"
+done
+
 echo "== runtime"
 run_child runtime env PERF_RUN="$BUILD/perf-run" tests/run-runtime.sh
 echo "== runtime under ASan+UBSan"
