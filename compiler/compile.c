@@ -6,6 +6,8 @@
  * a dump is there even when a later stage fails.
  */
 #define _GNU_SOURCE
+#include <ctype.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,6 +28,38 @@ static bool reads_args(const struct node *n)
 			return true;
 	}
 	return false;
+}
+
+/* "$N" in an attach point becomes the Nth positional parameter, as in
+ * bpftrace, so one script serves any function: uprobe:$1. */
+static char *expand_params(const char *text, struct loc loc, const struct pr_compile_opts *o,
+			   struct diag *d)
+{
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+
+	if (!f)
+		return NULL;
+	for (const char *c = text; *c; c++) {
+		if (*c != '$' || !isdigit((unsigned char)c[1])) {
+			fputc(*c, f);
+			continue;
+		}
+		char *end;
+		long i = strtol(c + 1, &end, 10);
+		if (i < 1 || i > o->nparams) {
+			fclose(f);
+			free(out);
+			diag_error(d, loc, "attach point uses $%ld, but %d parameter%s given after the script",
+				   i, o->nparams, o->nparams == 1 ? " was" : "s were");
+			return NULL;
+		}
+		fputs(o->params[i - 1], f);
+		c = end - 1;
+	}
+	fclose(f);
+	return out;
 }
 
 static int resolve_probes(struct node *root, const struct pr_compile_opts *o,
@@ -58,11 +92,14 @@ static int resolve_probes(struct node *root, const struct pr_compile_opts *o,
 		po.use_args = reads_args(n->a) || reads_args(n->b);
 		for (struct node *a = n->list; a; a = a->next) {
 			struct probe *pr = NULL;
+			char *text = expand_params(a->name, a->loc, o, d);
 
-			if (probe_resolve(a->name, a->loc, &po, d, &pr) < 0) {
+			if (!text || probe_resolve(text, a->loc, &po, d, &pr) < 0) {
+				free(text);
 				rc = -1;
 				continue;
 			}
+			free(text);
 			p->probes[p->nprobes++] = pr;
 			s->nprobes++;
 		}

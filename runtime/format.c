@@ -336,14 +336,15 @@ static void fmt_one(struct fmt_buf *b, const struct fmt_spec *sp,
 			fmt_one(b, &s2, a, data, c);
 			return;
 		}
-		/* as C (and bpftrace) would: the length modifier decides how many
-		 * bits of the value the conversion sees */
+		/* An explicit length modifier narrows as in C; without one the
+		 * argument's own width counts, so 64-bit values are never cut
+		 * (bpftrace 0.17 cuts them to 32 bits). */
 		v = fmt_int(t, data);
 		if (sp->len == 'H')
 			v = strchr("di", sp->conv) ? (int64_t)(signed char)v : (int64_t)(unsigned char)v;
 		else if (sp->len == 'h')
 			v = strchr("di", sp->conv) ? (int64_t)(short)v : (int64_t)(unsigned short)v;
-		else if (sp->len == 0)
+		else if (sp->len == 0 && (!t || t->size <= 4))
 			v = strchr("di", sp->conv) ? (int64_t)(int)v : (int64_t)(unsigned)v;
 		fmt_spec_str(spec, sizeof(spec), sp, "ll", sp->conv);
 		fmt_addf(b, spec, (long long)v);

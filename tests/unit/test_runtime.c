@@ -78,7 +78,9 @@ static void test_printf(void)
 	check_printf("printf %x %X %o", "%x %X", &t_u64, 255, &t_u64, &(uint64_t){ 255 },
 		     "ff FF");
 	check_printf("printf %#o", "%#o", &t_u64, 8, NULL, NULL, "010");
-	check_printf("printf %x of -1 (32 bits, as C)", "%x", &t_s64, (uint64_t)-1, NULL, NULL,
+	check_printf("printf %x of a 64-bit -1 keeps 64 bits", "%x", &t_s64, (uint64_t)-1, NULL, NULL,
+		     "ffffffffffffffff");
+	check_printf("printf %x of a 32-bit -1", "%x", &t_u32, 0xffffffffu, NULL, NULL,
 		     "ffffffff");
 	check_printf("printf %lx of -1", "%lx", &t_s64, (uint64_t)-1, NULL, NULL,
 		     "ffffffffffffffff");
