@@ -13,6 +13,7 @@
 
 #include "ast.h"
 #include "lexer.h"
+#include "types.h"
 
 void (*ast_type_printer)(FILE *out, const struct type *t);
 
@@ -92,7 +93,12 @@ static void dump_detail(FILE *out, const struct node *n)
 	int i;
 
 	switch (n->kind) {
-	case N_INT:        fprintf(out, " %llu", (unsigned long long)n->ival); break;
+	case N_INT:
+		if (n->type && n->type->kind == T_INT && n->type->is_signed)
+			fprintf(out, " %lld", (long long)n->ival);
+		else
+			fprintf(out, " %llu", (unsigned long long)n->ival);
+		break;
 	case N_STR:        fputc(' ', out); dump_escaped(out, name, n->len); break;
 	case N_IDENT:
 	case N_CALL:
