@@ -1,5 +1,6 @@
-/* spin [MS]: burns CPU in user space for MS milliseconds (default 1000),
- * so that profile:hz:N sees about N * MS / 1000 samples of it. */
+/* spin [MS]: burns MS milliseconds (default 1000) of its own CPU time in
+ * user space, so that profile:hz:N sees about N * MS / 1000 samples of it
+ * however busy the machine is. */
 #include <stdlib.h>
 #include <time.h>
 
@@ -7,7 +8,7 @@ static double now_ms(void)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
