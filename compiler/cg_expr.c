@@ -210,6 +210,30 @@ static LLVMValueRef comm(struct cg *g)
 	return buf;
 }
 
+static int probe_index(const struct cg *g)
+{
+	for (int i = 0; i < g->prog->nprobes; i++)
+		if (g->prog->probes[i] == g->probe)
+			return i;
+	return -1;
+}
+
+/* The site whose function this program runs at, if there is exactly one
+ * and it is named by a symbol (a line probe's site is "file.c:N"), else -1. */
+static int site_func(const struct cg *g)
+{
+	const struct probe *p = g->probe;
+	int site = g->site >= 0 ? g->site : p->nsites == 1 ? 0 : -1;
+
+	if ((p->kind != PK_UPROBE && p->kind != PK_URETPROBE) || site < 0 || probe_index(g) < 0)
+		return -1;
+	for (const char *c = p->sites[site].func; c && *c; c++)
+		if (!(*c == '_' || (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+		      (*c >= '0' && *c <= '9')))
+			return -1;
+	return p->sites[site].func ? site : -1;
+}
+
 static LLVMValueRef usym_of(struct cg *g, LLVMValueRef addr)
 {
 	LLVMValueRef buf = cg_alloca(g, 16, "usym");
@@ -274,9 +298,14 @@ static LLVMValueRef ident(struct cg *g, struct node *n)
 	if (!strncmp(s, "arg", 3) && p->kind == PK_USDT)
 		return usdt_arg(g, s[3] - '0');
 	if (!strncmp(s, "arg", 3))
-		return ctx_load(g, arg_regs[s[3] - '0'], 8);
+		/* A raw tracepoint's context is its arguments as u64s. */
+		return ctx_load(g, p->kind == PK_RAWTP ? 8u * (unsigned)(s[3] - '0')
+						       : arg_regs[s[3] - '0'], 8);
 	if (!strcmp(s, "retval"))
 		return ctx_load(g, REG_AX, 8);
+	if (!strcmp(s, "func") && n->type->kind == T_USYM && site_func(g) >= 0)
+		return usym_of(g, cg_const(g, PR_SITE_TAG | (uint64_t)probe_index(g) << 32 |
+						(uint64_t)site_func(g)));
 	if (!strcmp(s, "func")) {
 		/* At a return probe the ip is the caller's: ask the kernel for
 		 * the probed address instead. */
@@ -307,7 +336,7 @@ static LLVMValueRef field(struct cg *g, struct node *n)
 	const struct type *t = n->type;
 	LLVMValueRef v, off;
 
-	if (n->a->kind != N_IDENT || cg_is_dwarf_var(g, n))
+	if (n->a->kind != N_IDENT || n->a->type->kind == T_PTR || cg_is_dwarf_var(g, n))
 		return cg_place_value(g, n);
 	f = type_field(g->probe->args, n->name);
 	if (!f) {
@@ -346,7 +375,8 @@ static LLVMValueRef index_expr(struct cg *g, struct node *n)
 	const struct field *f;
 	const struct type *a = n->a->type;
 
-	if (n->a->kind != N_FIELD || n->a->a->kind != N_IDENT || cg_is_dwarf_var(g, n->a) ||
+	if (n->a->kind != N_FIELD || n->a->a->kind != N_IDENT || n->a->a->type->kind == T_PTR ||
+	    cg_is_dwarf_var(g, n->a) ||
 	    !(f = type_field(g->probe->args, n->a->name)))
 		return cg_place_value(g, n);
 	return cg_to_int_type(g, ctx_load(g, f->offset + a->elem->size * n->b->ival,

@@ -88,6 +88,12 @@ struct pr_map {
 	uint32_t max_entries;
 };
 
+/* A user symbol value (T_USYM: address, pid) whose address has this bit
+ * names a probe site instead: probe index in bits 32..62, site index below.
+ * `func` at a single-site uprobe is known when compiling, and so stays
+ * nameable after the traced process has exited. */
+#define PR_SITE_TAG (1ULL << 63)
+
 struct program {
 	void *elf;                /* BPF ELF object, malloc'd */
 	size_t elf_size;

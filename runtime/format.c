@@ -158,6 +158,15 @@ static void fmt_stack(struct fmt_buf *b, const struct type *t, uint64_t v,
 	}
 }
 
+static const char *fmt_site_name(const struct program *p, uint64_t tagged)
+{
+	uint64_t pi = (tagged & ~PR_SITE_TAG) >> 32, si = tagged & 0xffffffffu;
+
+	if (pi >= (uint64_t)p->nprobes || si >= (uint64_t)p->probes[pi]->nsites)
+		return NULL;
+	return p->probes[pi]->sites[si].func;
+}
+
 static void fmt_sym(struct fmt_buf *b, const struct type *t, const void *p,
 		    const struct fmt_ctx *c)
 {
@@ -167,7 +176,9 @@ static void fmt_sym(struct fmt_buf *b, const struct type *t, const void *p,
 	memcpy(&addr, p, 8);
 	if (t->kind == T_USYM)
 		memcpy(&pid, (const char *)p + 8, 8);
-	if (c && c->sym)
+	if (t->kind == T_USYM && (addr & PR_SITE_TAG) && c && c->prog)
+		name = fmt_site_name(c->prog, addr);
+	else if (c && c->sym)
 		name = t->kind == T_USYM ? sym_user(c->sym, (pid_t)pid, addr, &off)
 					 : sym_kernel(c->sym, addr, &off);
 	if (name)
@@ -186,6 +197,24 @@ static void fmt_enum(struct fmt_buf *b, const struct type *t, int64_t v)
 	fmt_addf(b, "%lld", (long long)v);
 }
 
+/* A bitfield of a record copied from the traced program (DWARF types):
+ * bit 0 of its storage unit is the least significant. */
+static void fmt_bitfield(struct fmt_buf *b, const struct field *f, const char *p)
+{
+	uint64_t v = 0;
+	unsigned bytes = (f->bit_offset + f->bit_size + 7u) / 8u, sh = 64u - f->bit_size;
+	memcpy(&v, p, bytes <= 8 ? bytes : 8);
+	v = (v << (sh - f->bit_offset));
+	bool sgn = f->type && f->type->is_signed;
+	int64_t x = sgn ? (int64_t)v >> sh : (int64_t)(v >> sh);
+	if (f->type && f->type->kind == T_ENUM)
+		fmt_enum(b, f->type, x);
+	else if (sgn)
+		fmt_addf(b, "%lld", (long long)x);
+	else
+		fmt_addf(b, "%llu", (unsigned long long)x);
+}
+
 static void fmt_record(struct fmt_buf *b, const struct type *t, const char *p,
 		       const struct fmt_ctx *c)
 {
@@ -193,7 +222,10 @@ static void fmt_record(struct fmt_buf *b, const struct type *t, const char *p,
 	for (int i = 0; i < t->nfields; i++) {
 		const struct field *f = &t->fields[i];
 		fmt_addf(b, "%s.%s = ", i ? ", " : "", f->name ? f->name : "");
-		fmt_value(b, f->type, p + f->offset, c);
+		if (f->bit_size && f->bit_size < 64 && f->bit_offset + f->bit_size <= 64)
+			fmt_bitfield(b, f, p + f->offset);
+		else
+			fmt_value(b, f->type, p + f->offset, c);
 	}
 	fmt_puts(b, " }");
 }

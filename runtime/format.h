@@ -28,6 +28,7 @@ struct fmt_ctx {
 	int stack_fd;      /* BPF_MAP_TYPE_STACK_TRACE fd, -1 if none */
 	int stack_indent;  /* spaces before each frame: 8 for values, 4 for keys */
 	bool src_lines;    /* -v: user frames also show (file:line) where known */
+	const struct program *prog; /* names PR_SITE_TAG symbols; may be NULL */
 };
 
 void fmt_init(struct fmt_buf *b);
