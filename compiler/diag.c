@@ -42,16 +42,24 @@ const char *diag_line(const struct source *src, int line, int *len)
 	return p;
 }
 
+/* A UTF-8 continuation byte takes no column of its own on the screen. */
+static int continues(const char *text, int linelen, int i)
+{
+	return i < linelen && ((unsigned char)text[i] & 0xc0) == 0x80;
+}
+
 static void print_caret(FILE *out, const char *text, int linelen, struct loc loc)
 {
 	int i, len = loc.len < 1 ? 1 : loc.len;
 
 	for (i = 0; i < loc.col - 1; i++)
-		fputc(i < linelen && text[i] == '\t' ? '\t' : ' ', out);
+		if (!continues(text, linelen, i))
+			fputc(i < linelen && text[i] == '\t' ? '\t' : ' ', out);
 	fputc('^', out);
 	/* Underline no further than the line: a span may run onto later lines. */
 	for (i = 1; i < len && loc.col - 1 + i < linelen; i++)
-		fputc('~', out);
+		if (!continues(text, linelen, loc.col - 1 + i))
+			fputc('~', out);
 	fputc('\n', out);
 }
 

@@ -222,7 +222,7 @@ static void lex_c_decl(struct lexer *lx, struct token *t)
 		set_error(t, here(lx), "expected ';' after declaration");
 		return;
 	}
-	set_error(t, loc, "expected ';' after declaration");
+	set_error(t, loc, depth ? "no '}' closes this declaration" : "expected ';' after declaration");
 }
 
 static int word_is(const char *p, const char *w)
@@ -292,12 +292,14 @@ static void lex_unknown(struct lexer *lx, struct token *t)
 {
 	char ch[8];
 	unsigned char c = (unsigned char)*lx->p;
+	const char *hint = c == '\'' ? "; strings are written in double quotes" :
+			   c == '#' ? "; comments start with // or /*" : "";
 
 	if (isprint(c))
 		snprintf(ch, sizeof(ch), "%c", c);
 	else
 		snprintf(ch, sizeof(ch), "\\x%02x", c);
-	set_error(t, here(lx), "unknown character '%s'", ch);
+	set_error(t, here(lx), "unknown character '%s'%s", ch, hint);
 	advance(lx);
 }
 
@@ -348,7 +350,7 @@ static void lex_number(struct lexer *lx, struct token *t)
 	const char *start = lx->p, *p = lx->p;
 	unsigned base = 10, ndigits = 0;
 	uint64_t v = 0;
-	int bad = 0, overflow = 0;
+	int bad = 0, overflow = 0, fraction = 0;
 	char text[64];
 
 	if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) {
@@ -357,9 +359,15 @@ static void lex_number(struct lexer *lx, struct token *t)
 	} else if (p[0] == '0') {
 		base = 8;
 	}
-	for (; isalnum((unsigned char)*p) || *p == '_'; p++) {
+	/* "1.5" would otherwise read as a field access on 1. */
+	for (; isalnum((unsigned char)*p) || *p == '_' ||
+	       (*p == '.' && base != 16 && isdigit((unsigned char)p[1])); p++) {
 		unsigned d = (unsigned)digit_value(*p);
 
+		if (*p == '.') {
+			fraction = 1;
+			continue;
+		}
 		if (*p == '_')
 			continue;
 		if (d >= base) {
@@ -374,7 +382,9 @@ static void lex_number(struct lexer *lx, struct token *t)
 	advance_n(lx, (size_t)(p - start));
 	t->loc.len = (int)(p - start);
 	snprintf(text, sizeof(text), "%.*s", (int)(p - start), start);
-	if (bad || ndigits == 0)
+	if (fraction)
+		set_error(t, t->loc, "'%s' is not an integer; only integers are supported", text);
+	else if (bad || ndigits == 0)
 		set_error(t, t->loc, "invalid integer '%s'", text);
 	else if (overflow)
 		set_error(t, t->loc, "integer '%s' is too large", text);
@@ -511,6 +521,15 @@ static void lex_at(struct lexer *lx, struct token *t)
 {
 	size_t n = ident_len(lx->p + 1);
 
+	if (isdigit((unsigned char)lx->p[1])) {
+		for (n = 1; isalnum((unsigned char)lx->p[n]) || lx->p[n] == '_'; n++)
+			;
+		t->loc.len = (int)n;
+		set_error(t, t->loc, "invalid map name '%.*s'; a map name starts with a letter or '_'",
+			  (int)(n < 32 ? n : 32), lx->p);
+		advance_n(lx, n);
+		return;
+	}
 	t->kind = TOK_MAP;
 	set_text(t, lx->p + 1, n);
 	t->loc.len = (int)n + 1;

@@ -7,10 +7,12 @@
  * That keeps one error per statement however deep the mistake sits.
  */
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "ctypes.h"
 #include "lexer.h"
 #include "parser.h"
 
@@ -21,7 +23,15 @@ struct parser {
 	struct diag *d;
 	int last_err;         /* token index of the last error, to say it once */
 	int eof_quiet;        /* recovery ran into EOF: its errors are said */
+	int depth;            /* nested expressions and blocks being parsed */
+	int ops;              /* operator nodes in the current statement */
+	struct node *prog;    /* the program so far: its C declarations name types */
 };
+
+/* Later stages walk the tree recursively: these bounds keep any tree they
+ * get shallow enough for the stack, far above what a real script needs. */
+#define MAX_DEPTH 100
+#define MAX_OPS 1000
 
 static const char *const type_words[] = {
 	"int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
@@ -102,6 +112,18 @@ static void error_node(struct parser *p, const struct node *n, const char *msg)
 
 #define error_here(p, ...) error_tok((p), (p)->i, __VA_ARGS__)
 
+/* Counts one more operator node (or nesting level with nest = 1); -1 after
+ * reporting when the statement goes past the bounds above. */
+static int grow(struct parser *p, int nest)
+{
+	if (nest ? ++p->depth > MAX_DEPTH : ++p->ops > MAX_OPS) {
+		error_here(p, nest ? "nested more than %d levels deep" :
+			   "more than %d operators in one statement", nest ? MAX_DEPTH : MAX_OPS);
+		return -1;
+	}
+	return 0;
+}
+
 static int expect(struct parser *p, int kind, const char *msg)
 {
 	if (accept(p, kind))
@@ -167,6 +189,29 @@ static void free_list(struct node *l)
 static struct node *parse_expr(struct parser *p);
 static struct node *parse_unary(struct parser *p);
 
+/* '*'s then ')' at p->i + k: after "(name", only a pointer type fits, so
+ * `(pid_t *)x` is a cast even where pid_t comes from a header or BTF. */
+static int stars_close(struct parser *p, int k)
+{
+	if (peek_at(p, k)->kind != '*')
+		return 0;
+	while (peek_at(p, k)->kind == '*')
+		k++;
+	return peek_at(p, k)->kind == ')';
+}
+
+/* Is `name` a typedef that a C declaration of the script made? */
+static int is_typedef(struct parser *p, const char *name)
+{
+	char buf[128];
+
+	for (struct node *x = p->prog ? p->prog->list : NULL; x; x = x->next)
+		if (x->kind == N_CDECL && ct_typedef_name(x->name, buf, sizeof(buf)) &&
+		    !strcmp(buf, name))
+			return 1;
+	return 0;
+}
+
 /* Number of tokens a type name takes at p->i + k ("struct req", "unsigned
  * long", "u32"), 0 if none starts there; '*'s are not counted. */
 static int type_tokens(struct parser *p, int k)
@@ -178,6 +223,9 @@ static int type_tokens(struct parser *p, int k)
 	while (peek_at(p, k + n)->kind == TOK_IDENT &&
 	       parse_is_type_word(peek_at(p, k + n)->text))
 		n++;
+	if (n == 0 && kind == TOK_IDENT && (is_typedef(p, peek_at(p, k)->text) ||
+					     stars_close(p, k + 1)))
+		n = 1;
 	return n;
 }
 
@@ -224,7 +272,7 @@ static struct node *parse_cast(struct parser *p)
 	tn = parse_typename(p);
 	next(p); /* ')', checked by at_cast */
 	n->b = tn;
-	n->a = parse_unary(p);
+	n->a = grow(p, 0) < 0 ? NULL : parse_unary(p);
 	if (!n->a) {
 		ast_free(n);
 		return NULL;
@@ -244,7 +292,7 @@ static struct node *parse_sizeof(struct parser *p)
 			return NULL;
 		}
 	} else {
-		n->a = parse_unary(p);
+		n->a = grow(p, 0) < 0 ? NULL : parse_unary(p);
 	}
 	if (!n->a) {
 		ast_free(n);
@@ -369,6 +417,11 @@ static struct node *parse_postfix(struct parser *p)
 	while (e) {
 		int k = peek(p)->kind;
 
+		if ((k == '.' || k == TOK_ARROW || k == '[' || k == TOK_INC || k == TOK_DEC) &&
+		    grow(p, 0) < 0) {
+			ast_free(e);
+			return NULL;
+		}
 		if (k == '.' || k == TOK_ARROW) {
 			n = mk(N_FIELD, e->loc);
 			n->op = k;
@@ -429,7 +482,7 @@ static struct node *parse_unary(struct parser *p)
 	default:
 		return parse_postfix(p);
 	}
-	n->a = parse_unary(p);
+	n->a = grow(p, 0) < 0 ? NULL : parse_unary(p);
 	if (!n->a) {
 		ast_free(n);
 		return NULL;
@@ -463,6 +516,10 @@ static struct node *parse_binary(struct parser *p, int level)
 		return parse_unary(p);
 	l = parse_binary(p, level + 1);
 	while (l && in_level(level, peek(p)->kind)) {
+		if (grow(p, 0) < 0) {
+			ast_free(l);
+			return NULL;
+		}
 		n = mk(N_BINOP, l->loc);
 		n->op = next(p)->kind;
 		n->a = l;
@@ -476,7 +533,7 @@ static struct node *parse_binary(struct parser *p, int level)
 	return l;
 }
 
-static struct node *parse_expr(struct parser *p)
+static struct node *parse_ternary(struct parser *p)
 {
 	struct node *c = parse_binary(p, 0), *n;
 
@@ -496,6 +553,14 @@ static struct node *parse_expr(struct parser *p)
 		return NULL;
 	}
 	return finish(p, n);
+}
+
+static struct node *parse_expr(struct parser *p)
+{
+	struct node *n = grow(p, 1) < 0 ? NULL : parse_ternary(p);
+
+	p->depth--;
+	return n;
 }
 
 /* ---- statements ---- */
@@ -586,7 +651,8 @@ static struct node *parse_if(struct parser *p)
 	if (!accept(p, TOK_ELSE))
 		return n;
 	if (at(p, TOK_IF)) {
-		n->c = parse_if(p);
+		n->c = grow(p, 1) < 0 ? NULL : parse_if(p);
+		p->depth--;
 		if (!n->c)
 			goto fail;
 		return n;
@@ -645,6 +711,12 @@ static struct node *parse_simple(struct parser *p)
 
 	if (!e)
 		return NULL;
+	if (at(p, '(')) {
+		/* `$f()` or `@m(1)`: a call needs a function's name. */
+		error_node(p, e, "only a function can be called, and this is not one");
+		ast_free(e);
+		return NULL;
+	}
 	op = compound_op(peek(p)->kind);
 	if (op < 0) {
 		if (e->kind == N_INCDEC)
@@ -674,6 +746,7 @@ static struct node *parse_stmt(struct parser *p)
 {
 	struct node *n;
 
+	p->ops = 0;
 	switch (peek(p)->kind) {
 	case TOK_IF:
 		return parse_if(p);
@@ -688,6 +761,9 @@ static struct node *parse_stmt(struct parser *p)
 	case TOK_RETURN:
 		n = mk(N_RETURN, next(p)->loc);
 		break;
+	case TOK_ELSE:
+		error_here(p, "'else' without an 'if' before it");
+		return NULL;
 	default:
 		n = parse_simple(p);
 		if (!n)
@@ -707,6 +783,16 @@ static struct node *parse_block(struct parser *p)
 {
 	struct node *b = mk(N_BLOCK, next(p)->loc), *s;
 
+	if (grow(p, 1) < 0) {
+		/* Skip the whole block: its '{' is taken, so one '}' is open. */
+		p->depth--;
+		for (int open = 1; open > 0 && !at(p, TOK_EOF);) {
+			int k = next(p)->kind;
+
+			open += (k == '{') - (k == '}');
+		}
+		return b;
+	}
 	while (!at(p, '}') && !at(p, TOK_EOF)) {
 		if (accept(p, ';'))
 			continue;
@@ -718,6 +804,7 @@ static struct node *parse_block(struct parser *p)
 	}
 	if (!accept(p, '}'))
 		error_here(p, "expected '}' before end of file");
+	p->depth--;
 	return b;
 }
 
@@ -764,7 +851,19 @@ static struct node *parse_attach(struct parser *p)
 static struct node *parse_probe(struct parser *p)
 {
 	struct node *pr = mk(N_PROBE, peek(p)->loc);
+	unsigned char c0 = (unsigned char)peek(p)->at[0];
 
+	/* A probe starts with its type (or a path, for a better message from
+	 * probe.c); anything else is a statement outside braces or a stray
+	 * character. */
+	if (!isalnum(c0) && !strchr("\"_./", c0)) {
+		if (c0 == '@' || c0 == '$')
+			error_here(p, "statements go inside a probe's braces: PROBE { ... }");
+		else
+			error_here(p, "unexpected '%c'", c0);
+		next(p);
+		goto fail;
+	}
 	append(&pr->list, parse_attach(p));
 	while (accept(p, ',')) {
 		if (!at(p, TOK_ATTACH)) {
@@ -774,6 +873,7 @@ static struct node *parse_probe(struct parser *p)
 		append(&pr->list, parse_attach(p));
 	}
 	if (accept(p, TOK_PRED)) {
+		p->ops = 0;
 		pr->a = parse_expr(p);
 		if (!pr->a)
 			goto fail;
@@ -795,6 +895,15 @@ fail:
 	return NULL;
 }
 
+/* A script that probes nothing would wait forever for Ctrl-C. */
+static int has_probe(const struct node *prog)
+{
+	for (const struct node *n = prog->list; n; n = n->next)
+		if (n->kind == N_PROBE)
+			return 1;
+	return 0;
+}
+
 struct node *parse_program(const struct source *src, struct diag *d)
 {
 	struct parser p = { .d = d, .last_err = -1 };
@@ -805,6 +914,7 @@ struct node *parse_program(const struct source *src, struct diag *d)
 	if (p.n < 0)
 		return NULL;
 	prog = mk(N_PROGRAM, (struct loc){ 1, 1, 1 });
+	p.prog = prog;
 	tail = &prog->list;
 	while (!at(&p, TOK_EOF)) {
 		struct token *t = peek(&p);
@@ -826,6 +936,9 @@ struct node *parse_program(const struct source *src, struct diag *d)
 			recover_top(&p, next(&p)->kind == '{');
 		}
 	}
+	if (!d->errors && !has_probe(prog))
+		diag_error(d, (struct loc){ 0, 0, 0 },
+			   "the script has no probe; add one, e.g. BEGIN { printf(\"hello\\n\"); }");
 	lex_free_tokens(p.t, p.n);
 	return prog;
 }

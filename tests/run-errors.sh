@@ -2,8 +2,15 @@
 # run-errors.sh - golden diagnostics: runs `perf-run tests/errors/NAME.bt`
 # for every script there and compares its stderr byte for byte with
 # NAME.err; the run must also fail (exit status 1).  Optional NAME.args
-# holds more command-line words (shell syntax) put before the script.
-# Run from the top of the tree; the paths in diagnostics are relative to it.
+# holds more command-line words (shell syntax) put before the script, or
+# where the word {} stands (`{} abc` for a positional parameter, `{} --
+# ./tests/progs/loop 1` for a traced command).
+# Optional NAME.requires is a shell command that must succeed, else the
+# case is skipped with that command as the reason (kernel features).
+# Run from the top of the tree; the paths in diagnostics are relative to it,
+# and an absolute path into the tree is written $TOP/ in NAME.err so that
+# the expectations hold in any checkout.  Cases that probe tests/progs
+# binaries build them first (make progs) when one is missing.
 #
 #   tests/run-errors.sh [NAME.bt ...]     PERF_RUN: binary (build/perf-run)
 #   UPDATE=1 tests/run-errors.sh NAME.bt  rewrites NAME.err from the output
@@ -19,6 +26,14 @@ PERF_RUN=${PERF_RUN:-build/perf-run}
 TMP=$(mktemp -d /tmp/perf-run-err.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
 passed=0 failed=0 skipped=0
+TOP=$(pwd -P)
+
+for c in tests/progs/*.c; do
+	if [[ ! -x ${c%.c} ]]; then
+		${MAKE:-make} -s progs >/dev/null 2>&1 || echo "run-errors.sh: make progs failed" >&2
+		break
+	fi
+done
 
 for bt in "$@"; do
 	base=${bt%.bt}
@@ -27,8 +42,18 @@ for bt in "$@"; do
 	if [[ -f $base.args ]]; then
 		eval "extra=($(<"$base.args"))"
 	fi
-	timeout -s KILL 10 "$PERF_RUN" "${extra[@]}" "$bt" </dev/null >"$TMP/out" 2>"$TMP/err"
+	[[ " ${extra[*]} " == *" {} "* ]] || extra+=("{}")
+	for i in "${!extra[@]}"; do
+		[[ ${extra[i]} == "{}" ]] && extra[i]=$bt
+	done
+	if [[ -f $base.requires ]] && ! bash -c "$(<"$base.requires")" >/dev/null 2>&1; then
+		echo "SKIP $name (needs: $(<"$base.requires"))"
+		((skipped++))
+		continue
+	fi
+	timeout -s KILL 10 "$PERF_RUN" "${extra[@]}" </dev/null >"$TMP/out" 2>"$TMP/raw"
 	status=$?
+	sed "s|$TOP/|\$TOP/|g" "$TMP/raw" >"$TMP/err"
 	if [[ ${UPDATE:-} == 1 ]]; then
 		cp "$TMP/err" "$base.err"
 	fi
