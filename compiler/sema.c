@@ -15,7 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ctypes.h"
 #include "dwarf.h"
+#include "kbtf.h"
 #include "lexer.h"
 #include "sema.h"
 
@@ -34,9 +36,12 @@ struct sctx {
 	int nvars, cap;
 	int loop_depth;
 	int errors;
+	struct ct_unit *ct;       /* the script's C declarations, NULL if none */
 };
 
 static const struct type *check_expr(struct sctx *c, struct node *n);
+static void fold_to_int(struct node *n, int64_t v);
+static const struct type *array_as_str(struct sctx *c, struct node *n, const struct type *t);
 
 /* ast.h keeps types non-const; they are never written through a node. */
 static void set_type(struct node *n, const struct type *t)
@@ -153,6 +158,7 @@ static void map_keys(struct sctx *c, struct node *m, int mi)
 
 		if (!t)
 			return;
+		t = array_as_str(c, k, t);
 		if (!storable(t)) {
 			err(c, k->loc, "a map key cannot be %s", tname(t, b1, sizeof(b1)));
 			return;
@@ -283,7 +289,7 @@ static const struct type *check_dwarf_var(struct sctx *c, struct node *n)
 								 : NULL;
 
 			if (!p->sites[j].dw) {
-				err(c, n->loc, "args needs debuginfo, and %s has none at %s", p->path,
+				err(c, n->loc, "args needs debuginfo, and %s has none at %s; read arg0..arg5 instead", p->path,
 				    p->sites[j].func);
 				return NULL;
 			}
@@ -295,11 +301,6 @@ static const struct type *check_dwarf_var(struct sctx *c, struct node *n)
 			if (v->loc.kind == DWR_OPTIMIZED || v->loc.kind == DWR_UNSUPPORTED) {
 				err(c, n->loc, "'%s' cannot be read at %s: %s", n->name,
 				    p->sites[j].func, v->loc.why ? v->loc.why : "no location");
-				return NULL;
-			}
-			if (v->loc.uses_entry_value) {
-				err(c, n->loc, "'%s' at %s is only known from its entry value, which cannot be read yet",
-				    n->name, p->sites[j].func);
 				return NULL;
 			}
 			if (!v->type) {
@@ -329,9 +330,9 @@ static const struct type *check_usdt_arg(struct sctx *c, struct node *n, int i)
 
 		for (int j = 0; j < p->nsites; j++) {
 			if (i >= p->sites[j].nuargs) {
-				err(c, n->loc, "%s has %d argument%s at %s", p->name ? p->name : "this probe",
-				    p->sites[j].nuargs, p->sites[j].nuargs == 1 ? "" : "s",
-				    p->sites[j].func);
+				err(c, n->loc, "no arg%d: %s has %d argument%s at %s", i,
+				    p->name ? p->name : "this probe", p->sites[j].nuargs,
+				    p->sites[j].nuargs == 1 ? "" : "s", p->sites[j].func);
 				return NULL;
 			}
 			sgn |= p->sites[j].uargs[i].is_signed;
@@ -349,8 +350,10 @@ static const struct type *check_ident(struct sctx *c, struct node *n)
 	if (!strcmp(s, "pid") || !strcmp(s, "tid") || !strcmp(s, "uid") ||
 	    !strcmp(s, "gid") || !strcmp(s, "cpu") || !strcmp(s, "rand"))
 		return type_int(4, false);
-	if (!strcmp(s, "nsecs") || !strcmp(s, "cgroup") || !strcmp(s, "curtask"))
+	if (!strcmp(s, "nsecs") || !strcmp(s, "cgroup"))
 		return type_int(8, false);
+	if (!strcmp(s, "curtask"))
+		return kbtf_task_ptr();
 	if (!strcmp(s, "elapsed")) {
 		c->s->uses_config = true;
 		return type_int(8, false);
@@ -363,12 +366,18 @@ static const struct type *check_ident(struct sctx *c, struct node *n)
 	}
 	if (!strcmp(s, "probe")) {
 		size_t m = 0;
+		char buf[1024];
 
+		/* A wildcard names each match: one program per site. */
 		for (int i = 0; i < c->cur->nprobes; i++) {
-			const char *nm = c->cur->probes[i]->name ? c->cur->probes[i]->name : "";
+			const struct probe *p = c->cur->probes[i];
 
-			if (strlen(nm) > m)
-				m = strlen(nm);
+			c->cur->per_site |= probe_name_per_site(p);
+			for (int k = 0; k < (p->nsites ? p->nsites : 1); k++) {
+				size_t l = strlen(probe_site_name(p, k, buf, sizeof(buf)));
+
+				m = l > m ? l : m;
+			}
 		}
 		return type_str(m + 1);
 	}
@@ -376,15 +385,19 @@ static const struct type *check_ident(struct sctx *c, struct node *n)
 	    probe_is(c, K(PK_USDT)))
 		return check_usdt_arg(c, n, s[3] - '0');
 	if (!strncmp(s, "arg", 3) && s[3] >= '0' && s[3] <= '5' && !s[4]) {
-		if (!probe_is(c, K(PK_UPROBE) | K(PK_KPROBE))) {
+		if (!probe_is(c, K(PK_UPROBE) | K(PK_KPROBE) | K(PK_RAWTP))) {
 			err(c, n->loc, "%s is only available at uprobe and kprobe probes", s);
 			return NULL;
 		}
 		return type_int(8, false);
 	}
 	if (!strcmp(s, "retval")) {
-		if (!probe_is(c, K(PK_URETPROBE) | K(PK_KRETPROBE))) {
-			err(c, n->loc, "retval is only available at uretprobe and kretprobe probes");
+		if (probe_is(c, K(PK_FEXIT)) && !c->cur->probes[0]->args) {
+			err(c, n->loc, "retval at fexit needs the function's type from kernel BTF");
+			return NULL;
+		}
+		if (!probe_is(c, K(PK_URETPROBE) | K(PK_KRETPROBE)) && !probe_is(c, K(PK_FEXIT))) {
+			err(c, n->loc, "retval is only available at uretprobe, kretprobe and fexit probes");
 			return NULL;
 		}
 		return type_int(8, true);
@@ -398,7 +411,8 @@ static const struct type *check_ident(struct sctx *c, struct node *n)
 		return NULL;
 	}
 	if (!strcmp(s, "args")) {
-		if (probe_is(c, K(PK_TRACEPOINT) | K(PK_RAWTP)) && p0->args)
+		if (probe_is(c, K(PK_TRACEPOINT) | K(PK_RAWTP) | K(PK_FENTRY) | K(PK_FEXIT)) &&
+		    p0->args)
 			return p0->args;
 		if (probe_is(c, K(PK_UPROBE)))
 			return dwarf_args_type();
@@ -407,6 +421,11 @@ static const struct type *check_ident(struct sctx *c, struct node *n)
 		else
 			err(c, n->loc, "args is not available at this probe");
 		return NULL;
+	}
+	int64_t ev;
+	if (ct_enum_value(c->ct, s, &ev)) {
+		fold_to_int(n, ev);
+		return type_int(8, true);
 	}
 	err(c, n->loc, "unknown identifier '%s'", s);
 	return NULL;
@@ -550,6 +569,49 @@ static bool is_place(const struct node *n)
 	       n->kind == N_INDEX || (n->kind == N_UNOP && n->op == '*');
 }
 
+static bool is_bitfield(const struct node *n)
+{
+	const struct type *r = n->kind == N_FIELD ? n->a->type : NULL;
+	const struct field *f;
+
+	if (r && r->kind == T_PTR)
+		r = r->elem;
+	f = r && r->kind == T_RECORD ? type_field(r, n->name) : NULL;
+	return f && f->bit_size;
+}
+
+bool sema_place_is_user(const struct node *n)
+{
+	for (;;) {
+		const struct type *a;
+
+		if (n->kind != N_FIELD && n->kind != N_INDEX && !(n->kind == N_UNOP && n->op == '*'))
+			return true;
+		a = n->a->type;
+		if (!a || a->kind == T_ARGS)
+			return true;
+		if (a->kind == T_PTR)
+			return a->is_user;
+		/* A record or array in a probe's context (tracepoint, raw
+		 * tracepoint): kernel memory. */
+		if (n->a->kind == N_IDENT)
+			return false;
+		n = n->a;
+	}
+}
+
+/* A pointer read from memory points into that memory's address space:
+ * the C and DWARF types say nothing of it, the place it is read from does. */
+static const struct type *in_space(const struct node *n, const struct type *t)
+{
+	bool user;
+
+	if (!t || t->kind != T_PTR || n->a->kind == N_IDENT)
+		return t;
+	user = sema_place_is_user(n);
+	return t->is_user == user ? t : type_ptr(t->elem, user);
+}
+
 static const struct type *check_unop(struct sctx *c, struct node *n)
 {
 	const struct type *a = check_expr(c, n->a);
@@ -562,14 +624,18 @@ static const struct type *check_unop(struct sctx *c, struct node *n)
 			err(c, n->loc, "cannot dereference %s", tname(a, b1, sizeof(b1)));
 			return NULL;
 		}
-		return a->elem;
+		return in_space(n, a->elem);
 	}
 	if (n->op == '&') {
+		if (is_bitfield(n->a)) {
+			err(c, n->loc, "cannot take the address of bitfield '%s'", n->a->name);
+			return NULL;
+		}
 		if (!is_place(n->a)) {
 			err(c, n->loc, "cannot take the address of this expression");
 			return NULL;
 		}
-		return type_ptr(a, true);
+		return type_ptr(a, sema_place_is_user(n->a));
 	}
 	if (!type_is_int(a)) {
 		err(c, n->loc, "operand of '%c' is %s, an integer is needed", n->op,
@@ -633,7 +699,7 @@ static const struct type *check_field(struct sctx *c, struct node *n)
 	}
 	/* A body shared by several tracepoints reads each one's own layout. */
 	for (int i = 1; i < c->cur->nprobes && n->a->kind == N_IDENT &&
-	     c->cur->probes[0]->kind == PK_TRACEPOINT; i++) {
+	     n->a->type->kind != T_PTR && c->cur->probes[0]->kind == PK_TRACEPOINT; i++) {
 		const struct field *g = type_field(c->cur->probes[i]->args, n->name);
 
 		if (!g || !type_equal(g->type, f->type)) {
@@ -641,17 +707,43 @@ static const struct type *check_field(struct sctx *c, struct node *n)
 			return NULL;
 		}
 	}
-	if (f->bit_size) {
+	/* Bitfields of traced-program memory are read by cg_place_value;
+	 * those of probe contexts (tracepoint records) are not. */
+	if (f->bit_size && n->a->kind == N_IDENT && n->a->type->kind != T_PTR) {
 		err(c, n->loc, "bitfield '%s' cannot be read yet", n->name);
 		return NULL;
 	}
-	return f->type;
+	return in_space(n, f->type);
 }
 
 static bool is_tp_field(struct sctx *c, const struct node *n)
 {
-	return n->kind == N_FIELD && n->a->kind == N_IDENT &&
-	       (c->cur->probes[0]->kind == PK_TRACEPOINT || c->cur->probes[0]->kind == PK_RAWTP);
+	return n->kind == N_FIELD && n->a->kind == N_IDENT && n->a->type->kind != T_PTR &&
+	       (c->cur->probes[0]->kind == PK_TRACEPOINT || c->cur->probes[0]->kind == PK_RAWTP ||
+		c->cur->probes[0]->kind == PK_FENTRY || c->cur->probes[0]->kind == PK_FEXIT);
+}
+
+/* A char array in memory where a value is wanted (a printf argument, a
+ * map key) is its string, as in bpftrace: `printf("%s", curtask->comm)`.
+ * Rewrites n into str(n) and types that. */
+static const struct type *array_as_str(struct sctx *c, struct node *n, const struct type *t)
+{
+	struct node *inner;
+
+	if (!t || t->kind != T_ARRAY || !t->elem || t->elem->size != 1 || !type_is_int(t->elem) ||
+	    !is_place(n) || is_tp_field(c, n) || !(inner = ast_new(n->kind, n->loc)))
+		return t;
+	*inner = *n;
+	inner->next = NULL;
+	n->kind = N_CALL;
+	n->name = strdup("str");
+	n->list = inner;
+	n->a = n->b = n->c = NULL;
+	n->op = 0;
+	n->aux = NULL;
+	if (!n->name)
+		abort();
+	return check_expr(c, n);
 }
 
 static const struct type *check_index(struct sctx *c, struct node *n)
@@ -661,9 +753,9 @@ static const struct type *check_index(struct sctx *c, struct node *n)
 	if (!a || !i)
 		return NULL;
 	if (a->kind == T_PTR && a->elem && a->elem->kind != T_VOID && type_is_int(i))
-		return a->elem;
+		return in_space(n, a->elem);
 	if (a->kind == T_ARRAY && !is_tp_field(c, n->a) && type_is_int(i))
-		return a->elem;
+		return in_space(n, a->elem);
 	if (a->kind != T_ARRAY || !type_is_int(a->elem) || n->b->kind != N_INT ||
 	    n->b->ival >= a->count) {
 		err(c, n->loc, "only constant indexes into integer arrays within bounds are supported");
@@ -672,20 +764,73 @@ static const struct type *check_index(struct sctx *c, struct node *n)
 	return a->elem;
 }
 
+/* Does this body run in the kernel's address space (pointers it casts
+ * point into the kernel)? */
+static bool kernel_body(struct sctx *c)
+{
+	return c->cur && !probe_is(c, K(PK_UPROBE) | K(PK_URETPROBE) | K(PK_USDT));
+}
+
+/* A type by its C name: the script's own C declarations first (as in
+ * bpftrace), then the DWARF of the first uprobe binary of the body that
+ * defines it, then at kernel probes the kernel's BTF.  Each source of
+ * program types is one lookup here, tried in turn. */
+static const struct type *program_type(struct sctx *c, const char *name)
+{
+	char why[256];
+	const struct type *ct = ct_type(c->ct, name);
+
+	if (ct)
+		return ct;
+	if (kernel_body(c))
+		return kbtf_type(name);
+	for (int i = 0; c->cur && i < c->cur->nprobes; i++) {
+		struct probe *p = c->cur->probes[i];
+		const struct type *t = NULL;
+
+		if ((p->kind == PK_UPROBE || p->kind == PK_URETPROBE) && p->path)
+			t = dw_find_type(p->path, name, why, sizeof(why));
+		if (t)
+			return t;
+	}
+	return NULL;
+}
+
+/* A cast's N_TYPENAME: script integer names, then the program's types;
+ * ival is the pointer depth. */
+static const struct type *cast_type(struct sctx *c, const struct node *tn)
+{
+	const struct type *t = type_by_name(tn->name);
+
+	if (!t && !strcmp(tn->name, "void") && tn->ival)
+		t = type_void();
+	if (!t)
+		t = program_type(c, tn->name);
+	for (uint64_t i = 0; t && i < tn->ival; i++)
+		t = type_ptr(t, !kernel_body(c));
+	return t;
+}
+
 static const struct type *check_cast(struct sctx *c, struct node *n)
 {
 	const struct type *a = check_expr(c, n->a);
-	const struct type *t = n->b->ival ? NULL : type_by_name(n->b->name);
+	const struct type *t = cast_type(c, n->b);
 
 	if (!a)
 		return NULL;
 	if (!t) {
-		err(c, n->b->loc, "cast to '%s' needs DWARF or C types, which this build cannot read yet",
-		    n->b->name);
+		err(c, n->b->loc, "unknown type '%s': not a script type, and %s", n->b->name,
+		    kernel_body(c) ? "the kernel's BTF does not define it" :
+		    c->ct ? "neither the script's C declarations nor the DWARF of the probed "
+			    "binary define it" : "the DWARF of the probed binary does not define it");
 		return NULL;
 	}
 	if (!type_is_int(a) && a->kind != T_PTR) {
-		err(c, n->loc, "only integers can be cast");
+		err(c, n->loc, "only integers and pointers can be cast");
+		return NULL;
+	}
+	if (!type_is_int(t) && t->kind != T_PTR) {
+		err(c, n->b->loc, "cannot cast to '%s'; cast to a pointer to it", n->b->name);
 		return NULL;
 	}
 	set_type(n->b, t);
@@ -791,7 +936,8 @@ static void check_format(struct sctx *c, struct node *call, struct node *fmt, st
 		while (p < end && strchr("hlzjt", *p))
 			p++;
 		if (p >= end || !strchr("diuxXocsp", *p)) {
-			err(c, fmt->loc, "bad conversion '%.*s' in format", (int)(p - spec + (p < end)), spec);
+			err(c, fmt->loc, "bad conversion '%.*s' in format",
+			    (int)(p - spec + (p < end && isgraph((unsigned char)*p))), spec);
 			return;
 		}
 		want++;
@@ -833,6 +979,7 @@ static const struct type *check_printf(struct sctx *c, struct node *n, bool is_s
 
 		if (!t)
 			return NULL;
+		t = array_as_str(c, a, t);
 		if (!storable(t)) {
 			char b1[64];
 
@@ -857,6 +1004,24 @@ static bool map_arg(struct sctx *c, struct node *n, bool keys_ok)
 	return true;
 }
 
+/* print(args) at uprobes: every variable in scope at each site, so each
+ * site gets its own program (the list differs between sites). */
+static const struct type *check_print_args(struct sctx *c, struct node *m)
+{
+	for (int i = 0; i < c->cur->nprobes; i++) {
+		struct probe *p = c->cur->probes[i];
+
+		for (int j = 0; j < p->nsites; j++)
+			if (!p->sites[j].dw) {
+				err(c, m->loc, "args needs debuginfo, and %s has none at %s; read arg0..arg5 instead", p->path,
+				    p->sites[j].func);
+				return NULL;
+			}
+	}
+	c->cur->per_site = true;
+	return type_void();
+}
+
 static const struct type *check_print(struct sctx *c, struct node *n)
 {
 	struct node *m = n->list;
@@ -875,6 +1040,18 @@ static const struct type *check_print(struct sctx *c, struct node *n)
 	if (!need_args(c, n, 1, 1))
 		return NULL;
 	check_expr(c, m);
+	if (m->type && m->type->kind == T_ARGS && !m->type->fields)
+		return check_print_args(c, m);
+	/* A struct or array of the traced program: copied whole, printed as a
+	 * record (codegen's cg_print_place). */
+	if (m->type && (m->type->kind == T_RECORD || m->type->kind == T_ARRAY) && is_place(m) &&
+	    probe_is(c, K(PK_UPROBE) | K(PK_URETPROBE))) {
+		if (m->type->size == 0 || m->type->size > 1024) {
+			err(c, m->loc, "only values of 1 to 1024 bytes can be printed");
+			return NULL;
+		}
+		return type_void();
+	}
 	if (m->type && !storable(m->type)) {
 		char b1[64];
 
@@ -913,7 +1090,7 @@ static const struct type *check_str(struct sctx *c, struct node *n)
 		    tname(t, b1, sizeof(b1)));
 		return NULL;
 	}
-	return type_str(len);
+	return type_str_read(len);
 }
 
 static const struct type *check_agg(struct sctx *c, struct node *n, enum agg_kind k)
@@ -1006,19 +1183,38 @@ static const struct type *check_call(struct sctx *c, struct node *n)
 
 /* ---- expressions and statements ---- */
 
+/* sizeof(name) where name is no identifier of the language but a type
+ * from a header, DWARF or the kernel's BTF: the parser knows only the
+ * script's own typedefs, so it took the name for an expression. */
+static const struct type *sizeof_name(struct sctx *c, struct node *a)
+{
+	bool quiet = c->quiet;
+	int errors = c->errors;
+	const struct type *t;
+
+	if (a->kind != N_IDENT)
+		return NULL;
+	c->quiet = true;
+	t = check_ident(c, a);
+	c->quiet = quiet;
+	c->errors = errors;
+	return t ? NULL : program_type(c, a->name);
+}
+
 static const struct type *check_sizeof(struct sctx *c, struct node *n)
 {
 	const struct type *t;
 
 	if (n->a->kind == N_TYPENAME) {
-		t = n->a->ival ? type_ptr(type_void(), true) : type_by_name(n->a->name);
+		t = n->a->ival ? type_ptr(type_void(), true) : cast_type(c, n->a);
 		if (!t) {
 			err(c, n->a->loc, "unknown type '%s'", n->a->name);
 			return NULL;
 		}
-	} else if (!(t = check_expr(c, n->a))) {
+	} else if (!(t = sizeof_name(c, n->a)) && !(t = check_expr(c, n->a))) {
 		return NULL;
 	}
+	type_complete(t);
 	fold_to_int(n, t->size);
 	return type_int(8, true);
 }
@@ -1238,15 +1434,69 @@ static void check_probe(struct sctx *c, struct sema_probe *p)
 	check_block(c, p->node->b);
 }
 
+struct idents {
+	const char **v;
+	int n;
+};
+
+/* Every distinct bare identifier of the probes: a macro may name it. */
+static void collect_idents(const struct node *x, struct idents *ids)
+{
+	for (; x; x = x->next) {
+		if (x->kind == N_IDENT) {
+			int i = 0;
+
+			while (i < ids->n && strcmp(ids->v[i], x->name))
+				i++;
+			if (i == ids->n) {
+				ids->v = realloc(ids->v, (size_t)(ids->n + 1) * sizeof(*ids->v));
+				if (!ids->v)
+					abort();
+				ids->v[ids->n++] = x->name;
+			}
+		}
+		collect_idents(x->a, ids);
+		collect_idents(x->b, ids);
+		collect_idents(x->c, ids);
+		collect_idents(x->list, ids);
+	}
+}
+
+/* Parses the script's C declarations, if it has any: no other script
+ * loads libclang.  Errors are reported by ct_parse. */
+static int parse_cdecls(struct sctx *c, const struct node *prog)
+{
+	struct ct_decl *v = NULL;
+	struct idents ids = { 0 };
+	int n = 0, r = 0;
+
+	for (const struct node *x = prog ? prog->list : NULL; x; x = x->next) {
+		if (x->kind != N_CDECL)
+			continue;
+		v = realloc(v, (size_t)(n + 1) * sizeof(*v));
+		if (!v)
+			abort();
+		v[n++] = (struct ct_decl){ x->name, x->loc };
+	}
+	if (n) {
+		collect_idents(prog->list, &ids);
+		r = ct_parse(v, n, ids.v, ids.n, c->d, &c->ct);
+	}
+	free(ids.v);
+	free(v);
+	return r;
+}
+
 int sema_check(struct node *prog, struct sema_probe *probes, int nprobes,
 	       const struct sema_opts *o, struct diag *d, struct sema *out)
 {
 	struct sctx c = { .s = out, .o = o, .d = d, .quiet = true };
 
-	(void)prog;
 	memset(out, 0, sizeof(*out));
 	out->params = o->params;
 	out->nparams = o->nparams;
+	if (parse_cdecls(&c, prog) < 0)
+		return -1;
 	for (int i = 0; i < nprobes; i++)
 		if (probes[i].nprobes)
 			check_probe(&c, &probes[i]);
@@ -1260,6 +1510,7 @@ int sema_check(struct node *prog, struct sema_probe *probes, int nprobes,
 			err(&c, out->maps[i].loc, "%s is never assigned", out->maps[i].name);
 		}
 	free(c.vars);
+	ct_free(c.ct);
 	return c.errors ? -1 : 0;
 }
 

@@ -58,6 +58,11 @@ void sema_free(struct sema *s);
 int sema_map_of(const struct node *n);
 /* For ast_type_printer. */
 void sema_type_printer(FILE *out, const struct type *t);
+/* Is the memory an expression names (a field, element or dereference)
+ * the traced program's (true) or the kernel's?  Told by the pointer it is
+ * reached through: curtask and raw tracepoint arguments are kernel
+ * pointers, DWARF variables and casts at uprobes user ones. */
+bool sema_place_is_user(const struct node *n);
 /* The string value of a positional parameter that is not a number. */
 const char *sema_param(const struct sema *s, const struct node *n);
 

@@ -68,7 +68,8 @@ static const struct type *type_find(const struct type *want)
 		    t->elem == want->elem && t->is_user == want->is_user &&
 		    t->count == want->count && t->agg == want->agg &&
 		    t->lh_min == want->lh_min && t->lh_max == want->lh_max &&
-		    t->lh_step == want->lh_step && !t->data_loc && !t->fields)
+		    t->lh_step == want->lh_step && t->str_more == want->str_more &&
+		    !t->data_loc && !t->fields)
 			return t;
 	}
 	return NULL;
@@ -89,6 +90,13 @@ static const struct type *type_intern(const struct type *want)
 const struct type *type_str(unsigned size)
 {
 	struct type w = { .kind = T_STR, .size = size };
+
+	return type_intern(&w);
+}
+
+const struct type *type_str_read(unsigned size)
+{
+	struct type w = { .kind = T_STR, .size = size + 1, .str_more = true };
 
 	return type_intern(&w);
 }
@@ -266,10 +274,34 @@ bool type_equal(const struct type *a, const struct type *b)
 	}
 }
 
+void type_bitfield(struct field *f, uint64_t bit_pos, unsigned bits)
+{
+	unsigned unit = f->type && f->type->size ? f->type->size : 1;
+	uint64_t start = bit_pos / (unit * 8) * unit;
+
+	if (bit_pos + bits > (start + unit) * 8)
+		start = bit_pos / 8;
+	f->offset = (uint32_t)start;
+	f->bit_offset = (uint16_t)(bit_pos - start * 8);
+	f->bit_size = (uint16_t)bits;
+}
+
+void type_complete(const struct type *t)
+{
+	struct type *w = (struct type *)t;
+	void (*fill)(struct type *) = t ? t->fill : NULL;
+
+	if (fill) {
+		w->fill = NULL;
+		fill(w);
+	}
+}
+
 const struct field *type_field(const struct type *rec, const char *name)
 {
 	if (!rec || (rec->kind != T_RECORD && rec->kind != T_ARGS && rec->kind != T_TUPLE))
 		return NULL;
+	type_complete(rec);
 	for (int i = 0; i < rec->nfields; i++)
 		if (rec->fields[i].name && !strcmp(rec->fields[i].name, name))
 			return &rec->fields[i];

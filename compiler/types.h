@@ -57,6 +57,9 @@ struct type {
 	bool is_user;               /* T_PTR: user address space; T_STACK: ustack */
 	bool is_union;              /* T_RECORD */
 	bool is_const;
+	bool str_more;              /* T_STR read by str() from memory: one byte more than
+	                             * is shown, only there to tell that the source went
+	                             * on (printed with a ".." trailer then) */
 	bool data_loc;              /* T_STR of a tracepoint `__data_loc char[]` field: the
 	                             * field is a u32, string at ctx + (v & 0xffff), length
 	                             * v >> 16 (at most `size` bytes are read) */
@@ -69,6 +72,11 @@ struct type {
 	int nenums;
 	enum agg_kind agg;          /* T_AGG */
 	int64_t lh_min, lh_max, lh_step; /* T_AGG with AGG_LHIST */
+	/* T_RECORD whose fields are built on first need (type_complete): kernel
+	 * BTF records, since task_struct alone reaches thousands of them and a
+	 * script reads a few.  fill sets fields, nfields and size. */
+	void (*fill)(struct type *t);
+	uint32_t fill_id;           /* the filler's own key (a BTF type id) */
 };
 
 /* Singletons. */
@@ -76,6 +84,9 @@ const struct type *type_void(void);
 const struct type *type_int(unsigned size, bool is_signed);
 const struct type *type_bool(void);
 const struct type *type_str(unsigned size);          /* interned per size */
+/* str() of a pointer: room for size - 1 characters shown, plus the byte
+ * that marks truncation (size + 1 bytes in all, str_more set). */
+const struct type *type_str_read(unsigned size);
 const struct type *type_ptr(const struct type *elem, bool is_user);
 const struct type *type_array(const struct type *elem, uint32_t count);
 const struct type *type_stack(bool is_user);
@@ -96,6 +107,13 @@ const struct type *type_by_name(const char *name);
 bool type_is_int(const struct type *t);   /* T_INT, T_BOOL, T_ENUM */
 bool type_equal(const struct type *a, const struct type *b);
 const struct field *type_field(const struct type *rec, const char *name);
+/* Sets f->offset, bit_offset and bit_size of a bitfield of f->type that
+ * starts bit_pos bits into its record: offset is the aligned storage unit
+ * of the declared type (bytes where a packed field straddles units), bit 0
+ * the least significant (x86-64). */
+void type_bitfield(struct field *f, uint64_t bit_pos, unsigned bits);
+/* Builds a lazily filled record's fields (see `fill`); a no-op otherwise. */
+void type_complete(const struct type *t);
 /* "uint32", "string[64]", "struct req *", "hist" ... for messages and dumps. */
 void type_print(FILE *out, const struct type *t);
 const char *type_str_name(const struct type *t, char *buf, size_t n);

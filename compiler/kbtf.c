@@ -1,0 +1,421 @@
+/*
+ * kbtf.c - kernel BTF → struct type, for curtask, raw tracepoint arguments
+ * and casts to kernel types.
+ *
+ * The vmlinux BTF (about 130,000 types) is loaded once, on first need, and
+ * kept for the life of the process: type and field names point into it.
+ * Each BTF id is converted at most once (a table indexed by id); records
+ * are created empty with a fill hook (types.h) and get their fields only
+ * when a script reads one, so `curtask->pid` converts task_struct and its
+ * direct member types, not everything they reach.
+ */
+#define _GNU_SOURCE
+#include "kbtf.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <bpf/btf.h>
+
+#include "types.h"
+
+#define KBTF_PATH "/sys/kernel/btf/vmlinux"
+
+static struct btf *vm;
+static int vm_errno;
+static const struct type **by_id;   /* converted types, indexed by BTF id */
+static const struct type *task_rec; /* the stub of curtask, filled by name */
+
+/* Strings made here ("struct task_struct") live with the process, like the
+ * BTF whose names the rest of the types borrow. */
+static const char *keep_name(const char *kw, const char *name)
+{
+	char *s;
+
+	if (asprintf(&s, "%s %s", kw, *name ? name : "(anonymous)") < 0)
+		abort();
+	return s;
+}
+
+static struct btf *kbtf_load(void)
+{
+	if (vm || vm_errno)
+		return vm;
+	vm = btf__load_vmlinux_btf();
+	if (!vm) {
+		vm_errno = errno ? errno : ENODEV;
+		return NULL;
+	}
+	by_id = calloc(btf__type_cnt(vm), sizeof(*by_id));
+	if (!by_id)
+		abort();
+	return vm;
+}
+
+int kbtf_available(void)
+{
+	return access(KBTF_PATH, R_OK) == 0;
+}
+
+static const struct type *convert(uint32_t id);
+
+/* Skips typedefs, qualifiers and type tags. */
+static uint32_t resolve(uint32_t id)
+{
+	const struct btf_type *t = btf__type_by_id(vm, id);
+
+	while (t && (btf_is_typedef(t) || btf_is_mod(t))) {
+		id = t->type;
+		t = btf__type_by_id(vm, id);
+	}
+	return t ? id : 0;
+}
+
+static const char *name_of(const struct btf_type *t)
+{
+	const char *n = btf__name_by_offset(vm, t->name_off);
+
+	return n ? n : "";
+}
+
+static void add_field(struct field **f, int *n, int *cap, const struct field *x)
+{
+	if (*n == *cap) {
+		*cap = *cap ? *cap * 2 : 16;
+		*f = realloc(*f, (size_t)*cap * sizeof(**f));
+		if (!*f)
+			abort();
+	}
+	(*f)[(*n)++] = *x;
+}
+
+/* Members of record `id` at bit offset `base`; an unnamed struct or union
+ * member is flattened into its parent, as C lets a script name its fields. */
+static void add_members(uint32_t id, uint64_t base, struct field **f, int *n, int *cap)
+{
+	const struct btf_type *t = btf__type_by_id(vm, id);
+	const struct btf_member *m = btf_members(t);
+
+	for (int i = 0; i < btf_vlen(t); i++, m++) {
+		const char *mn = btf__name_by_offset(vm, m->name_off);
+		uint32_t mt = resolve(m->type);
+		uint64_t bit = base + btf_member_bit_offset(t, (uint32_t)i);
+		unsigned bits = btf_member_bitfield_size(t, (uint32_t)i);
+		const struct btf_type *mtt = btf__type_by_id(vm, mt);
+
+		if ((!mn || !*mn) && mtt && btf_is_composite(mtt)) {
+			add_members(mt, bit, f, n, cap);
+			continue;
+		}
+		const struct type *ft = convert(m->type);
+		if (!ft || !mn || !*mn)
+			continue;
+		struct field x = { .name = mn, .type = ft, .offset = (uint32_t)(bit / 8) };
+		if (bits)
+			type_bitfield(&x, bit, bits);
+		add_field(f, n, cap, &x);
+	}
+}
+
+/* Makes curtask's stub the record of BTF id `id`, so that curtask and a
+ * task_struct reached through other types are one type. */
+static void bind_task(struct type *t, uint32_t id)
+{
+	t->fill_id = id;
+	t->size = btf__type_by_id(vm, id)->size;
+	by_id[id] = t;
+}
+
+static void fill_record(struct type *t)
+{
+	struct field *f = NULL;
+	int n = 0, cap = 0;
+
+	if (!kbtf_load())
+		return;
+	if (!t->fill_id) {
+		/* curtask's stub, made before the BTF was read. */
+		int id = btf__find_by_name_kind(vm, "task_struct", BTF_KIND_STRUCT);
+
+		if (id <= 0)
+			return;
+		bind_task(t, (uint32_t)id);
+	}
+	add_members(t->fill_id, 0, &f, &n, &cap);
+	free((void *)t->fields);
+	t->fields = f ? f : calloc(1, sizeof(*f));
+	t->nfields = n;
+}
+
+static const struct type *record(uint32_t id, const struct btf_type *t)
+{
+	bool is_union = btf_is_union(t);
+	struct type *r;
+
+	if (task_rec && !task_rec->fill_id && !is_union && !strcmp(name_of(t), "task_struct")) {
+		bind_task((struct type *)task_rec, id);
+		return task_rec;
+	}
+	r = (struct type *)type_record(keep_name(is_union ? "union" : "struct",
+							      name_of(t)),
+						    is_union, t->size, NULL, 0);
+
+	r->fill = fill_record;
+	r->fill_id = id;
+	return r;
+}
+
+/* A forward declaration: the full definition of the same name, if any. */
+static const struct type *forward(const struct btf_type *t)
+{
+	int kind = btf_kflag(t) ? BTF_KIND_UNION : BTF_KIND_STRUCT;
+	int id = btf__find_by_name_kind(vm, name_of(t), kind);
+
+	if (id > 0)
+		return convert((uint32_t)id);
+	return type_record(keep_name(kind == BTF_KIND_UNION ? "union" : "struct", name_of(t)),
+			   kind == BTF_KIND_UNION, 0, NULL, 0);
+}
+
+static const struct type *enumeration(const struct btf_type *t)
+{
+	int n = btf_vlen(t);
+	struct enumerator *v = calloc(n ? (size_t)n : 1, sizeof(*v));
+	bool sign = btf_kflag(t);
+
+	if (!v)
+		abort();
+	for (int i = 0; i < n; i++) {
+		if (btf_is_enum64(t)) {
+			const struct btf_enum64 *e = btf_enum64(t) + i;
+
+			v[i].name = btf__name_by_offset(vm, e->name_off);
+			v[i].value = (int64_t)btf_enum64_value(e);
+		} else {
+			const struct btf_enum *e = btf_enum(t) + i;
+
+			v[i].name = btf__name_by_offset(vm, e->name_off);
+			v[i].value = sign ? e->val : (int64_t)(uint32_t)e->val;
+		}
+	}
+	const struct type *r = type_enum(keep_name("enum", name_of(t)), t->size, sign, v, n);
+	free(v);
+	return r;
+}
+
+static const struct type *integer(const struct btf_type *t)
+{
+	if (t->size == 16)
+		return type_array(type_int(8, false), 2);
+	if (t->size != 1 && t->size != 2 && t->size != 4 && t->size != 8)
+		return NULL;
+	return type_int(t->size, btf_is_int(t) && (btf_int_encoding(t) & BTF_INT_SIGNED));
+}
+
+static const struct type *convert_new(uint32_t id, const struct btf_type *t)
+{
+	const struct type *e;
+
+	switch (btf_kind(t)) {
+	case BTF_KIND_INT: case BTF_KIND_FLOAT:
+		return integer(t);
+	case BTF_KIND_PTR:
+		if (btf_is_func_proto(btf__type_by_id(vm, resolve(t->type))))
+			return type_ptr(type_void(), false);
+		e = convert(t->type);
+		return type_ptr(e ? e : type_void(), false);
+	case BTF_KIND_ARRAY:
+		e = convert(btf_array(t)->type);
+		return e ? type_array(e, btf_array(t)->nelems) : NULL;
+	case BTF_KIND_STRUCT: case BTF_KIND_UNION:
+		return record(id, t);
+	case BTF_KIND_FWD:
+		return forward(t);
+	case BTF_KIND_ENUM: case BTF_KIND_ENUM64:
+		return enumeration(t);
+	default:
+		return NULL;
+	}
+}
+
+static const struct type *convert(uint32_t id)
+{
+	const struct btf_type *t;
+
+	id = resolve(id);
+	if (id == 0)
+		return type_void();
+	if (by_id[id])
+		return by_id[id];
+	t = btf__type_by_id(vm, id);
+	/* Cached before converting members' types: records refer to themselves. */
+	by_id[id] = convert_new(id, t);
+	return by_id[id];
+}
+
+const struct type *kbtf_task_ptr(void)
+{
+	if (!task_rec && vm) {
+		/* The BTF is read already: task_struct may be converted too. */
+		int id = btf__find_by_name_kind(vm, "task_struct", BTF_KIND_STRUCT);
+
+		if (id > 0)
+			task_rec = convert((uint32_t)id);
+	}
+	if (!task_rec) {
+		struct type *r = (struct type *)type_record("struct task_struct", false, 0, NULL, 0);
+
+		r->fill = fill_record;
+		task_rec = r;
+	}
+	return type_ptr(task_rec, false);
+}
+
+static int find_kind(const char *name, const char **bare)
+{
+	static const struct { const char *kw; int kind; } kws[] = {
+		{ "struct ", BTF_KIND_STRUCT }, { "union ", BTF_KIND_UNION },
+		{ "enum ", BTF_KIND_ENUM },
+	};
+
+	for (size_t i = 0; i < sizeof(kws) / sizeof(kws[0]); i++)
+		if (!strncmp(name, kws[i].kw, strlen(kws[i].kw))) {
+			*bare = name + strlen(kws[i].kw);
+			return kws[i].kind;
+		}
+	*bare = name;
+	return BTF_KIND_TYPEDEF;
+}
+
+const struct type *kbtf_type(const char *name)
+{
+	const char *bare;
+	int kind = find_kind(name, &bare), id;
+
+	if (!kbtf_load())
+		return NULL;
+	id = btf__find_by_name_kind(vm, bare, kind);
+	if (id < 0 && kind == BTF_KIND_ENUM)
+		id = btf__find_by_name_kind(vm, bare, BTF_KIND_ENUM64);
+	if (id <= 0)
+		return NULL;
+	return convert((uint32_t)id);
+}
+
+/* Parameter names of __bpf_trace_EVENT (its first is the tracepoint's
+ * private data, not an argument), or NULL when the kernel lacks it. */
+static const struct btf_param *rawtp_names(const char *event, int *n)
+{
+	char fn[256];
+	int id;
+
+	snprintf(fn, sizeof(fn), "__bpf_trace_%s", event);
+	id = btf__find_by_name_kind(vm, fn, BTF_KIND_FUNC);
+	if (id <= 0)
+		return NULL;
+	const struct btf_type *p = btf__type_by_id(vm, btf__type_by_id(vm, (uint32_t)id)->type);
+	*n = btf_vlen(p);
+	return btf_params(p);
+}
+
+static const struct type *rawtp_record(const char *event, const struct btf_type *proto)
+{
+	const struct btf_param *p = btf_params(proto), *names;
+	int n = btf_vlen(proto), nn = 0;
+	struct field *f = calloc(n ? (size_t)n : 1, sizeof(*f));
+	char *recname;
+
+	if (!f)
+		abort();
+	names = rawtp_names(event, &nn);
+	/* The first parameter is the tracepoint's data pointer, not in ctx. */
+	for (int i = 1; i < n; i++) {
+		const struct type *t = convert(p[i].type);
+		const char *nm = names && i < nn ? btf__name_by_offset(vm, names[i].name_off) : NULL;
+		char *alt;
+
+		if (!nm || !*nm) {
+			if (asprintf(&alt, "arg%d", i - 1) < 0)
+				abort();
+			nm = alt;
+		}
+		f[i - 1] = (struct field){ .name = nm, .type = t ? t : type_int(8, false),
+					   .offset = 8u * (uint32_t)(i - 1) };
+	}
+	if (asprintf(&recname, "rawtracepoint:%s", event) < 0)
+		abort();
+	const struct type *r = type_record(recname, false, 8u * (uint32_t)(n > 0 ? n - 1 : 0), f,
+					   n > 0 ? n - 1 : 0);
+	free(f);
+	return r;
+}
+
+const struct type *kbtf_func_args(const char *func)
+{
+	char *recname;
+	int id;
+
+	if (!kbtf_load()) {
+		errno = ENODEV;
+		return NULL;
+	}
+	id = btf__find_by_name_kind(vm, func, BTF_KIND_FUNC);
+	if (id <= 0) {
+		errno = ENOENT;
+		return NULL;
+	}
+	const struct btf_type *proto = btf__type_by_id(vm, btf__type_by_id(vm, (uint32_t)id)->type);
+	const struct btf_param *p = btf_params(proto);
+	int n = btf_vlen(proto);
+	struct field *f = calloc(n ? (size_t)n : 1, sizeof(*f));
+
+	if (!f)
+		abort();
+	for (int i = 0; i < n; i++) {
+		const struct type *t = convert(p[i].type);
+		const char *nm = btf__name_by_offset(vm, p[i].name_off);
+		char *alt;
+
+		if (!nm || !*nm) {
+			if (asprintf(&alt, "arg%d", i) < 0)
+				abort();
+			nm = alt;
+		}
+		f[i] = (struct field){ .name = nm, .type = t ? t : type_int(8, false),
+				       .offset = 8u * (uint32_t)i };
+	}
+	if (asprintf(&recname, "fentry:%s", func) < 0)
+		abort();
+	const struct type *r = type_record(recname, false, 8u * (uint32_t)n, f, n);
+	free(f);
+	return r;
+}
+
+const struct type *kbtf_rawtp_args(const char *event)
+{
+	char tn[256];
+	int id;
+
+	if (!kbtf_load()) {
+		errno = ENODEV;
+		return NULL;
+	}
+	snprintf(tn, sizeof(tn), "btf_trace_%s", event);
+	id = btf__find_by_name_kind(vm, tn, BTF_KIND_TYPEDEF);
+	if (id <= 0) {
+		errno = ENOENT;
+		return NULL;
+	}
+	const struct btf_type *t = btf__type_by_id(vm, resolve((uint32_t)id));
+	if (btf_is_ptr(t))
+		t = btf__type_by_id(vm, resolve(t->type));
+	if (!t || !btf_is_func_proto(t)) {
+		errno = ENOENT;
+		return NULL;
+	}
+	return rawtp_record(event, t);
+}

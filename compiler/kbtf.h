@@ -1,0 +1,40 @@
+/*
+ * kbtf.h - the running kernel's types, read from its BTF
+ * (/sys/kernel/btf/vmlinux through libbpf), as struct type (types.h).
+ *
+ * Used for `curtask` (struct task_struct *), for the arguments of raw
+ * tracepoints (the `btf_trace_NAME` typedefs) and for casts to kernel
+ * types at kernel probes.  The BTF is read on first need only, and records
+ * are filled lazily (type_complete), so a script that names task_struct
+ * does not convert the thousands of records it reaches.  Pointers built
+ * here point into kernel memory (is_user false).  Types and the BTF live
+ * as long as the process.
+ */
+#ifndef PR_KBTF_H
+#define PR_KBTF_H
+
+#include <stddef.h>
+
+struct type;
+
+/* `struct task_struct *` in kernel memory.  Reads no BTF until a field of
+ * the record is asked for. */
+const struct type *kbtf_task_ptr(void);
+/* A kernel type by C name: "struct sk_buff", "union ...", "enum ...", or a
+ * typedef ("pid_t", "u32").  NULL if the kernel has no BTF or no such type. */
+const struct type *kbtf_type(const char *name);
+/* The arguments of raw tracepoint `event` as a record: field i at offset
+ * 8 * i (the u64 slots of the raw tracepoint context), named as the kernel
+ * names them (from __bpf_trace_EVENT), typed from btf_trace_EVENT.
+ * Returns NULL and sets errno (ENOENT: no such tracepoint; ENODEV: no
+ * kernel BTF) on failure. */
+const struct type *kbtf_rawtp_args(const char *event);
+/* The parameters of kernel function func as a record: field i at offset
+ * 8 * i (the u64 slots of an fentry/fexit context; fexit's return value
+ * follows the last), named and typed from its BTF prototype.  Returns NULL
+ * and sets errno (ENOENT: no such function; ENODEV: no kernel BTF). */
+const struct type *kbtf_func_args(const char *func);
+/* Is there kernel BTF at all (without loading it)? */
+int kbtf_available(void);
+
+#endif
