@@ -10,11 +10,14 @@
  * location of a variable is a compile-time fact.
  */
 #define _GNU_SOURCE
+#include <stdlib.h>
 #include <string.h>
 
 #include "codegen_int.h"
 #include "dwarf.h"
+#include "elfsym.h"
 #include "lexer.h"
+#include "probe.h"
 
 #define REG_IP 128
 
@@ -26,6 +29,25 @@ LLVMValueRef cg_read_user(struct cg *g, LLVMValueRef addr, unsigned size)
 
 	LLVMBuildStore(g->b, cg_const(g, 0), buf);
 	cg_helper(g, H_READ_USER, args, 3);
+	return LLVMBuildLoad2(g->b, g->i64, buf, "");
+}
+
+/* The scalar at a place, from the traced program's memory or, where the
+ * place is reached through a kernel pointer (curtask, raw tracepoint
+ * arguments, casts at kernel probes), from the kernel's. */
+static LLVMValueRef read_place(struct cg *g, const struct node *n, LLVMValueRef addr,
+			       unsigned size)
+{
+	LLVMValueRef buf, args[3];
+
+	if (sema_place_is_user(n))
+		return cg_read_user(g, addr, size);
+	buf = cg_alloca(g, 8, "kval");
+	args[0] = buf;
+	args[1] = cg_const(g, size > 8 ? 8 : size);
+	args[2] = LLVMBuildIntToPtr(g->b, addr, g->ptr, "");
+	LLVMBuildStore(g->b, cg_const(g, 0), buf);
+	cg_helper(g, H_READ_KERNEL, args, 3);
 	return LLVMBuildLoad2(g->b, g->i64, buf, "");
 }
 
@@ -68,6 +90,140 @@ static LLVMValueRef binary(struct cg *g, enum dwl_op op, LLVMValueRef a, LLVMVal
 	}
 }
 
+/* ---- DW_OP_entry_value ----
+ *
+ * A value the caller passed in a register that the function has since
+ * reused: a companion uprobe at the function's entry saves the registers
+ * in entry_regs, keyed by thread and entry address, and the site reads
+ * them back.  A call that began before the probes were attached reads 0;
+ * in recursion the innermost call's values are seen. */
+
+#define ENTRY_NREGS 17
+#define ENTRY_MAX 16384
+
+struct entry_key {
+	uint64_t pid_tgid, entry;
+};
+
+static LLVMValueRef entry_map(struct cg *g)
+{
+	if (!g->entry_regs)
+		g->entry_regs = cg_map_define(g, "entry_regs", 1 /* BPF_MAP_TYPE_HASH */, ENTRY_MAX,
+					      sizeof(struct entry_key), ENTRY_NREGS * 8);
+	return g->entry_regs;
+}
+
+static LLVMValueRef entry_key(struct cg *g, uint64_t entry)
+{
+	LLVMValueRef key = cg_alloca(g, sizeof(struct entry_key), "ekey");
+
+	LLVMBuildStore(g->b, cg_pid_tgid(g), key);
+	LLVMBuildStore(g->b, cg_const(g, entry), cg_gep(g, key, 8));
+	return key;
+}
+
+/* Remembers that the site's function needs a companion at its entry. */
+static uint64_t need_entry(struct cg *g, struct loc loc)
+{
+	const struct probe_site *s = &g->probe->sites[g->site < 0 ? 0 : g->site];
+	uint64_t entry = s->dw ? dw_probe_entry(s->dw) : 0;
+
+	if (!entry) {
+		cg_error(g, loc, "no function entry for an entry value at %s", s->func);
+		return 0;
+	}
+	for (int i = 0; i < g->nentries; i++)
+		if (g->entries[i].addr == entry && !strcmp(g->entries[i].p->path, g->probe->path))
+			return entry;
+	g->entries = realloc(g->entries, (g->nentries + 1) * sizeof(*g->entries));
+	if (!g->entries)
+		abort();
+	g->entries[g->nentries++] = (struct cg_entry){ g->probe, entry,
+		strdup(dw_probe_func(s->dw) ? dw_probe_func(s->dw) : s->func) };
+	return entry;
+}
+
+static LLVMValueRef entry_value(struct cg *g, int regno, struct loc loc)
+{
+	uint64_t entry = need_entry(g, loc);
+	int off = dw_reg_ptregs_offset(regno);
+	LLVMValueRef res = cg_alloca(g, 8, "entryval"), args[2], p;
+
+	if (off < 0 || regno >= ENTRY_NREGS) {
+		cg_error(g, loc, "DWARF register %d is not in pt_regs", regno);
+		return cg_const(g, 0);
+	}
+	LLVMBuildStore(g->b, cg_const(g, 0), res);
+	args[0] = entry_map(g);
+	args[1] = entry_key(g, entry);
+	p = LLVMBuildIntToPtr(g->b, cg_helper(g, H_MAP_LOOKUP, args, 2), g->ptr, "");
+	LLVMBasicBlockRef done = cg_if(g, LLVMBuildIsNotNull(g->b, p, ""), "entry");
+	LLVMBuildStore(g->b, LLVMBuildLoad2(g->b, g->i64, cg_gep(g, p, 8 * (uint64_t)regno), ""),
+		       res);
+	LLVMBuildBr(g->b, done);
+	LLVMPositionBuilderAtEnd(g->b, done);
+	return LLVMBuildLoad2(g->b, g->i64, res, "");
+}
+
+/* The companion: saves every pt_regs register, in DWARF order. */
+static int gen_companion(struct cg *g, int i)
+{
+	const struct cg_entry *e = &g->entries[i];
+	struct probe *p = calloc(1, sizeof(*p));
+	char name[64], sec[64];
+	uint64_t offset;
+
+	if (!p || !(p->sites = calloc(1, sizeof(*p->sites))))
+		abort();
+	if (elfsym_offset(e->p->path, e->addr, &offset)) {
+		cg_error(g, e->p->loc, "the entry of %s is not in a loaded segment of %s", e->func,
+			 e->p->path);
+		free(p->sites);
+		free(p);
+		return -1;
+	}
+	p->kind = PK_UPROBE;
+	p->loc = e->p->loc;
+	p->path = strdup(e->p->path);
+	if (asprintf(&p->name, "uprobe:%s:%s (entry values)", e->p->path, e->func) < 0)
+		abort();
+	p->sites[0] = (struct probe_site){ .func = strdup(e->func), .addr = e->addr,
+					   .offset = offset };
+	p->nsites = 1;
+	struct probe **v = realloc(g->prog->probes, (g->prog->nprobes + 1) * sizeof(*v));
+	if (!v)
+		abort();
+	g->prog->probes = v;
+	v[g->prog->nprobes++] = p;
+
+	snprintf(name, sizeof(name), "entry%d_uprobe", i);
+	snprintf(sec, sizeof(sec), "uprobe/entry%d", i);
+	struct pr_prog *pp = cg_func_begin(g, name, sec, e->p->loc);
+	pp->bpf_prog_type = 2; /* BPF_PROG_TYPE_KPROBE */
+	pp->probe = p;
+	pp->site = 0;
+	LLVMValueRef regs = cg_alloca(g, ENTRY_NREGS * 8, "regs"), args[4];
+	for (int r = 0; r < ENTRY_NREGS; r++)
+		LLVMBuildStore(g->b, LLVMBuildLoad2(g->b, g->i64,
+				cg_gep(g, g->ctxarg, (uint64_t)dw_reg_ptregs_offset(r)), ""),
+			       cg_gep(g, regs, 8 * (uint64_t)r));
+	args[0] = entry_map(g);
+	args[1] = entry_key(g, e->addr);
+	args[2] = regs;
+	args[3] = cg_const(g, 0);
+	cg_helper(g, H_MAP_UPDATE, args, 4);
+	cg_func_end(g);
+	return 0;
+}
+
+int cg_entry_companions(struct cg *g)
+{
+	for (int i = 0; i < g->nentries; i++)
+		if (gen_companion(g, i))
+			return -1;
+	return 0;
+}
+
 /* Runs a location program; returns the top of its stack. */
 static LLVMValueRef run_prog(struct cg *g, const struct dwl_insn *p, int n, uint64_t site,
 			     struct loc loc)
@@ -87,11 +243,15 @@ static LLVMValueRef run_prog(struct cg *g, const struct dwl_insn *p, int n, uint
 		case DWL_REG: st[sp++] = reg(g, in->reg, loc); break;
 		case DWL_CONST: st[sp++] = cg_const(g, (uint64_t)in->val); break;
 		case DWL_BIAS:
+			/* At a return probe ip is in the caller, maybe another module:
+			 * sema allows no DWARF variables there, so this never runs. */
+			if (g->probe->kind != PK_UPROBE) {
+				cg_error(g, loc, "DWARF variables need a uprobe, where ip is the site");
+				return cg_const(g, 0);
+			}
 			st[sp++] = LLVMBuildSub(g->b, reg(g, 16, loc), cg_const(g, site), "");
 			break;
-		case DWL_ENTRY_VALUE:
-			cg_error(g, loc, "entry values cannot be read yet");
-			return cg_const(g, 0);
+		case DWL_ENTRY_VALUE: st[sp++] = entry_value(g, in->reg, loc); break;
 		case DWL_PLUS_CONST:
 			st[sp - 1] = LLVMBuildAdd(g->b, st[sp - 1], cg_const(g, (uint64_t)in->val), "");
 			break;
@@ -218,6 +378,25 @@ LLVMValueRef cg_place_addr(struct cg *g, struct node *n)
 			    "");
 }
 
+/* A bitfield: the bytes that hold it, shifted down and sign- or
+ * zero-extended from its width (bit 0 is the least significant). */
+static LLVMValueRef bitfield_value(struct cg *g, struct node *n, const struct field *f)
+{
+	unsigned bytes = (f->bit_offset + f->bit_size + 7) / 8, sh;
+	LLVMValueRef v;
+
+	if (bytes > 8 || f->bit_size > 64) {
+		cg_error(g, n->loc, "bitfield '%s' spans more than 8 bytes", n->name);
+		return cg_const(g, 0);
+	}
+	v = read_place(g, n, cg_place_addr(g, n), bytes);
+	sh = 64 - f->bit_size;
+	v = LLVMBuildShl(g->b, v, cg_const(g, sh - f->bit_offset), "");
+	if (type_is_int(n->type) && n->type->is_signed)
+		return LLVMBuildAShr(g->b, v, cg_const(g, sh), "");
+	return LLVMBuildLShr(g->b, v, cg_const(g, sh), "");
+}
+
 /* The value of a place of scalar type. */
 LLVMValueRef cg_place_value(struct cg *g, struct node *n)
 {
@@ -237,10 +416,189 @@ LLVMValueRef cg_place_value(struct cg *g, struct node *n)
 			return cg_to_int_type(g, var_value(g, v, n), t);
 		}
 	}
+	if (n->kind == N_FIELD && !cg_is_dwarf_var(g, n)) {
+		const struct field *f = type_field(record_of(n->a->type), n->name);
+
+		if (f && f->bit_size)
+			return bitfield_value(g, n, f);
+	}
 	if (t->kind == T_RECORD || t->kind == T_ARRAY) {
 		cg_error(g, n->loc, "a %s cannot be used as a value; use a field, an element or str()",
 			 t->kind == T_RECORD ? "struct" : "array");
 		return cg_const(g, 0);
 	}
-	return cg_to_int_type(g, cg_read_user(g, cg_place_addr(g, n), t->size ? t->size : 8), t);
+	return cg_to_int_type(g, read_place(g, n, cg_place_addr(g, n), t->size ? t->size : 8), t);
+}
+
+/* ---- print(args) ---- */
+
+/* Aggregates larger than this are left out of print(args), to keep the
+ * record within the per-CPU heap next to the rest of the probe. */
+#define ARGS_AGG_MAX 1024
+
+enum { PA_READ, PA_SKIP };
+
+/* What print(args) can show of v: PA_READ, or PA_SKIP with a note. */
+static int printable(const struct dw_var *v, const char **note)
+{
+	const struct type *t = v->type;
+	const struct dw_loc *l = &v->loc;
+	bool scalar = t && (type_is_int(t) || t->kind == T_PTR);
+
+	*note = NULL;
+	if (l->kind == DWR_OPTIMIZED)
+		*note = "<optimized out>";
+	else if (l->kind == DWR_UNSUPPORTED || !t || t->kind == T_VOID)
+		*note = "<unavailable>";
+	else if (!scalar && t->kind != T_RECORD && t->kind != T_ARRAY)
+		*note = "<unavailable>";
+	else if (!scalar && (t->size == 0 || t->size > ARGS_AGG_MAX))
+		*note = "<too large>";
+	else if (!scalar && l->kind != DWR_MEMORY && t->size > 8 && l->kind != DWR_PIECES)
+		*note = "<unavailable>";
+	return *note ? PA_SKIP : PA_READ;
+}
+
+/* Writes each piece of a variable split over registers and memory at
+ * its byte offset in dst. */
+static void store_pieces(struct cg *g, LLVMValueRef dst, const struct dw_loc *l, struct loc loc)
+{
+	uint32_t off = 0;
+
+	for (int i = 0; i < l->npieces; i++) {
+		const struct dw_piece *p = &l->pieces[i];
+		unsigned sz = p->size;
+
+		if (p->kind != DWR_OPTIMIZED && (sz == 1 || sz == 2 || sz == 4 || sz == 8)) {
+			LLVMValueRef x = run_prog(g, p->prog, p->n, site_addr(g), loc);
+
+			if (p->kind == DWR_MEMORY)
+				x = cg_read_user(g, x, sz);
+			if (sz < 8)
+				x = LLVMBuildTrunc(g->b, x, LLVMIntTypeInContext(g->ctx, 8 * sz), "");
+			LLVMBuildStore(g->b, x, cg_gep(g, dst, off));
+		}
+		off += sz;
+	}
+}
+
+static void store_var(struct cg *g, LLVMValueRef dst, const struct dw_var *v, struct loc loc)
+{
+	const struct type *t = v->type;
+	const struct dw_loc *l = &v->loc;
+	struct node n = { .kind = N_IDENT, .name = (char *)v->name, .loc = loc };
+
+	if (type_is_int(t) || t->kind == T_PTR) {
+		LLVMValueRef x = l->kind == DWR_MEMORY
+			? cg_read_user(g, run_prog(g, l->prog, l->n, site_addr(g), loc), t->size)
+			: var_value(g, v, &n);
+		LLVMBuildStore(g->b, cg_to_int_type(g, x, t), dst);
+	} else if (l->kind == DWR_MEMORY) {
+		LLVMValueRef args[3] = { dst, cg_const(g, t->size),
+			LLVMBuildIntToPtr(g->b, run_prog(g, l->prog, l->n, site_addr(g), loc), g->ptr, "") };
+		cg_helper(g, H_READ_USER, args, 3);
+	} else if (l->kind == DWR_PIECES) {
+		store_pieces(g, dst, l, loc);
+	} else {
+		LLVMBuildStore(g->b, run_prog(g, l->prog, l->n, site_addr(g), loc), dst);
+	}
+}
+
+static void fmt_append(char **s, size_t *len, const char *a, const char *b, const char *c)
+{
+	size_t add = strlen(a) + strlen(b) + strlen(c);
+
+	*s = realloc(*s, *len + add + 1);
+	if (!*s)
+		abort();
+	*len += (size_t)sprintf(*s + *len, "%s%s%s", a, b, c);
+}
+
+/* A variable shadowed by a later (inner) one of the same name is not shown. */
+static bool shadowed(const struct dw_var *v, int i, int n)
+{
+	for (int j = i + 1; j < n; j++)
+		if (!strcmp(v[j].name, v[i].name))
+			return true;
+	return false;
+}
+
+static void emit_out(struct cg *g, LLVMValueRef rec, uint32_t size)
+{
+	LLVMValueRef out[4] = { cg_ringbuf(g), rec, cg_const(g, size), cg_const(g, 0) };
+	LLVMValueRef rc = cg_helper(g, H_RINGBUF_OUTPUT, out, 4);
+	LLVMBasicBlockRef ok = cg_if(g, rc, "lost");
+
+	cg_count(g, cg_lost(g));
+	LLVMBuildBr(g->b, ok);
+	LLVMPositionBuilderAtEnd(g->b, ok);
+}
+
+void cg_print_place(struct cg *g, int id, struct node *m)
+{
+	struct pr_action *a = &g->prog->actions[id];
+	uint32_t size = (m->type->size + 7) & ~7u;
+	struct pr_arg *pa = calloc(1, sizeof(*pa));
+
+	if (!pa)
+		abort();
+	pa->type = m->type;
+	pa->offset = 8;
+	a->args = pa;
+	a->nargs = 1;
+	a->size = 8 + size;
+	LLVMValueRef rec = cg_alloca(g, 8 + size, "place");
+	cg_memset0(g, rec, 8 + size);
+	LLVMBuildStore(g->b, cg_const(g, (uint64_t)id), rec);
+	LLVMValueRef args[3] = { cg_gep(g, rec, 8), cg_const(g, m->type->size),
+		LLVMBuildIntToPtr(g->b, cg_place_addr(g, m), g->ptr, "") };
+	cg_helper(g, H_READ_USER, args, 3);
+	emit_out(g, rec, 8 + size);
+}
+
+void cg_print_args(struct cg *g, int id, struct loc loc)
+{
+	struct pr_action *a = &g->prog->actions[id];
+	const struct probe_site *s = &g->probe->sites[g->site < 0 ? 0 : g->site];
+	const struct dw_var *v;
+	int n = dw_vars(s->dw, &v), k = 0, shown = 0;
+	struct pr_arg *pa = calloc(n ? n : 1, sizeof(*pa));
+	const struct dw_var **rd = calloc(n ? n : 1, sizeof(*rd));
+	uint32_t off = 8;
+	size_t len = 0;
+	char *fmt = NULL;
+	const char *note;
+
+	if (!pa || !rd)
+		abort();
+	fmt_append(&fmt, &len, "{", "", "");
+	for (int i = 0; i < n; i++) {
+		if (shadowed(v, i, n))
+			continue;
+		fmt_append(&fmt, &len, shown++ ? ", ." : " .", v[i].name, " = ");
+		if (printable(&v[i], &note) == PA_SKIP) {
+			fmt_append(&fmt, &len, note, "", "");
+			continue;
+		}
+		fmt_append(&fmt, &len, "%s", "", "");
+		pa[k].type = v[i].type;
+		pa[k].offset = off;
+		rd[k++] = &v[i];
+		off += cg_is_mem(v[i].type) || v[i].type->kind == T_RECORD || v[i].type->kind == T_ARRAY
+			? (v[i].type->size + 7) & ~7u : 8;
+	}
+	fmt_append(&fmt, &len, shown ? " }\n" : "}\n", "", "");
+	free(a->fmt);
+	a->fmt = fmt;
+	a->args = pa;
+	a->nargs = k;
+	a->size = off;
+
+	LLVMValueRef rec = cg_alloca(g, off, "args");
+	cg_memset0(g, rec, off);
+	LLVMBuildStore(g->b, cg_const(g, (uint64_t)id), rec);
+	for (int i = 0; i < k; i++)
+		store_var(g, cg_gep(g, rec, pa[i].offset), rd[i], loc);
+	free(rd);
+	emit_out(g, rec, off);
 }

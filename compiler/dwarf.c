@@ -762,7 +762,16 @@ static void search_addr(struct rs *r)
 
 	snprintf(label, sizeof(label), "0x%llx", (unsigned long long)a);
 	if (dws_addrdie(r->m->dbg, a, &r->cu) && dws_realfunc(&r->cu, a, &sp)) {
-		add_site(r, a, best_scope(r, a, &sc) ? &sc : NULL, label);
+		/* No name or line to choose by: the frame gdb shows there, the
+		 * innermost inlined function, unless it begins right at the
+		 * address (then it has not been entered yet: its caller). */
+		Dwarf_Die fns[32];
+		Dwarf_Addr entry;
+		int n = functions_at(&r->cu, a, fns, 32);
+		while (n > 1 && dws_entrypc(&fns[n - 1], &entry) == 0 && entry == a)
+			n--;
+		sc = n > 0 ? fns[n - 1] : sp;
+		add_site(r, a, &sc, label);
 		return;
 	}
 	r->v = realloc(r->v, sizeof(*r->v));
@@ -801,7 +810,10 @@ static int make_sites(struct rs *r, struct probe_site **sites, int *nsites)
 
 	if (!s)
 		abort();
-	qsort(r->v, r->n, sizeof(*r->v), cmp_found);
+	/* Probes go by address; -V lists places in the order perf probe
+	 * finds them (DIE order, then line-table order). */
+	if (!r->at_entry)
+		qsort(r->v, r->n, sizeof(*r->v), cmp_found);
 	for (int i = 0; i < r->n; i++) {
 		s[i].func = r->v[i].func;
 		s[i].addr = r->v[i].addr;
@@ -875,6 +887,33 @@ int dw_resolve(const char *path, const char *spec, bool is_return,
 	return resolve_spec(path, spec, is_return, false, sites, nsites, err, errlen);
 }
 
+/* The spec as perf probe's synthesize_perf_probe_point() writes it back:
+ * FUNC[+OFF|:LINE][@FILE] or @FILE:LINE, a lazy pattern left out. */
+static void print_point(FILE *out, const char *spec)
+{
+	struct dw_spec sp;
+	char e[8];
+
+	if (dws_parse(spec, &sp, false, e, sizeof(e)) || sp.is_addr) {
+		dws_spec_free(&sp);  /* freed and zeroed already after a failure */
+		fputs(spec, out);
+		return;
+	}
+	if (sp.func) {
+		fputs(sp.func, out);
+		if (sp.offset)
+			fprintf(out, "+%llu", (unsigned long long)sp.offset);
+		else if (sp.line)
+			fprintf(out, ":%d", sp.line);
+	}
+	if (sp.file) {
+		fprintf(out, "@%s", sp.file);
+		if (!sp.func && sp.line)
+			fprintf(out, ":%d", sp.line);
+	}
+	dws_spec_free(&sp);
+}
+
 int dw_list_vars(FILE *out, const char *path, const char *spec, char *err, size_t errlen)
 {
 	struct probe_site *s;
@@ -882,7 +921,9 @@ int dw_list_vars(FILE *out, const char *path, const char *spec, char *err, size_
 
 	if (resolve_spec(path, spec, false, true, &s, &n, err, errlen))
 		return -1;
-	fprintf(out, "Available variables at %s\n", spec);
+	fprintf(out, "Available variables at ");
+	print_point(out, spec);
+	fputc('\n', out);
 	for (int i = 0; i < n; i++) {
 		dwv_list_site(out, s[i].dw);
 		dw_probe_free(s[i].dw);

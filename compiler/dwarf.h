@@ -98,11 +98,19 @@ int dw_list_vars(FILE *out, const char *path, const char *spec, char *err, size_
  * first, then those of functions inlined at the site (perf probe reads
  * them too), then globals and statics of the compile unit.  NULL if none. */
 const struct dw_var *dw_find_var(struct dw_probe *p, const char *name);
+/* A type of the program at PATH by its C name ("struct req", "union u",
+ * "enum e", a typedef or base type name), for casts: the first compile
+ * unit that defines it (declarations without a body are skipped).  NULL
+ * with one sentence in err if there is no DWARF or no such type. */
+const struct type *dw_find_type(const char *path, const char *name, char *err, size_t errlen);
 /* Parameters and locals in scope at the site (not globals), outermost
  * first; returns the count. */
 int dw_vars(struct dw_probe *p, const struct dw_var **vars);
 /* The site's virtual address and its function (NULL if unknown). */
 uint64_t dw_probe_addr(const struct dw_probe *p);
+/* The entry address of the real (not inlined) function containing the
+ * site, where DWL_ENTRY_VALUE registers are captured; 0 if unknown. */
+uint64_t dw_probe_entry(struct dw_probe *p);
 const char *dw_probe_func(const struct dw_probe *p);
 /* Writes the variables and their locations, for --dump probes. */
 void dw_probe_dump(FILE *out, struct dw_probe *p);

@@ -493,6 +493,26 @@ static void why_optimized(Dwarf_Attribute *a, const char *name, const struct dwl
 		(unsigned long long)be, f ? f : "?", line);
 }
 
+/* The expression at c->addr, chosen as gdb chooses it: the first entry
+ * whose range holds the address, or an empty range at exactly the
+ * function's entry (GCC's location views put a value there that holds at
+ * the views of the entry address, such as a local computed from a
+ * parameter before the first instruction); dwarf_getlocation_addr skips
+ * those.  1 found, 0 none, -1 unreadable. */
+static int loc_at(Dwarf_Attribute *a, const struct dwl_ctx *c, Dwarf_Op **ops, size_t *n)
+{
+	Dwarf_Addr base, start, end;
+	ptrdiff_t off = 0;
+
+	while ((off = dwarf_getlocations(a, off, &base, &start, &end, ops, n)) > 0) {
+		if (c->addr >= start && c->addr < end)
+			return 1;
+		if (start == end && start == c->addr && c->func_entry == c->addr)
+			return 1;
+	}
+	return off < 0 ? -1 : 0;
+}
+
 void dwl_var_loc(Dwarf_Die *var, const struct dwl_ctx *c, struct dw_loc *out)
 {
 	Dwarf_Attribute a;
@@ -511,7 +531,7 @@ void dwl_var_loc(Dwarf_Die *var, const struct dwl_ctx *c, struct dw_loc *out)
 		set_why(out, DWR_OPTIMIZED, "'%s' is optimised out (it has no location)", name);
 		return;
 	}
-	int r = dwarf_getlocation_addr(&a, c->addr, &ops, &n, 1);
+	int r = loc_at(&a, c, &ops, &n);
 	if (r < 0) {
 		set_why(out, DWR_UNSUPPORTED, "cannot read the location of '%s': %s", name,
 			dwarf_errmsg(-1));

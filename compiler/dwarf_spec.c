@@ -38,22 +38,27 @@ static bool has_debug_info(Elf *elf)
 	return false;
 }
 
-/* Separate debuginfo by build-id: distribution -dbgsym packages, then debuginfod. */
+/* Separate debuginfo by build-id: distribution -dbgsym packages (under
+ * $PERF_RUN_DEBUGINFO_DIR instead of /usr/lib/debug when set, so that tests
+ * and unpacked packages need no root-owned tree), then debuginfod. */
 static int open_debuglink(Elf *elf, Elf **delf)
 {
 	const void *id;
 	ssize_t n = dwelf_elf_gnu_build_id(elf, &id);
 	char hex[2 * 64 + 1], path[512];
 	const unsigned char *b = id;
+	const char *root = getenv("PERF_RUN_DEBUGINFO_DIR");
 
 	if (n <= 0 || n > 64)
 		return -1;
 	for (ssize_t i = 0; i < n; i++)
 		sprintf(hex + 2 * i, "%02x", b[i]);
+	if (!root || !*root)
+		root = "/usr/lib/debug";
 	const char *home = getenv("HOME");
 	for (int k = 0; k < 2; k++) {
 		if (k == 0)
-			snprintf(path, sizeof(path), "/usr/lib/debug/.build-id/%.2s/%s.debug", hex, hex + 2);
+			snprintf(path, sizeof(path), "%s/.build-id/%.2s/%s.debug", root, hex, hex + 2);
 		else
 			snprintf(path, sizeof(path), "%s/.cache/debuginfod_client/%s/debuginfo",
 				 home ? home : "/root", hex);

@@ -328,6 +328,11 @@ static const struct type *convert(struct dwt_cache *c, Dwarf_Die *d)
 	return t;
 }
 
+const struct type *dwt_convert(struct dwt_cache *c, Dwarf_Die *type_die)
+{
+	return convert(c, type_die);
+}
+
 /* Like dwarf_formref_die on DW_AT_type, skipping qualifiers as perf does. */
 static Dwarf_Die *real_type(Dwarf_Die *die, Dwarf_Die *out)
 {

@@ -19,6 +19,8 @@ void dwt_free(struct dwt_cache *c);
 /* The type a DIE's DW_AT_type names; void if it has none.  NULL if the
  * type cannot be expressed (floating point is read as raw integer bits). */
 const struct type *dwt_type_of(struct dwt_cache *c, Dwarf_Die *die);
+/* A type DIE itself (struct, typedef, base type...) → struct type. */
+const struct type *dwt_convert(struct dwt_cache *c, Dwarf_Die *type_die);
 /* C spelling of a DIE's DW_AT_type the way perf probe -V writes it ("int*"). */
 void dwt_name_of(Dwarf_Die *die, char *buf, size_t n);
 

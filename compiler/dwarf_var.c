@@ -259,9 +259,71 @@ const struct dw_var *dw_find_var(struct dw_probe *p, const char *name)
 	return p ? find_global(p, name) : NULL;
 }
 
+/* "struct X" → (DW_TAG_structure_type, "X"); a bare name is a typedef or
+ * a base type ("unsigned int" included). */
+static int type_tag(const char **name)
+{
+	static const struct { const char *kw; int tag; } kws[] = {
+		{ "struct ", DW_TAG_structure_type }, { "union ", DW_TAG_union_type },
+		{ "enum ", DW_TAG_enumeration_type },
+	};
+
+	for (size_t i = 0; i < sizeof(kws) / sizeof(kws[0]); i++)
+		if (!strncmp(*name, kws[i].kw, strlen(kws[i].kw))) {
+			*name += strlen(kws[i].kw);
+			return kws[i].tag;
+		}
+	return 0;
+}
+
+static bool type_die_in(Dwarf_Die *cu, int tag, const char *name, Dwarf_Die *out)
+{
+	Dwarf_Attribute a;
+
+	if (dwarf_child(cu, out) != 0)
+		return false;
+	do {
+		int t = dwarf_tag(out);
+		const char *n = dwarf_diename(out);
+		bool kind = tag ? t == tag : t == DW_TAG_typedef || t == DW_TAG_base_type;
+		if (kind && n && !strcmp(n, name) && !dwarf_attr(out, DW_AT_declaration, &a))
+			return true;
+	} while (dwarf_siblingof(out, out) == 0);
+	return false;
+}
+
+const struct type *dw_find_type(const char *path, const char *name, char *err, size_t errlen)
+{
+	Dwarf_Die cu, d;
+	Dwarf_Off off = 0, next;
+	size_t hsize;
+	int tag = type_tag(&name);
+	struct dw_mod *m = dws_open(path, err, errlen);
+
+	if (!m)
+		return NULL;
+	while (dwarf_nextcu(m->dbg, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+		if (dwarf_offdie(m->dbg, off + hsize, &cu) && type_die_in(&cu, tag, name, &d))
+			return dwt_convert(m->types, &d);
+		off = next;
+	}
+	snprintf(err, errlen, "no compile unit of %s defines it", path);
+	return NULL;
+}
+
 uint64_t dw_probe_addr(const struct dw_probe *p)
 {
 	return p ? p->addr : 0;
+}
+
+uint64_t dw_probe_entry(struct dw_probe *p)
+{
+	Dwarf_Die cu, scope, sp;
+	Dwarf_Addr entry;
+
+	if (!p || !site_dies(p, &cu, &scope, &sp) || dws_entrypc(&sp, &entry))
+		return 0;
+	return entry;
 }
 
 const char *dw_probe_func(const struct dw_probe *p)
@@ -336,6 +398,8 @@ void dwv_list_site(FILE *out, struct dw_probe *p)
 	for (int i = 0; i < k; i++)
 		if (!i || strcmp(lines[i], lines[i - 1]))
 			fprintf(out, "\t\t%s\n", lines[i]);
+	if (k == 0)
+		fprintf(out, "\t\t(No matched variables)\n");
 	for (int i = 0; i < k; i++)
 		free(lines[i]);
 	free(lines);

@@ -11,6 +11,8 @@
 #           lists at each place must be among ours (we read more forms).
 #   r SPEC  the same for SPEC%return (without $params).
 #   l SPEC  `resolve_main -L` must print what `perf probe -L` prints.
+# For each p spec `resolve_main -V` must also print what `perf probe -V`
+# prints, once the variables only we can read are taken out of ours.
 # Prints per compiler and level the counts, then "N passed, N failed".
 # Run from the top of the tree, as root (perf probe reads tracefs).
 #
@@ -80,8 +82,11 @@ check_probe() {  # BIN SPEC
 		say "  ADDR $2: perf [$(echo $p)] ours [$(echo $o)]"
 	fi
 	[ "$p" = error ] && return
-	pv=$(perf probe -q -x "$1" -V "$2" 2>/dev/null | vars_of)
-	ov=$("$R" -V "$1" "$2" 2>/dev/null | vars_of)
+	PL=$(perf probe -q -x "$1" -V "$2" 2>/dev/null)
+	OL=$("$R" -V "$1" "$2" 2>/dev/null)
+	check_listing "$2"
+	pv=$(printf '%s\n' "$PL" | vars_of)
+	ov=$(printf '%s\n' "$OL" | vars_of)
 	n_pvars=$((n_pvars + $(printf '%s' "$pv" | grep -c .)))
 	n_ovars=$((n_ovars + $(printf '%s' "$ov" | grep -c .)))
 	missing=$(comm -23 <(printf '%s\n' "$pv") <(printf '%s\n' "$ov") | grep .)
@@ -90,6 +95,28 @@ check_probe() {  # BIN SPEC
 	else
 		failed=$((failed + 1))
 		say "  VARS $2: perf has, we lack: $(echo $missing)"
+	fi
+}
+
+# perf run -V against perf probe -V: the same text once the variables only
+# perf-run can read (locations perf probe does not support) are dropped
+# from ours; counts exact equality too.
+check_listing() {  # SPEC, with the listings in PL (perf) and OL (ours)
+	local p=$PL o=$OL f
+	[ -n "$p" ] || return  # perf probe -V takes no address of a uprobe binary
+	f=$(awk -v perf="$p" '
+		BEGIN { n = split(perf, l, "\n")
+			for (i = 1; i <= n; i++) { if (l[i] ~ /^\t@</) pl = l[i]; else if (l[i] ~ /^\t\t/) have[pl SUBSEP l[i]] = 1 } }
+		/^\t@</ { place = $0 }
+		!/^\t\t/ || (place SUBSEP $0) in have' <<<"$o")
+	n_vlists=$((n_vlists + 1))
+	[ "$p" = "$o" ] && n_vsame=$((n_vsame + 1))
+	# A place where perf probe reads nothing says "(No matched variables)".
+	if [ "$(grep -v 'No matched variables' <<<"$p")" = "$(grep -v 'No matched variables' <<<"$f")" ]; then
+		n_vlist=$((n_vlist + 1)); passed=$((passed + 1))
+	else
+		failed=$((failed + 1))
+		say "  -V $1:" "$(diff <(printf '%s\n' "$p") <(printf '%s\n' "$f") | head -10)"
 	fi
 }
 
@@ -123,6 +150,7 @@ check_lines() {
 for cc in gcc clang-19; do
 	for lvl in 0 1 2 3; do
 		n_specs=0 n_addr=0 n_err=0 n_pvars=0 n_ovars=0 n_lists=0 n_lines=0
+		n_vlists=0 n_vlist=0 n_vsame=0
 		for prog in $progs; do
 			src=$top/tests/progs/$prog.c
 			srcs=$src
@@ -145,8 +173,9 @@ for cc in gcc clang-19; do
 				esac
 			done < "$top/tests/dwarf/$prog.specs"
 		done
-		printf '%-8s -O%s: specs %d, addresses equal %d (both refuse %d), variables perf %d, ours %d, listings equal %d/%d\n' \
-			"$cc" "$lvl" "$n_specs" "$n_addr" "$n_err" "$n_pvars" "$n_ovars" "$n_lines" "$n_lists"
+		printf '%-8s -O%s: specs %d, addresses equal %d (both refuse %d), variables perf %d, ours %d, -L equal %d/%d, -V equal %d/%d (%d without variables only we read)\n' \
+			"$cc" "$lvl" "$n_specs" "$n_addr" "$n_err" "$n_pvars" "$n_ovars" "$n_lines" "$n_lists" \
+			"$n_vsame" "$n_vlists" "$n_vlist"
 	done
 done
 echo "$passed passed, $failed failed"

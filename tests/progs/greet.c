@@ -26,7 +26,12 @@ int main(int argc, char **argv)
 {
 	int n = argc > 1 ? atoi(argv[1]) : 1;
 	long lensum = 0, total = 0;
+	/* A uprobe's BPF program cannot fault a page in, so str(name) at the
+	 * first greet() would read nothing: touch the string's page first. */
+	const char *volatile page = greeting;
 
+	if (!page[0])
+		return 1;
 	for (int i = 0; i < n; i++) {
 		struct req r = { .len = i + 1, .name = "req" };
 

@@ -832,6 +832,54 @@ static void test_debuginfo(void)
 		unit_expect("cleanup", 0);
 }
 
+/* Program types by name, for casts; dw_probe_entry; the -V header. */
+static void test_find_type(void)
+{
+	char err[256], bin[256], *buf = NULL;
+	size_t len = 0;
+	struct probe_site *s;
+	int n;
+
+	snprintf(bin, sizeof(bin), OUT "/dwarf_types-gcc-O2");
+	const struct type *t = dw_find_type(bin, "struct req", err, sizeof(err));
+	unit_expect("find type: struct req with its layout", t && t->kind == T_RECORD &&
+		    t->size == layout("req") && type_field(t, "next"));
+	t = dw_find_type(bin, "union number", err, sizeof(err));
+	unit_expect("find type: union number", t && t->is_union && t->size == 4);
+	t = dw_find_type(bin, "enum color", err, sizeof(err));
+	unit_expect("find type: enum color", t && t->kind == T_ENUM && t->nenums == 3);
+	t = dw_find_type(bin, "u64_t", err, sizeof(err));
+	unit_expect("find type: typedef u64_t", t && t->kind == T_INT && t->size == 8 && !t->is_signed);
+	t = dw_find_type(bin, "unsigned int", err, sizeof(err));
+	unit_expect("find type: base type by its C name", t && t->kind == T_INT && t->size == 4);
+	t = dw_find_type(bin, "struct nosuch", err, sizeof(err));
+	unit_expect("find type: none for an unknown name, with a reason", !t && strstr(err, "defines"));
+
+	if (dw_resolve(bin, "show_req;*next*", false, &s, &n, err, sizeof(err)) || n < 1) {
+		unit_expect("probe entry: resolve show_req;*next*", 0);
+	} else {
+		uint64_t e = dw_probe_entry(s[0].dw);
+		unit_expect("probe entry: the function's entry, before the line", e && e < s[0].addr);
+		for (int i = 0; i < n; i++) {
+			dw_probe_free(s[i].dw);
+			free(s[i].func);
+		}
+		free(s);
+	}
+
+	FILE *out = open_memstream(&buf, &len);
+	if (out && !dw_list_vars(out, bin, "dwarf_types.c;*g_sink=*", err, sizeof(err))) {
+		fclose(out);
+		unit_expect("-V header as perf probe writes a lazy spec",
+			    !strncmp(buf, "Available variables at @dwarf_types.c\n", 38));
+	} else {
+		if (out)
+			fclose(out);
+		unit_expect("-V of a lazy spec", 0);
+	}
+	free(buf);
+}
+
 int main(void)
 {
 	mkdir("build", 0755);
@@ -841,6 +889,7 @@ int main(void)
 	test_entry_values();
 	test_extern_global();
 	test_types();
+	test_find_type();
 	test_errors();
 	test_debuginfo();
 	type_free_all();

@@ -1,0 +1,140 @@
+# gdb_frames.py - ground truth for tests/dwarf/values.sh, run inside gdb:
+#   VALUES_ADDRS="0x1139 0x1150" VALUES_BIN=/abs/bin gdb -q -batch -nx -x gdb_frames.py --args BIN
+# Breaks at each address (a virtual address in the file; the load bias of a
+# PIE is added here), and at the first hit of each prints every argument and
+# local of the frame gdb stops in and of the functions it is inlined into
+# (the inner one wins a name), flattened to scalars, one per line:
+#   ADDR NAME VALUE        e.g. "0x1139 r->fl.mode 5", "0x1139 n.bytes DCBA"
+# in the form perf-run's print(args) uses: integers in decimal, enums by
+# NAME=NUMBER, pointers in hex, char arrays as text up to the NUL, floating point
+# as the integer of its bits, "<optimized out>" where gdb has no value.
+import os
+import struct
+
+import gdb
+
+BIN = os.environ["VALUES_BIN"]
+ADDRS = [int(a, 16) for a in os.environ["VALUES_ADDRS"].split()]
+
+
+def load_base():
+    for line in gdb.execute("info proc mappings", to_string=True).splitlines():
+        f = line.split()
+        if len(f) >= 5 and f[-1] == BIN and int(f[3], 16) == 0:
+            return int(f[0], 16)
+    return 0
+
+
+def scalar(v, t):
+    code = t.code
+    if code == gdb.TYPE_CODE_PTR:
+        return "0x%x" % (int(v) & 0xFFFFFFFFFFFFFFFF)
+    if code == gdb.TYPE_CODE_ENUM:
+        n = int(v)
+        for f in t.fields():
+            if f.enumval == n:
+                return "%s=%d" % (f.name, n)  # the name, or the number perf probe prints
+        return str(n)
+    if code == gdb.TYPE_CODE_FLT:
+        fmt = {4: "<f", 8: "<d"}.get(t.sizeof)
+        if not fmt:
+            return None
+        return str(int.from_bytes(struct.pack(fmt, float(v)), "little"))
+    if code in (gdb.TYPE_CODE_INT, gdb.TYPE_CODE_CHAR, gdb.TYPE_CODE_BOOL):
+        return str(int(v))
+    return None
+
+
+def flatten(name, v, out):
+    """Appends (name, text) pairs for v; text None where the form is not compared."""
+    try:
+        if v.is_optimized_out:
+            out.append((name, "<optimized out>"))
+            return
+        t = v.type.strip_typedefs()
+        if t.code in (gdb.TYPE_CODE_STRUCT, gdb.TYPE_CODE_UNION):
+            for f in t.fields():
+                if f.name and not f.artificial:
+                    flatten("%s.%s" % (name, f.name), v[f.name], out)
+            return
+        if t.code == gdb.TYPE_CODE_ARRAY:
+            lo, hi = t.range()
+            et = t.target().strip_typedefs()
+            if et.sizeof == 1 and et.code in (gdb.TYPE_CODE_INT, gdb.TYPE_CODE_CHAR):
+                b = bytes(int(v[i]) & 0xFF for i in range(lo, hi + 1))
+                out.append((name, b.split(b"\0")[0].decode("latin-1")))
+                return
+            for i in range(lo, hi + 1):
+                flatten("%s[%d]" % (name, i - lo), v[i], out)
+            return
+        out.append((name, scalar(v, t)))
+    except gdb.error as e:
+        out.append((name, "<%s>" % e))
+
+
+def frame_vars(fr):
+    try:
+        block = fr.block()
+    except RuntimeError:
+        return []
+    names, seen = [], set()
+    while block is not None:
+        for sym in block:
+            if (sym.is_argument or sym.is_variable) and sym.name not in seen:
+                seen.add(sym.name)
+                names.append(sym)
+        if block.function is not None:
+            break
+        block = block.superblock
+    return names
+
+
+gdb.execute("set pagination off")
+gdb.execute("set startup-with-shell off")
+gdb.execute("set confirm off")
+gdb.execute("unset environment LINES")
+gdb.execute("unset environment COLUMNS")
+gdb.execute("unset environment VALUES_BIN")
+gdb.execute("unset environment VALUES_ADDRS")
+gdb.execute("starti", to_string=True)
+base = load_base()
+bps = {}
+for a in ADDRS:
+    bps[a] = gdb.Breakpoint("*%d" % (base + a), internal=True)
+seen = set()
+while len(seen) < len(ADDRS):
+    try:
+        gdb.execute("continue", to_string=True)
+    except gdb.error:
+        break
+    try:
+        fr = gdb.selected_frame()
+        pc = fr.pc() - base
+    except gdb.error:
+        break
+    if pc not in bps or pc in seen:
+        continue
+    seen.add(pc)
+    bps[pc].enabled = False
+    # The frame gdb stops in, then the functions it is inlined into (perf
+    # probe shows those too); a name already seen keeps the inner value.
+    names = set()
+    f = fr
+    while f is not None:
+        for sym in frame_vars(f):
+            if sym.name in names:
+                continue
+            names.add(sym.name)
+            out = []
+            try:
+                flatten(sym.name, sym.value(f), out)
+            except gdb.error as e:
+                out.append((sym.name, "<%s>" % e))
+            for n, text in out:
+                if text is not None:
+                    print("0x%x %s %s" % (pc, n, text))
+        f = f.older() if f.type() == gdb.INLINE_FRAME else None
+try:
+    gdb.execute("kill", to_string=True)
+except gdb.error:
+    pass
