@@ -105,23 +105,134 @@ static int cmp_addr(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-static bool have_name(const struct elfsym *s, int n, const char *name)
+/* The names already taken, as an open-addressing hash set: a binary with
+ * 10,000 functions matched by f* must not cost 10,000^2/2 strcmp()s. */
+struct nameset {
+	const char **slot;
+	size_t mask;     /* capacity - 1, capacity a power of two */
+	size_t used;
+};
+
+static uint64_t name_hash(const char *s)
 {
-	for (int i = 0; i < n; i++)
-		if (!strcmp(s[i].name, name))
-			return true;
-	return false;
+	uint64_t h = 1469598103934665603ull;   /* FNV-1a */
+
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 1099511628211ull;
+	return h;
 }
 
-/* Collects matching functions of one symbol table into *out. */
-static int collect(Elf *elf, Elf_Scn *scn, const char *pattern, struct elfsym **out, int *n, int *cap)
+static int ns_grow(struct nameset *ns)
+{
+	size_t cap = ns->slot ? (ns->mask + 1) * 2 : 256;
+	const char **slot = calloc(cap, sizeof(*slot));
+
+	if (!slot)
+		return -1;
+	for (size_t i = 0; ns->slot && i <= ns->mask; i++) {
+		if (!ns->slot[i])
+			continue;
+		size_t j = name_hash(ns->slot[i]) & (cap - 1);
+		while (slot[j])
+			j = (j + 1) & (cap - 1);
+		slot[j] = ns->slot[i];
+	}
+	free(ns->slot);
+	ns->slot = slot;
+	ns->mask = cap - 1;
+	return 0;
+}
+
+/* Adds name (not copied: it must outlive the set); 1 if it was new, 0 if
+ * already there, -1 if out of memory. */
+static int ns_add(struct nameset *ns, const char *name)
+{
+	if ((!ns->slot || (ns->used + 1) * 2 > ns->mask + 1) && ns_grow(ns))
+		return -1;
+	size_t j = name_hash(name) & ns->mask;
+	for (; ns->slot[j]; j = (j + 1) & ns->mask)
+		if (!strcmp(ns->slot[j], name))
+			return 0;
+	ns->slot[j] = name;
+	ns->used++;
+	return 1;
+}
+
+/* The PT_LOAD headers, read once per file rather than once per symbol. */
+struct loads {
+	GElf_Phdr *ph;
+	size_t n;
+};
+
+static int loads_read(Elf *elf, struct loads *l)
+{
+	size_t n;
+
+	l->ph = NULL;
+	l->n = 0;
+	if (elf_getphdrnum(elf, &n))
+		return 0;
+	l->ph = calloc(n ? n : 1, sizeof(*l->ph));
+	if (!l->ph)
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		if (gelf_getphdr(elf, (int)i, &l->ph[l->n]) && l->ph[l->n].p_type == PT_LOAD)
+			l->n++;
+	return 0;
+}
+
+static int loads_offset(const struct loads *l, uint64_t addr, uint64_t *offset)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		const GElf_Phdr *ph = &l->ph[i];
+
+		if (addr >= ph->p_vaddr && addr < ph->p_vaddr + ph->p_memsz) {
+			*offset = addr - ph->p_vaddr + ph->p_offset;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+struct collector {
+	const char *pattern;
+	bool literal;
+	struct nameset seen;
+	struct loads loads;
+	struct elfsym *out;
+	int n, cap;
+};
+
+static int co_add(struct collector *co, const char *name, const GElf_Sym *sym)
+{
+	if (co->n == co->cap) {
+		int cap = co->cap ? co->cap * 2 : 16;
+		struct elfsym *p = realloc(co->out, sizeof(*p) * (size_t)cap);
+		if (!p)
+			return -1;
+		co->out = p;
+		co->cap = cap;
+	}
+	struct elfsym *s = &co->out[co->n];
+	s->name = strdup(name);
+	if (!s->name)
+		return -1;
+	co->n++;
+	s->addr = sym->st_value;
+	s->size = sym->st_size;
+	if (loads_offset(&co->loads, s->addr, &s->offset))
+		s->offset = s->addr;
+	return 0;
+}
+
+/* Collects matching functions of one symbol table. */
+static int collect(Elf *elf, Elf_Scn *scn, struct collector *co)
 {
 	GElf_Shdr sh;
 	Elf_Data *data = elf_getdata(scn, NULL);
 	if (!gelf_getshdr(scn, &sh) || !data || !sh.sh_entsize)
 		return 0;
 	size_t cnt = sh.sh_size / sh.sh_entsize;
-	bool literal = !strpbrk(pattern, "*?[");
 	for (size_t i = 0; i < cnt; i++) {
 		GElf_Sym sym;
 		if (!gelf_getsym(data, (int)i, &sym))
@@ -132,51 +243,44 @@ static int collect(Elf *elf, Elf_Scn *scn, const char *pattern, struct elfsym **
 		const char *name = elf_strptr(elf, sh.sh_link, sym.st_name);
 		if (!name || !*name)
 			continue;
-		if (literal ? strcmp(name, pattern) : fnmatch(pattern, name, 0))
+		if (co->literal ? strcmp(name, co->pattern) : fnmatch(co->pattern, name, 0))
 			continue;
-		if (have_name(*out, *n, name))
-			continue;
-		if (*n == *cap) {
-			*cap = *cap ? *cap * 2 : 16;
-			struct elfsym *p = realloc(*out, sizeof(**out) * (size_t)*cap);
-			if (!p)
-				return -1;
-			*out = p;
-		}
-		struct elfsym *s = &(*out)[(*n)++];
-		s->name = strdup(name);
-		s->addr = sym.st_value;
-		s->size = sym.st_size;
-		if (!s->name || addr_to_offset(elf, s->addr, &s->offset))
-			s->offset = s->addr;
+		int fresh = ns_add(&co->seen, name);
+		if (fresh < 0 || (fresh && co_add(co, name, &sym)))
+			return -1;
 	}
 	return 0;
 }
 
 int elfsym_match(const char *path, const char *pattern, struct elfsym **out)
 {
+	struct collector co = { .pattern = pattern, .literal = !strpbrk(pattern, "*?[") };
 	struct elf_file ef;
+	int rc = 0;
+
 	*out = NULL;
 	if (ef_open(path, &ef))
 		return -1;
-	int n = 0, cap = 0;
 	Elf_Scn *scn = find_symtab(ef.elf, SHT_SYMTAB);
-	if (scn && collect(ef.elf, scn, pattern, out, &n, &cap))
-		goto fail;
+	rc = loads_read(ef.elf, &co.loads);
+	if (!rc && scn)
+		rc = collect(ef.elf, scn, &co);
 	/* .symtab may be stripped, or lack what .dynsym exports (versioned aliases). */
 	scn = find_symtab(ef.elf, SHT_DYNSYM);
-	if (scn && collect(ef.elf, scn, pattern, out, &n, &cap))
-		goto fail;
+	if (!rc && scn)
+		rc = collect(ef.elf, scn, &co);
+	free(co.seen.slot);   /* its names point into ef's string tables */
+	free(co.loads.ph);
 	ef_close(&ef);
-	if (n > 1)
-		qsort(*out, (size_t)n, sizeof(**out), cmp_addr);
-	return n;
-fail:
-	ef_close(&ef);
-	elfsym_free(*out, n);
-	*out = NULL;
-	errno = ENOMEM;
-	return -1;
+	if (rc) {
+		elfsym_free(co.out, co.n);
+		errno = ENOMEM;
+		return -1;
+	}
+	if (co.n > 1)
+		qsort(co.out, (size_t)co.n, sizeof(*co.out), cmp_addr);
+	*out = co.out;
+	return co.n;
 }
 
 void elfsym_free(struct elfsym *syms, int n)
@@ -221,6 +325,19 @@ static char *search_maps(const char *want, pid_t pid)
 	return found;
 }
 
+/* The development link libc.so is a linker script (text), not a library:
+ * only an ELF file is what the loader would map. */
+static bool is_elf_file(const char *path)
+{
+	unsigned char magic[4];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	bool r = fd >= 0 && read(fd, magic, 4) == 4 && !memcmp(magic, ELFMAG, SELFMAG);
+
+	if (fd >= 0)
+		close(fd);
+	return r;
+}
+
 /* The first file in dir that the loader would take for want. */
 static char *search_dir(const char *dir, const char *want)
 {
@@ -234,7 +351,7 @@ static char *search_dir(const char *dir, const char *want)
 		return NULL;
 	for (size_t i = 0; i < g.gl_pathc && !found; i++) {
 		const char *base = strrchr(g.gl_pathv[i], '/') + 1;
-		if (lib_name_matches(want, base) && !access(g.gl_pathv[i], R_OK))
+		if (lib_name_matches(want, base) && is_elf_file(g.gl_pathv[i]))
 			found = realpath(g.gl_pathv[i], NULL);
 	}
 	globfree(&g);

@@ -53,6 +53,7 @@ build() {
 	command -v perf >/dev/null && perf probe -q -d "$PGROUP:*" >/dev/null 2>&1
 	gcc -std=gnu11 -O2 -Wall -Wextra -o $B/stamp tests/bench/stamp.c || return 1
 	gcc -std=gnu11 -O2 -g -Wall -Wextra -o $B/loop tests/bench/loop.c || return 1
+	gcc -std=gnu11 -O2 -Wall -Wextra -o $B/cputime tests/bench/cputime.c || return 1
 	for n in 1000 10000; do
 		if [ ! -x $B/many$n ] || [ tests/progs/many_gen.sh -nt $B/many$n ]; then
 			echo "building $B/many$n (gcc takes about $((n / 1500 + 1)) s)..."
@@ -64,8 +65,13 @@ build() {
 # ---- tools -----------------------------------------------------------------
 
 HAVE_PR=""; HAVE_BT=""; HAVE_PERF=""
-WHY_PR="build/perf-run not built (make)"
-[ -x "$PERFRUN" ] && HAVE_PR=1
+WHY_PR="$PERFRUN not built (make)"
+# A snapshot: others rebuild build/perf-run while a run goes on, and one
+# run must measure one binary.
+if [ -x "$PERFRUN" ] && mkdir -p $B && cp "$PERFRUN" $B/perf-run.snap; then
+	PERFRUN=$ROOT/$B/perf-run.snap
+	HAVE_PR=1
+fi
 command -v bpftrace >/dev/null && HAVE_BT=1
 command -v perf >/dev/null && HAVE_PERF=1
 export BPFTRACE_MAX_PROBES=100000
@@ -110,7 +116,7 @@ run_stamp() {
 	$B/stamp -e "$W/err" "$@" >"$W/res" 2>>"$LOG"
 	log "# $*"
 	cat "$W/res" >>"$LOG"
-	grep -v -e RLIMIT_MEMLOCK -e '^stamp_now=' -e '^loop_ns=' "$W/err" | head -5 | sed 's/^/  stderr: /' >>"$LOG"
+	grep -v -e RLIMIT_MEMLOCK -e '^stamp_now=' -e '^loop_' -e '^cpu_ns=' "$W/err" | head -5 | sed 's/^/  stderr: /' >>"$LOG"
 	[ "$(field timeout)" = 0 ] || return 2
 	[ "$(field status)" = 0 ] || return 1
 }
@@ -118,9 +124,9 @@ run_stamp() {
 # last error line of the tracer, for n/a reasons
 tail_err() {
 	local l
-	l=$(grep -v -e RLIMIT_MEMLOCK -e '^stamp_now=' -e '^loop_ns=' "$W/err" |
+	l=$(grep -v -e RLIMIT_MEMLOCK -e '^stamp_now=' -e '^loop_' -e '^cpu_ns=' "$W/err" |
 		grep -i -m1 -e error -e fatal)
-	[ -n "$l" ] || l=$(grep -v -e RLIMIT_MEMLOCK -e '^stamp_now=' -e '^loop_ns=' "$W/err" | tail -1)
+	[ -n "$l" ] || l=$(grep -v -e RLIMIT_MEMLOCK -e '^stamp_now=' -e '^loop_' -e '^cpu_ns=' "$W/err" | tail -1)
 	echo "${l:0:110}"
 }
 
@@ -161,7 +167,7 @@ startup() {
 		else
 			for ((i = 0; i < RUNS; i++)); do
 				set_cmd $tool "$prog" "$cmd"
-				if ! run_stamp -t "$TMO" -m ttach -- "${CMD[@]}"; then
+				if ! run_stamp -t "$TMO" -m Attach -- "${CMD[@]}"; then
 					REASON[startup.$c.attached.$tool]="failed: $(tail_err)"
 					break
 				fi
@@ -241,7 +247,7 @@ part_b() {
 			for ((i = 0; i < RUNS; i++)); do
 				# Only the time to attached counts: SIGKILL then, as some
 				# scripts take long to print their stacks on SIGINT.
-				run_stamp -t "$TMO" -m ttach -s 9 -- "${CMD[@]}"
+				run_stamp -t "$TMO" -m Attach -s 9 -- "${CMD[@]}"
 				if [ "$(field attach_ms)" = -1.000 ]; then
 					REASON[compile.$name.$tool]="failed: $(tail_err)"
 					break
@@ -276,7 +282,7 @@ part_c() {
 			fi
 			for ((i = 0; i < runs; i++)); do
 				set_cmd $tool "uprobe:$ROOT/$B/many$n:f* { @ = count(); }" "$ROOT/$B/many$n 0"
-				run_stamp -t "$tmo" -m ttach -- "${CMD[@]}"
+				run_stamp -t "$tmo" -m Attach -- "${CMD[@]}"
 				case $? in
 				2) late=1; break ;;
 				1) REASON[$m.attached.$tool]="failed: $(tail_err)"; break ;;
@@ -306,20 +312,41 @@ part_c() {
 
 # ---- d: cost per hit ---------------------------------------------------------
 
+# The cost of a probe is charged to the traced process, as CPU time: loop
+# and cputime (around dd) report theirs.  CPU time, unlike wall time, does
+# not grow when other work takes the CPU away, and each traced run is paired
+# with an untraced run just before it, so that drift in the machine's load
+# cancels out.
 loop_ns() { sed -n 's/^loop_ns=//p' "$W/err" | tail -1; }
-dd_s() { sed -n 's/.*copied, \([0-9.]*\) s.*/\1/p' "$W/err" | tail -1; }
+loop_cpu_ns() { sed -n 's/^loop_cpu_ns=//p' "$W/err" | tail -1; }
+cpu_ns() { sed -n 's/^cpu_ns=//p' "$W/err" | tail -1; }
 
-# per_hit METRIC TOOL BASE N VALUE_FN CMD...: samples (VALUE - BASE) / N in ns.
+# untraced VALUE_FN CMD...: the command alone, its CPU ns (VALUE_FN reads $W/err).
+untraced() {
+	local fn=$1
+	shift
+	"$@" >/dev/null 2>"$W/err"
+	$fn
+}
+
+# per_hit METRIC TOOL N VALUE_FN UNTRACED_CMD -- TRACER_CMD...: samples
+# (traced - untraced) / N in ns, an untraced run before every traced one.
 per_hit() {
-	local m=$1 tool=$2 base=$3 n=$4 fn=$5 i v
-	shift 5
+	local m=$1 tool=$2 n=$3 fn=$4 base i v
+	local -a plain=()
+	shift 4
+	while [ "$1" != -- ]; do plain+=("$1"); shift; done
+	shift
 	for ((i = 0; i < RUNS; i++)); do
-		if ! run_stamp -t "$TMO" -m ttach -- "$@"; then
+		base=$(untraced $fn "${plain[@]}")
+		[ -n "$base" ] || { REASON[$m.$tool]="no timing from the untraced command"; break; }
+		if ! run_stamp -t "$TMO" -m Attach -- "$@"; then
 			REASON[$m.$tool]="failed: $(tail_err)"
 			break
 		fi
 		v=$($fn)
 		[ -n "$v" ] || { REASON[$m.$tool]="no timing from the traced command"; break; }
+		echo "$tool $m: traced $v untraced $base" >>"$LOG"
 		sample $m $tool "$(echo "scale=3; ($v - $base) / $n" | bc)"
 	done
 	finish $m $tool ns
@@ -328,12 +355,8 @@ per_hit() {
 median_of() { sort -g | awk '{ v[NR] = $1 } END { print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 part_d() {
-	local base i tool body name dd_base
-	for ((i = 0; i < RUNS; i++)); do
-		$LOOP "$HITS" 2>&1 >/dev/null | sed -n 's/^loop_ns=//p'
-	done | median_of >"$W/base"
-	base=$(cat "$W/base")
-	echo "untraced loop of $HITS calls: $base ns" >>"$LOG"
+	local tool body name
+	local loop=("$LOOP" "$HITS")
 	for name in empty count hist printf; do
 		case $name in
 		empty) body='{ }' ;;
@@ -343,38 +366,32 @@ part_d() {
 		esac
 		for tool in perf-run bpftrace; do
 			if ! have $tool; then na hit.uprobe.$name $tool ns "$(why_not $tool)"; continue; fi
-			set_cmd $tool "uprobe:$LOOP:hit $body" "$LOOP $HITS"
-			per_hit hit.uprobe.$name $tool "$base" "$HITS" loop_ns "${CMD[@]}"
+			set_cmd $tool "uprobe:$LOOP:hit $body" "${loop[*]}"
+			per_hit hit.uprobe.$name $tool "$HITS" loop_cpu_ns "${loop[@]}" -- "${CMD[@]}"
 		done
 	done
 	if have perf && PROBES_MADE=1 && perf probe -q -x $LOOP -a "$PGROUP:hit=hit" 2>>"$LOG"; then
-		per_hit hit.uprobe.count perf-stat "$base" "$HITS" loop_ns \
-			perf stat -e $PGROUP:hit -- $LOOP "$HITS"
-		per_hit hit.uprobe.printf perf-record "$base" "$HITS" loop_ns \
-			perf record -q -e $PGROUP:hit -o "$W/perf.data" -- $LOOP "$HITS"
+		per_hit hit.uprobe.count perf-stat "$HITS" loop_cpu_ns "${loop[@]}" -- \
+			perf stat -e $PGROUP:hit -- "${loop[@]}"
+		per_hit hit.uprobe.printf perf-record "$HITS" loop_cpu_ns "${loop[@]}" -- \
+			perf record -q -e $PGROUP:hit -o "$W/perf.data" -- "${loop[@]}"
 		perf probe -q -d "$PGROUP:hit" 2>>"$LOG"
 	else
 		na hit.uprobe.count perf-stat ns "perf probe failed"
 	fi
 
 	# An absolute path: bpftrace -c refuses a name found twice (/bin, /usr/bin).
-	local dd=("$(command -v dd)" if=/dev/zero of=/dev/null bs=1 count=$DD_N)
-	for ((i = 0; i < RUNS; i++)); do
-		"${dd[@]}" 2>&1 | sed -n 's/.*copied, \([0-9.]*\) s.*/\1/p'
-	done | median_of >"$W/base"
-	dd_base=$(cat "$W/base")
-	echo "untraced dd of $DD_N bytes: $dd_base s" >>"$LOG"
+	local dd=("$ROOT/$B/cputime" "$(command -v dd)" if=/dev/zero of=/dev/null bs=1 count=$DD_N)
 	for tool in perf-run bpftrace; do
 		if ! have $tool; then na hit.tracepoint.count $tool ns "$(why_not $tool)"; continue; fi
 		set_cmd $tool 'tracepoint:syscalls:sys_enter_write { @ = count(); }' "${dd[*]}"
-		per_hit hit.tracepoint.count $tool "$dd_base * 1000000000" "$DD_N" dd_ns "${CMD[@]}"
+		per_hit hit.tracepoint.count $tool "$DD_N" cpu_ns "${dd[@]}" -- "${CMD[@]}"
 	done
 	if have perf; then
-		per_hit hit.tracepoint.count perf-stat "$dd_base * 1000000000" "$DD_N" dd_ns \
+		per_hit hit.tracepoint.count perf-stat "$DD_N" cpu_ns "${dd[@]}" -- \
 			perf stat -e syscalls:sys_enter_write -- "${dd[@]}"
 	fi
 }
-dd_ns() { local s; s=$(dd_s); [ -n "$s" ] && echo "$s * 1000000000" | bc; }
 
 # ---- e: printf events delivered --------------------------------------------
 
@@ -391,7 +408,7 @@ part_e() {
 		fi
 		set_cmd $tool "uprobe:$LOOP:hit $body" "$LOOP $EVENTS"
 		for ((i = 0; i < RUNS; i++)); do
-			if ! run_stamp -t "$TMO" -m ttach -o "$W/out" -- "${CMD[@]}"; then
+			if ! run_stamp -t "$TMO" -m Attach -o "$W/out" -- "${CMD[@]}"; then
 				REASON[events.printf.delivered.$tool]="failed: $(tail_err)"
 				break
 			fi
@@ -412,7 +429,7 @@ part_e() {
 			for r in 10000 30000 100000 300000 1000000 3000000; do
 				n=$((r / 2))
 				set_cmd $tool "uprobe:$LOOP:hit $body" "$LOOP $n $r"
-				run_stamp -t "$TMO" -m ttach -o "$W/out" -- "${CMD[@]}" || break
+				run_stamp -t "$TMO" -m Attach -o "$W/out" -- "${CMD[@]}" || break
 				[ "$(received)" -eq $n ] || break
 				ns=$(loop_ns)
 				best=$(echo "$n * 1000000000 / $ns" | bc)
@@ -436,7 +453,7 @@ part_f() {
 				continue
 			fi
 			set_cmd $tool "$prog"
-			if ! run_stamp -t "$TMO" -m ttach -b -s 2 -d 500 -- "${CMD[@]}" ||
+			if ! run_stamp -t "$TMO" -m Attach -b -s 2 -d 500 -- "${CMD[@]}" ||
 			   ! grep -q '^prog ' "$W/res"; then
 				na insns.$c $tool insns "failed: $(tail_err)"
 				na progs.$c $tool progs "failed"

@@ -66,7 +66,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 {
 	int c;
 
-	*o = (struct opts){ .pattern = "ttach", .out = "/dev/null", .timeout_s = 600 };
+	*o = (struct opts){ .pattern = "Attach", .out = "/dev/null", .timeout_s = 600 };
 	while ((c = getopt(argc, argv, "+m:s:d:t:o:e:b")) != -1) {
 		switch (c) {
 		case 'm': o->pattern = optarg; break;

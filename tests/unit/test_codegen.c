@@ -510,7 +510,7 @@ static void test_errors(void)
 		    "BEGIN { system(\"ls\"); }\n"
 		    "        ^~~~~~~~~~~~\n");
 	check_error("retval outside return probes", "BEGIN { @ = retval; }",
-		    "test.bt:1:13: error: retval is only available at uretprobe and kretprobe probes\n"
+		    "test.bt:1:13: error: retval is only available at uretprobe, kretprobe and fexit probes\n"
 		    "BEGIN { @ = retval; }\n"
 		    "            ^~~~~~\n");
 	check_error("map value kinds across probes",
