@@ -291,7 +291,8 @@ static LLVMValueRef ident(struct cg *g, struct node *n)
 	if (!strcmp(s, "ustack") || !strcmp(s, "kstack"))
 		return stack_id(g, s[0] == 'u');
 	if (!strcmp(s, "probe")) {
-		const char *nm = p->name ? p->name : "";
+		char buf[1024];
+		const char *nm = probe_site_name(p, g->site, buf, sizeof(buf));
 
 		return cg_store_const_str(g, nm, strlen(nm), n->type->size);
 	}
@@ -301,6 +302,9 @@ static LLVMValueRef ident(struct cg *g, struct node *n)
 		/* A raw tracepoint's context is its arguments as u64s. */
 		return ctx_load(g, p->kind == PK_RAWTP ? 8u * (unsigned)(s[3] - '0')
 						       : arg_regs[s[3] - '0'], 8);
+	if (!strcmp(s, "retval") && p->kind == PK_FEXIT)
+		/* fexit's context: the arguments' u64 slots, then the result. */
+		return ctx_load(g, 8u * (unsigned)p->args->nfields, 8);
 	if (!strcmp(s, "retval"))
 		return ctx_load(g, REG_AX, 8);
 	if (!strcmp(s, "func") && n->type->kind == T_USYM && site_func(g) >= 0)
@@ -343,7 +347,7 @@ static LLVMValueRef field(struct cg *g, struct node *n)
 		cg_error(g, n->loc, "internal error: no field '%s'", n->name);
 		return cg_const(g, 0);
 	}
-	if (g->probe->kind == PK_RAWTP)
+	if (g->probe->kind == PK_RAWTP || g->probe->kind == PK_FENTRY || g->probe->kind == PK_FEXIT)
 		return cg_to_int_type(g, ctx_load(g, f->offset, 8), t);
 	if (t->kind == T_STR && t->data_loc) {
 		v = ctx_load(g, f->offset, 4);
@@ -390,17 +394,27 @@ static bool is_u64(const struct type *t)
 	return t && t->kind == T_INT && !t->is_signed && t->size == 8;
 }
 
-static LLVMValueRef str_eq(struct cg *g, LLVMValueRef a, uint32_t asz, LLVMValueRef b,
-			   uint32_t bsz)
+/* The byte of a string at i; a str() read's extra byte (types.h str_more)
+ * and the one before it end the string as the shorter read would have. */
+static LLVMValueRef str_byte(struct cg *g, LLVMValueRef s, const struct type *t, uint32_t i)
 {
+	if (t->str_more && i + 2 >= t->size)
+		return LLVMConstInt(g->i8, 0, 0);
+	return LLVMBuildLoad2(g->b, g->i8, cg_gep(g, s, i), "");
+}
+
+static LLVMValueRef str_eq(struct cg *g, LLVMValueRef a, const struct type *ta, LLVMValueRef b,
+			   const struct type *tb)
+{
+	uint32_t asz = ta->size - ta->str_more, bsz = tb->size - tb->str_more;
 	uint32_t n = asz < bsz ? asz : bsz;
 	LLVMValueRef res = cg_alloca(g, 8, "streq");
 	LLVMBasicBlockRef eq = cg_block(g, "streq"), done = cg_block(g, "strdone");
 
 	LLVMBuildStore(g->b, cg_const(g, 0), res);
 	for (uint32_t i = 0; i < n; i++) {
-		LLVMValueRef ca = LLVMBuildLoad2(g->b, g->i8, cg_gep(g, a, i), "");
-		LLVMValueRef cb = LLVMBuildLoad2(g->b, g->i8, cg_gep(g, b, i), "");
+		LLVMValueRef ca = str_byte(g, a, ta, i);
+		LLVMValueRef cb = str_byte(g, b, tb, i);
 		LLVMBasicBlockRef same = cg_block(g, ""), next = cg_block(g, "");
 
 		LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntEQ, ca, cb, ""), same, done);
@@ -502,7 +516,7 @@ static LLVMValueRef binop(struct cg *g, struct node *n)
 	a = cg_expr(g, n->a);
 	b = cg_expr(g, n->b);
 	if (ta->kind == T_STR) {
-		r = str_eq(g, a, ta->size, b, tb->size);
+		r = str_eq(g, a, ta, b, tb);
 		return n->op == TOK_EQ ? r : LLVMBuildXor(g->b, r, cg_const(g, 1), "");
 	}
 	if (ta->kind == T_PTR && (n->op == '+' || n->op == '-') && type_is_int(tb)) {

@@ -115,6 +115,18 @@ static void act_print(struct cg *g, struct node *n)
 		emit_record(g, id, NULL);
 		return;
 	}
+	if (m->kind == N_IDENT && m->type && m->type->kind == T_ARGS && !m->type->fields &&
+	    g->probe->kind == PK_UPROBE) {
+		action_new(g, ACT_PRINTF, NULL, n->loc, &id);
+		cg_print_args(g, id, n->loc);
+		return;
+	}
+	if (m->type && (m->type->kind == T_RECORD || m->type->kind == T_ARRAY) &&
+	    (g->probe->kind == PK_UPROBE || g->probe->kind == PK_URETPROBE)) {
+		action_new(g, ACT_PRINTV, NULL, n->loc, &id);
+		cg_print_place(g, id, m);
+		return;
+	}
 	a = action_new(g, ACT_PRINTV, NULL, n->loc, &id);
 	emit_record(g, id, m);
 }
@@ -138,9 +150,10 @@ static int str_helper(struct cg *g, const struct type *t)
 		return H_READ_USER_STR;
 	if (k == PK_UPROBE || k == PK_URETPROBE || k == PK_USDT)
 		return H_READ_USER_STR;
-	if (t->kind == T_PTR || k == PK_KPROBE || k == PK_KRETPROBE)
-		return H_READ_KERNEL_STR;
-	/* Unknown address space: x86's compat helper reads either. */
+	/* Otherwise the address space is not known: an integer such as a
+	 * kprobe's arg1, or a kernel-typed char * (BTF of a GCC-built kernel
+	 * has no __user tags), often points to user memory.  x86's compat
+	 * helper picks user or kernel by the address. */
 	return H_PROBE_READ_STR;
 }
 
@@ -156,7 +169,7 @@ static LLVMValueRef call_str(struct cg *g, struct node *n)
 		args[0] = buf;
 		args[1] = cg_const(g, size);
 		args[2] = cg_place_addr(g, a);
-		cg_helper(g, H_READ_USER_STR, args, 3);
+		cg_helper(g, sema_place_is_user(a) ? H_READ_USER_STR : H_READ_KERNEL_STR, args, 3);
 		return buf;
 	}
 	v = cg_expr(g, a);

@@ -73,6 +73,12 @@ struct cg {
 	uint32_t *tmpsize;
 	uint32_t *tmpheap;          /* heap_off before a heap temporary, or ~0u */
 	int ntmp, captmp;
+
+	/* DW_OP_entry_value: functions whose registers a companion probe at
+	 * their entry saves into entry_regs (cg_dwarf.c) */
+	LLVMValueRef entry_regs;
+	struct cg_entry { const struct probe *p; uint64_t addr; char *func; } *entries;
+	int nentries;
 };
 
 /* codegen.c */
@@ -104,6 +110,13 @@ LLVMValueRef cg_lost(struct cg *g);
 LLVMValueRef cg_drops(struct cg *g);
 LLVMValueRef cg_pid_tgid(struct cg *g);
 LLVMValueRef cg_arith(struct cg *g, int op, LLVMValueRef a, LLVMValueRef b, bool sgn);
+LLVMValueRef cg_map_define(struct cg *g, const char *name, int type, uint32_t max,
+			   uint32_t key_size, uint32_t value_size);
+/* A BPF function of the object that no script probe asked for (entry
+ * companions); `at` gives its debug location.  Returns its pr_prog, to
+ * which the caller gives a probe. */
+struct pr_prog *cg_func_begin(struct cg *g, const char *name, const char *sec, struct loc at);
+void cg_func_end(struct cg *g);
 
 /* cg_expr.c */
 LLVMValueRef cg_expr(struct cg *g, struct node *n);
@@ -125,6 +138,14 @@ bool cg_is_dwarf_var(struct cg *g, const struct node *n);
 LLVMValueRef cg_place_addr(struct cg *g, struct node *n);
 /* The scalar value stored at a place. */
 LLVMValueRef cg_place_value(struct cg *g, struct node *n);
+/* print(args) at a uprobe site: fills action id (an ACT_PRINTF) with a
+ * "{ .name = %s, ... }" format of the site's variables and emits them. */
+void cg_print_args(struct cg *g, int id, struct loc loc);
+/* print(*p) of a struct or array in traced-program memory: action id (an
+ * ACT_PRINTV) gets a copy of it. */
+void cg_print_place(struct cg *g, int id, struct node *m);
+/* After every script function: the entry companions DWL_ENTRY_VALUE asked for. */
+int cg_entry_companions(struct cg *g);
 
 /* cg_stmt.c */
 void cg_block_stmts(struct cg *g, struct node *blk);

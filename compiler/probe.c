@@ -17,10 +17,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "dwarf.h"
 #include "elfsym.h"
+#include "kbtf.h"
 #include "tpformat.h"
 #include "types.h"
 #include "usdt.h"
@@ -131,8 +133,17 @@ static int symbol_sites(struct pctx *c, const char *spec, uint64_t off)
 		return fail(c, "no function matches '%s' in %s; list them with: perf-run -l 'uprobe:%s:*'",
 			    spec, c->p->path, c->p->path);
 	for (int i = 0; i < n; i++) {
-		uint64_t addr = syms[i].addr + off, offset;
-		if (elfsym_offset(c->p->path, addr, &offset))
+		uint64_t addr = syms[i].addr + off, offset = syms[i].offset + off;
+		if (off && syms[i].size && off >= syms[i].size) {
+			fail(c, "offset +0x%llx is past the end of %s, which is %llu bytes long",
+			     (unsigned long long)off, syms[i].name, (unsigned long long)syms[i].size);
+			elfsym_free(syms, n);
+			return -1;
+		}
+		/* elfsym_match() gave each symbol's offset; only an added
+		 * offset can leave its segment (and reopening the file per
+		 * symbol made f* on 10,000 functions cost a second). */
+		if (off && elfsym_offset(c->p->path, addr, &offset))
 			offset = syms[i].offset + off;
 		if (add_site(c->p, syms[i].name, addr, offset)) {
 			elfsym_free(syms, n);
@@ -165,6 +176,9 @@ static bool symbol_plus_offset(const char *spec, char **sym, uint64_t *off)
 	if (!plus || plus == spec)
 		return false;
 	char *end;
+	/* strtoull() would take "-4" as a huge offset that wraps backwards. */
+	if (!isdigit((unsigned char)plus[1]))
+		return false;
 	*off = strtoull(plus + 1, &end, 0);
 	if (*end || end == plus + 1)
 		return false;
@@ -181,6 +195,10 @@ static int parse_uprobe(struct pctx *c, const char *rest)
 		return -1;
 	if (access(p->path, R_OK))
 		return fail(c, "cannot read '%s': %s", p->path, strerror(errno));
+	struct stat st;
+	if (!stat(p->path, &st) && S_ISDIR(st.st_mode))
+		return fail(c, "'%s' is a directory; give the path of an executable or library",
+			    p->path);
 	char *s = strdup(spec);
 	size_t n = strlen(s);
 	int r;
@@ -192,11 +210,17 @@ static int parse_uprobe(struct pctx *c, const char *rest)
 	uint64_t off = 0;
 	if (!*s) {
 		r = fail(c, "missing function after '%s:'", p->path);
+	} else if (!strncmp(s, "0x", 2) && (!s[2] || s[2 + strspn(s + 2, "0123456789abcdefABCDEF")])) {
+		r = fail(c, "'%s' is not an address; write one in hexadecimal, e.g. 0x1139", s);
 	} else if (!strncmp(s, "0x", 2) && is_plain_symbol(s + 2)) {
 		uint64_t addr = strtoull(s, NULL, 16), offset;
-		if (elfsym_offset(p->path, addr, &offset))
+		/* With args, the DWARF view at the address (the same place). */
+		r = -1;
+		if (c->o->use_args && p->kind == PK_UPROBE)
+			r = dwarf_sites(c, s, true);
+		if (r && elfsym_offset(p->path, addr, &offset))
 			r = fail(c, "address %s is not in a loaded segment of %s", s, p->path);
-		else
+		else if (r)
 			r = add_site(p, s, addr, offset);
 	} else if (is_plain_symbol(s)) {
 		/* A body that reads args wants perf probe's place after the prologue,
@@ -313,6 +337,11 @@ static int parse_rawtp(struct pctx *c, const char *rest)
 	if (!*rest)
 		return fail(c, "expected rawtracepoint:NAME, e.g. rawtracepoint:sched_switch");
 	c->p->event = strdup(rest);
+	/* Typed by BTF where the kernel has it; else arg0.. stay available. */
+	c->p->args = kbtf_rawtp_args(rest);
+	if (!c->p->args && errno == ENOENT)
+		return fail(c, "no raw tracepoint '%s' in the kernel's BTF; list tracepoints with: "
+			    "perf-run -l 'tracepoint:*'", rest);
 	return asprintf(&c->p->name, "rawtracepoint:%s", rest) < 0 ? -1 : 0;
 }
 
@@ -324,21 +353,29 @@ static int parse_rate(struct pctx *c, const char *rest, const char *what, uint64
 	char *end;
 	if (!colon)
 		return fail(c, "expected %s:UNIT:N with UNIT one of hz, s, ms, us", what);
-	unsigned long long n = strtoull(colon + 1, &end, 10);
-	if (*end || !n)
+	errno = 0;
+	unsigned long long n = strtoull(colon + 1, &end, 10), mult;
+	/* strtoull() takes "-5" as a huge number: only digits are a count. */
+	if (*end || !n || !isdigit((unsigned char)colon[1]))
 		return fail(c, "'%s' is not a positive number", colon + 1);
 	size_t ul = (size_t)(colon - rest);
 	*ns = *hz = 0;
 	if (ul == 2 && !strncmp(rest, "hz", 2))
-		*hz = n;
+		mult = 0;
 	else if (ul == 1 && rest[0] == 's')
-		*ns = n * 1000000000ull;
+		mult = 1000000000ull;
 	else if (ul == 2 && !strncmp(rest, "ms", 2))
-		*ns = n * 1000000ull;
+		mult = 1000000ull;
 	else if (ul == 2 && !strncmp(rest, "us", 2))
-		*ns = n * 1000ull;
+		mult = 1000ull;
 	else
 		return fail(c, "unknown unit '%.*s'; use hz, s, ms or us", (int)ul, rest);
+	if (errno == ERANGE || (mult && n > UINT64_MAX / mult))
+		return fail(c, "'%s' is too large for %s:%.*s", colon + 1, what, (int)ul, rest);
+	if (mult)
+		*ns = n * mult;
+	else
+		*hz = n;
 	return 0;
 }
 
@@ -401,6 +438,31 @@ static const struct perf_name hw_events[] = {
 	{NULL, NULL, 0, 0},
 };
 
+const char *probe_perf_event_name(bool hardware, int i)
+{
+	const struct perf_name *tab = hardware ? hw_events : sw_events;
+	int n = (int)((hardware ? sizeof(hw_events) : sizeof(sw_events)) / sizeof(tab[0])) - 1;
+
+	return i >= 0 && i < n ? tab[i].name : NULL;
+}
+
+bool probe_name_per_site(const struct probe *p)
+{
+	return p->nsites > 1 && (p->kind == PK_TRACEPOINT || p->kind == PK_UPROBE ||
+				 p->kind == PK_URETPROBE);
+}
+
+const char *probe_site_name(const struct probe *p, int site, char *buf, size_t n)
+{
+	if (!probe_name_per_site(p) || site < 0 || site >= p->nsites)
+		return p->name ? p->name : "";
+	if (p->kind == PK_TRACEPOINT)
+		snprintf(buf, n, "tracepoint:%s", p->sites[site].func);
+	else
+		snprintf(buf, n, "%s:%s:%s", probe_kind_name(p->kind), p->path, p->sites[site].func);
+	return buf;
+}
+
 static int parse_perf_event(struct pctx *c, const char *rest, const struct perf_name *tab,
 			    uint32_t type, const char *kind)
 {
@@ -411,7 +473,7 @@ static int parse_perf_event(struct pctx *c, const char *rest, const struct perf_
 		char *end;
 		*colon = '\0';
 		period = strtoull(colon + 1, &end, 10);
-		if (*end || !period) {
+		if (*end || !period || !isdigit((unsigned char)colon[1])) {
 			fail(c, "'%s' is not a positive event count", colon + 1);
 			free(ev);
 			return -1;
@@ -480,6 +542,9 @@ static int parse_kernel(struct pctx *c, const char *rest)
 		return fail(c, "expected a kernel function after '%s'", probe_kind_name(p->kind));
 	if (!kallsyms_has(spec))
 		return fail(c, "no kernel function matches '%s' in /proc/kallsyms", spec);
+	/* fentry/fexit read their arguments as typed u64 slots, from BTF. */
+	if ((p->kind == PK_FENTRY || p->kind == PK_FEXIT) && !strpbrk(spec, "*?["))
+		p->args = kbtf_func_args(spec);
 	if (add_site(p, spec, 0, p->period))
 		return -1;
 	return asprintf(&p->name, "%s:%s", probe_kind_name(p->kind), rest) < 0 ? -1 : 0;

@@ -94,5 +94,14 @@ void probe_free(struct probe *p);
 /* --dump probes: kind, binary, each site's function, address and file offset. */
 void probe_dump(FILE *out, const struct probe *p);
 const char *probe_kind_name(enum probe_kind k);
+/* The i-th software (or hardware) event name perf-run knows, NULL past
+ * the last: what `-l software:*` lists. */
+const char *probe_perf_event_name(bool hardware, int i);
+/* The `probe` builtin at one site of a wildcard tracepoint or uprobe
+ * ("tracepoint:sched:sched_switch", "uprobe:/bin/x:f1"), as bpftrace names
+ * it; p->name where one name fits every site.  Writes into buf. */
+const char *probe_site_name(const struct probe *p, int site, char *buf, size_t n);
+/* True if the `probe` builtin differs from site to site. */
+bool probe_name_per_site(const struct probe *p);
 
 #endif

@@ -185,8 +185,10 @@ const struct type *tpf_read(const char *category, const char *event)
 		}
 	}
 	fclose(f);
-	char name[300];
-	snprintf(name, sizeof(name), "tracepoint %s:%s", category, event);
+	/* type_record() keeps the name pointer: it must outlive this frame. */
+	char *name;
+	if (asprintf(&name, "tracepoint %s:%s", category, event) < 0)
+		return NULL;
 	return type_record(name, false, end, fields, n);
 }
 

@@ -6,7 +6,6 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <fnmatch.h>
 #include <getopt.h>
 #include <limits.h>
 #include <signal.h>
@@ -14,28 +13,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
-
-#include <linux/capability.h>
 
 #include "../compiler/diag.h"
 #include "../compiler/dwarf.h"
 #include "../compiler/elfsym.h"
 #include "../compiler/program.h"
-#include "../compiler/tpformat.h"
 #include "../runtime/child.h"
+#include "../runtime/list.h"
+#include "../runtime/privilege.h"
 #include "../runtime/run.h"
 
 #define PERF_RUN_VERSION "0.1"
-
-#ifndef CAP_PERFMON
-#define CAP_PERFMON 38
-#endif
-#ifndef CAP_BPF
-#define CAP_BPF 39
-#endif
 
 struct opts {
 	const char *prog;         /* -e */
@@ -70,7 +60,7 @@ static const struct opt_help {
 	{ { "verbose", no_argument, NULL, 'v' }, "v", NULL, "more detail (libbpf messages, verifier log)" },
 	{ { "unsafe", no_argument, NULL, OPT_UNSAFE }, NULL, NULL, "allow system()" },
 	{ { "dump", required_argument, NULL, OPT_DUMP }, NULL, "ast|ir|bpf|probes", "print a stage of the compiler and stop" },
-	{ { "list", optional_argument, NULL, 'l' }, "l", "[PATTERN]", "list probes: tracepoints, or uprobe:BIN:FUNC*" },
+	{ { "list", optional_argument, NULL, 'l' }, "l", "[PATTERN]", "list probes (all types, or TYPE:PATTERN, uprobe:BIN:FUNC*)" },
 	{ { "lines", required_argument, NULL, 'L' }, "L", "BIN:SPEC", "probeable lines, as perf probe -L" },
 	{ { "vars", required_argument, NULL, 'V' }, "V", "BIN:SPEC", "variables at a probe point, as perf probe -V" },
 	{ { "version", no_argument, NULL, OPT_VERSION }, NULL, NULL, "print the version" },
@@ -198,54 +188,9 @@ static int parse_args(int argc, char **argv, struct opts *o)
 
 /* ---- listing ---- */
 
-static int list_uprobes(const char *spec, pid_t pid)
-{
-	char *bin = strdup(spec), *pat = strchr(bin, ':');
-	struct elfsym *syms = NULL;
-	if (pat)
-		*pat++ = 0;
-	char *path = elfsym_find_binary(bin, pid);
-	int n = path ? elfsym_match(path, pat && *pat ? pat : "*", &syms) : -1;
-	if (n < 0)
-		fprintf(stderr, "perf-run: cannot read the symbols of '%s': %s\n", bin,
-			path ? strerror(errno) : "no such binary");
-	for (int i = 0; i < n; i++)
-		printf("uprobe:%s:%s\n", path, syms[i].name);
-	if (n > 0)
-		elfsym_free(syms, n);
-	free(path);
-	free(bin);
-	return n < 0 ? 1 : 0;
-}
-
-static int list_tracepoints(const char *pat)
-{
-	char line[512], name[600];
-	FILE *f = fopen("/sys/kernel/tracing/available_events", "re");
-	if (!f)
-		f = fopen("/sys/kernel/debug/tracing/available_events", "re");
-	if (!f) {
-		fprintf(stderr, "perf-run: cannot read the tracepoints: %s\n", strerror(errno));
-		return 1;
-	}
-	while (fgets(line, sizeof(line), f)) {
-		line[strcspn(line, "\n")] = 0;
-		snprintf(name, sizeof(name), "tracepoint:%s", line);
-		if (!pat || !fnmatch(pat, name, 0) || !fnmatch(pat, line, 0))
-			puts(name);
-	}
-	fclose(f);
-	return 0;
-}
-
 static int do_list(const struct opts *o)
 {
-	const char *p = o->list_pat;
-	if (p && (!strncmp(p, "uprobe:", 7) || !strncmp(p, "uretprobe:", 10)))
-		return list_uprobes(strchr(p, ':') + 1, o->pid);
-	if (p && !strncmp(p, "u:", 2))
-		return list_uprobes(p + 2, o->pid);
-	return list_tracepoints(p);
+	return ls_list(stdout, o->list_pat, o->pid);
 }
 
 /* -L / -V: "BIN:SPEC" (an optional "uprobe:" in front), or SPEC alone with -p. */
@@ -283,18 +228,6 @@ static int do_dwarf_list(const struct opts *o)
 }
 
 /* ---- running ---- */
-
-static bool have_privileges(void)
-{
-	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
-	struct __user_cap_data_struct d[2];
-	if (geteuid() == 0)
-		return true;
-	if (syscall(SYS_capget, &h, d))
-		return false;
-	unsigned bpf = CAP_BPF - 32, perfmon = CAP_PERFMON - 32;
-	return (d[1].effective >> bpf & 1) && (d[1].effective >> perfmon & 1);
-}
 
 static char *read_file(const char *path)
 {
@@ -399,7 +332,7 @@ out:
 		child_kill(cp);
 		free(cp->path);
 	}
-	if (out != stdout)
+	if (out && out != stdout)
 		fclose(out);
 	free(pbin);
 	free(text);
@@ -430,9 +363,10 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 1;
 	}
-	if (!o.dump && !have_privileges()) {
-		fprintf(stderr, "perf-run: tracing needs root, or CAP_BPF and CAP_PERFMON; "
-			"run it with sudo\n");
+	const char *missing = o.dump ? NULL : priv_missing();
+	if (missing) {
+		fprintf(stderr, "perf-run: tracing needs root, or CAP_BPF and CAP_PERFMON, "
+			"and this process is missing %s\n", missing);
 		return 1;
 	}
 	return run(&o, start);

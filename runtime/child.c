@@ -4,6 +4,13 @@
  * before exec: the first probe must be live before its first instruction
  * runs.  Writing a byte opens the gate; EOF without one means perf-run
  * died or gave up, and the child leaves without running the command.
+ *
+ * The child is also seized with ptrace, for two stops only: after each
+ * exec and just before exit.  At both its memory map is complete and
+ * readable, which /proc no longer offers once it has exited, and a short
+ * command can exit before any poll sees it.  Every other stop (signals,
+ * job control) is passed on as if no tracer were there.  If ptrace is
+ * refused, the child runs untraced and the mappings are polled instead.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -14,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ptrace.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -96,6 +104,8 @@ int child_spawn(struct child *c, char *const argv[])
 	close(gate[0]);
 	c->gate_fd = gate[1];
 	c->pidfd = (int)syscall(SYS_pidfd_open, c->pid, 0);
+	c->traced = ptrace(PTRACE_SEIZE, c->pid, NULL,
+			   (void *)(long)(PTRACE_O_TRACEEXEC | PTRACE_O_TRACEEXIT)) == 0;
 	return 0;
 }
 
@@ -136,16 +146,48 @@ int child_release(struct child *c)
 	return n == 1 ? 0 : -1;
 }
 
-int child_poll(struct child *c)
+static bool child_job_stop(int sig)
 {
-	if (c->exited)
-		return 1;
+	return sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU;
+}
+
+/* One ptrace stop of a traced child; lets it go on. */
+static void child_stopped(struct child *c, int st, bool notify)
+{
+	int event = st >> 16, sig = 0;
+	if (event == PTRACE_EVENT_EXEC || event == PTRACE_EVENT_EXIT) {
+		c->execs += event == PTRACE_EVENT_EXEC;
+		if (notify && c->at_stop)
+			c->at_stop(c->arg, c->pid);
+	} else if (event == PTRACE_EVENT_STOP) {
+		if (child_job_stop(WSTOPSIG(st))) {
+			/* a group stop: stays stopped until SIGCONT, as untraced */
+			ptrace(PTRACE_LISTEN, c->pid, NULL, NULL);
+			return;
+		}
+	} else {
+		sig = WSTOPSIG(st);   /* signal-delivery stop: deliver it */
+	}
+	ptrace(PTRACE_CONT, c->pid, NULL, (void *)(long)sig);
+}
+
+/* Reaps the child or handles its stops; blocks only if `flags` lacks WNOHANG. */
+static void child_wait(struct child *c, int flags, bool notify)
+{
 	int st;
-	pid_t r = waitpid(c->pid, &st, WNOHANG);
-	if (r == c->pid) {
+	while (!c->exited && waitpid(c->pid, &st, flags | __WALL) == c->pid) {
+		if (WIFSTOPPED(st)) {
+			child_stopped(c, st, notify);
+			continue;
+		}
 		c->status = st;
 		c->exited = 1;
 	}
+}
+
+int child_poll(struct child *c)
+{
+	child_wait(c, WNOHANG, true);
 	return c->exited;
 }
 
@@ -157,8 +199,7 @@ void child_kill(struct child *c)
 	}
 	if (!c->exited && c->pid > 0) {
 		kill(c->pid, SIGKILL);
-		if (waitpid(c->pid, &c->status, 0) == c->pid)
-			c->exited = 1;
+		child_wait(c, 0, false);
 	}
 	if (c->pidfd >= 0) {
 		close(c->pidfd);

@@ -266,6 +266,19 @@ static void fmt_array(struct fmt_buf *b, const struct type *t, const char *p,
 	fmt_putc(b, ']');
 }
 
+/* A string; one that filled str()'s extra byte was longer than shown and
+ * ends in "..", as bpftrace marks truncated strings. */
+static void fmt_str(struct fmt_buf *b, const struct type *t, const char *p)
+{
+	size_t n = strnlen(p, t->size);
+	if (t->str_more && t->size >= 2 && n >= t->size - 1) {
+		fmt_putn(b, p, t->size - 2);
+		fmt_puts(b, "..");
+		return;
+	}
+	fmt_putn(b, p, n);
+}
+
 void fmt_value(struct fmt_buf *b, const struct type *t, const void *p,
 	       const struct fmt_ctx *c)
 {
@@ -277,7 +290,7 @@ void fmt_value(struct fmt_buf *b, const struct type *t, const void *p,
 	}
 	switch (t->kind) {
 	case T_STR:
-		fmt_putn(b, p, strnlen(p, t->size));
+		fmt_str(b, t, p);
 		break;
 	case T_PTR:
 		memcpy(&u, p, 8);

@@ -13,13 +13,33 @@
 #include <bpf/libbpf.h>
 
 #include "loader.h"
+#include "verifier.h"
 
 #define LD_LOG_SIZE (16u << 20)
 
 static int ld_verbose;
+/* The program libbpf last said it failed to load ("prog 'NAME': ...
+ * load failed"): libbpf stops at the first, so it is the rejected one. */
+static char ld_failed_name[128];
+
+static void ld_note_failure(const char *fmt, va_list ap)
+{
+	char buf[512], name[128];
+	va_list cp;
+	if (!strstr(fmt, "prog '") || !strstr(fmt, "failed"))
+		return;
+	va_copy(cp, ap);
+	vsnprintf(buf, sizeof(buf), fmt, cp);
+	va_end(cp);
+	const char *at = strstr(buf, "prog '");
+	if (at && sscanf(at, "prog '%127[^']'", name) == 1)
+		snprintf(ld_failed_name, sizeof(ld_failed_name), "%s", name);
+}
 
 static int ld_print(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
+	if (level == LIBBPF_WARN)
+		ld_note_failure(fmt, ap);
 	if (!ld_verbose || (level == LIBBPF_DEBUG && ld_verbose < 2))
 		return 0;
 	return vfprintf(stderr, fmt, ap);
@@ -75,6 +95,9 @@ int ld_log_line(const char *log, char **msg)
 
 static const struct pr_prog *ld_failed(const struct program *p, struct bpf_object *o)
 {
+	for (int i = 0; ld_failed_name[0] && i < p->nprogs; i++)
+		if (!strcmp(p->progs[i].name, ld_failed_name))
+			return &p->progs[i];
 	for (int i = 0; i < p->nprogs; i++) {
 		struct bpf_program *bp = bpf_object__find_program_by_name(o, p->progs[i].name);
 		if (bp && bpf_program__fd(bp) < 0)
@@ -87,24 +110,22 @@ static void ld_report(const struct program *p, struct bpf_object *o, const char 
 		      int err, int verbose, struct diag *d)
 {
 	const struct pr_prog *pp = ld_failed(p, o);
-	struct loc loc = pp ? pp->loc : (struct loc){ 0, 0, 1 };
-	char *msg = NULL;
-	int line = log && *log ? ld_log_line(log, &msg) : 0;
+	struct vf_explain x;
 
 	if (!log || !*log) {
-		diag_error(d, loc, "the kernel refused to load this probe: %s", strerror(-err));
+		diag_error(d, pp ? pp->loc : (struct loc){ 0, 0, 1 },
+			   "the kernel refused to load this probe: %s", strerror(-err));
 		return;
-	}
-	if (line > 0 && line != loc.line) {
-		loc.line = line;
-		loc.col = 1;
-		loc.len = 1;
 	}
 	if (verbose)
 		fprintf(stderr, "%s", log);
-	diag_error(d, loc, "the kernel verifier rejected this probe: %s",
-		   msg ? msg : "(no message)");
-	free(msg);
+	if (vf_explain(p, pp ? pp->name : NULL, log, &x)) {
+		diag_error(d, pp ? pp->loc : (struct loc){ 0, 0, 1 },
+			   "the kernel verifier rejected this probe");
+		return;
+	}
+	diag_error(d, x.loc, "%s", x.sentence);
+	free(x.sentence);
 }
 
 static int ld_set_types(const struct program *p, struct bpf_object *o, struct diag *d)
@@ -160,6 +181,7 @@ int ld_load(const struct program *p, struct bpf_object *o, int verbose, struct d
 {
 	if (ld_log)
 		ld_log[0] = 0;
+	ld_failed_name[0] = 0;
 	int err = bpf_object__load(o);
 	if (err)
 		ld_report(p, o, ld_log, err, verbose, d);

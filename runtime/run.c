@@ -43,6 +43,7 @@ struct rt {
 	struct sym *sym;
 	double sym_next;   /* when to read the traced command's mappings again */
 	int sym_step;      /* ms between those reads, 0 until it has exec'd */
+	int child_execs;   /* the child's execs when it last stopped */
 	struct ev_ctx ev;
 };
 
@@ -53,14 +54,25 @@ static double rt_now_ms(void)
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
+static void rt_on_child(int sig)
+{
+	(void)sig;   /* only to end the poll early: the child stopped or exited */
+}
+
+/* SA_RESTART keeps writes to a slow pipe whole; the poll of the ring
+ * buffer (epoll_wait) returns EINTR anyway, so a stop is seen at once. */
 static void rt_signals(void)
 {
 	struct sigaction sa;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = rt_on_signal;
+	sa.sa_flags = SA_RESTART;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	sa.sa_handler = rt_on_child;
+	sigaction(SIGCHLD, &sa, NULL);
 }
 
 /* Finds each program and lets its provider set it up before the load. */
@@ -127,6 +139,17 @@ static void rt_detach(struct rt *r, bool keep_end)
 	}
 }
 
+/* Reads every record committed so far.  One consume can stop short while
+ * producers on other CPUs keep committing, so repeat until a pass finds
+ * nothing (bounded, in case they never stop). */
+static void rt_drain(struct rt *r)
+{
+	for (int i = 0; r->rb && i < 1000; i++)
+		if (ring_buffer__consume(r->rb) <= 0)
+			break;
+	fflush(r->o->out);
+}
+
 /* BEGIN or END: run each such program once, then print what it sent. */
 static void rt_run_special(struct rt *r, enum probe_kind k)
 {
@@ -138,9 +161,7 @@ static void rt_run_special(struct rt *r, enum probe_kind k)
 			fprintf(stderr, "perf-run: cannot run %s: %s\n",
 				k == PK_BEGIN ? "BEGIN" : "END", strerror(errno));
 	}
-	if (r->rb)
-		ring_buffer__consume(r->rb);
-	fflush(r->o->out);
+	rt_drain(r);
 }
 
 static bool rt_target_gone(const struct rt *r)
@@ -150,24 +171,32 @@ static bool rt_target_gone(const struct rt *r)
 	return kill(r->o->pid, 0) && errno == ESRCH;
 }
 
-/* The traced command's mappings, read again while it lives: user stacks
- * and usym() are printed after it has exited, when /proc no longer has
- * them.  Read right after the exec, then at growing intervals (libraries
- * arrive in the first milliseconds, dlopen() later). */
-static void rt_track_child(struct rt *r)
+/* Whether the traced command has left our fork for its own program. */
+static bool rt_child_execed(const struct child *c)
 {
-	struct child *c = r->o->child;
 	char exe[4096], self[4096], link[64];
-	if (!c || c->exited || rt_now_ms() < r->sym_next)
-		return;
+	if (c->traced)
+		return c->execs > 0;
 	snprintf(link, sizeof(link), "/proc/%d/exe", (int)c->pid);
 	ssize_t n = readlink(link, exe, sizeof(exe) - 1);
 	ssize_t m = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	if (n <= 0 || m <= 0)
-		return;
+		return false;
 	exe[n] = self[m] = 0;
-	if (!strcmp(exe, self))
-		return;   /* still our fork, waiting at the gate */
+	return strcmp(exe, self) != 0;
+}
+
+/* The traced command's mappings, read again while it lives: user stacks
+ * and usym() are printed after it has exited, when /proc no longer has
+ * them.  A traced child is also read at each exec and just before its
+ * exit (rt_child_stop); otherwise that last read is left to chance.  Read
+ * right after the exec, then at growing intervals (libraries arrive in the
+ * first milliseconds, dlopen() later). */
+static void rt_track_child(struct rt *r)
+{
+	struct child *c = r->o->child;
+	if (!c || c->exited || rt_now_ms() < r->sym_next || !rt_child_execed(c))
+		return;
 	sym_refresh(r->sym, c->pid);
 	r->sym_step = r->sym_step ? r->sym_step * 2 : 5;
 	if (r->sym_step > 1000)
@@ -175,10 +204,25 @@ static void rt_track_child(struct rt *r)
 	r->sym_next = rt_now_ms() + r->sym_step;
 }
 
+/* child.h's at_stop: the child is stopped after an exec or before exit. */
+static void rt_child_stop(void *arg, pid_t pid)
+{
+	struct rt *r = arg;
+	int execs = r->o->child->execs;
+	if (execs != r->child_execs && r->child_execs > 0)
+		sym_exec(r->sym, pid);   /* the first exec leaves only our fork */
+	r->child_execs = execs;
+	sym_refresh(r->sym, pid);
+	if (!r->sym_step)
+		r->sym_step = 5;
+	r->sym_next = rt_now_ms() + r->sym_step;
+}
+
 /* Waits (at most 100 ms) for the released child to exec. */
 static void rt_wait_exec(struct rt *r)
 {
-	for (int i = 0; r->o->child && i < 100 && !r->sym_step; i++) {
+	struct child *c = r->o->child;
+	for (int i = 0; c && i < 100 && !r->sym_step && !child_poll(c); i++) {
 		rt_track_child(r);
 		if (!r->sym_step)
 			usleep(1000);
@@ -208,17 +252,17 @@ static void rt_loop(struct rt *r)
 		} else {
 			usleep((useconds_t)rt_poll_ms(r) * 1000);
 		}
-		if ((c && child_poll(c)) || rt_target_gone(r)) {
-			if (r->rb)
-				ring_buffer__consume(r->rb);
+		/* the command's last events are in the buffer when it is reaped:
+		 * they are read in rt_finish, before END */
+		if ((c && child_poll(c)) || rt_target_gone(r))
 			break;
-		}
 	}
 }
 
-static uint64_t rt_lost(struct rt *r)
+/* Sum over the CPUs of slot 0 of a per-CPU u64 counter array. */
+static uint64_t rt_counter(struct rt *r, const char *map)
 {
-	int fd = ld_map_fd(r->obj, r->p->lost_map_name);
+	int fd = ld_map_fd(r->obj, map);
 	int ncpu = libbpf_num_possible_cpus();
 	uint32_t zero = 0;
 	uint64_t sum = 0;
@@ -232,6 +276,47 @@ static uint64_t rt_lost(struct rt *r)
 	return sum;
 }
 
+/* Whether script map i holds max_entries keys: the one a failed update
+ * was meant for (the drops counter is shared by every map). */
+static bool rt_map_full(struct rt *r, int i)
+{
+	const struct pr_map *m = &r->p->maps[i];
+	int fd = r->map_fds[i];
+	uint32_t n = 0;
+	char *k = calloc(2, m->key_size ? m->key_size : 8);
+	if (!k || fd < 0) {
+		free(k);
+		return false;
+	}
+	char *next = k + (m->key_size ? m->key_size : 8);
+	for (void *prev = NULL; n < m->max_entries && !bpf_map_get_next_key(fd, prev, next);
+	     prev = k, n++)
+		memcpy(k, next, m->key_size ? m->key_size : 8);
+	free(k);
+	return n >= m->max_entries;
+}
+
+/* Nothing is lost silently: records the ring buffer had no room for, and
+ * map updates refused because the map was full. */
+static void rt_report_losses(struct rt *r)
+{
+	uint64_t lost = rt_counter(r, r->p->lost_map_name);
+	uint64_t drops = rt_counter(r, r->p->drops_map_name);
+	if (lost)
+		fprintf(stderr, "%llu events lost\n", (unsigned long long)lost);
+	if (drops) {
+		fprintf(stderr, "%llu map updates dropped: map full", (unsigned long long)drops);
+		for (int i = 0, n = 0; i < r->p->nmaps; i++)
+			if (rt_map_full(r, i))
+				fprintf(stderr, "%s%s has %u entries", n++ ? ", " : ": ",
+					r->p->maps[i].name, r->p->maps[i].max_entries);
+		fputc('\n', stderr);
+	}
+	if (r->ev.bad)
+		fprintf(stderr, "perf-run: %llu records could not be decoded\n",
+			(unsigned long long)r->ev.bad);
+}
+
 static int rt_setup_output(struct rt *r)
 {
 	r->map_fds = calloc((size_t)r->p->nmaps + 1, sizeof(int));
@@ -243,7 +328,7 @@ static int rt_setup_output(struct rt *r)
 	r->ev = (struct ev_ctx){
 		.p = r->p, .out = r->o->out, .json = r->o->format == RT_JSON,
 		.map_fds = r->map_fds,
-		.fc = { .sym = r->sym, .stack_fd = ld_map_fd(r->obj, r->p->stack_map_name),
+		.fc = { .sym = r->sym, .prog = r->p, .stack_fd = ld_map_fd(r->obj, r->p->stack_map_name),
 			.stack_indent = 8, .src_lines = r->o->verbose > 0 },
 	};
 	int rbfd = ld_map_fd(r->obj, r->p->ringbuf_name);
@@ -258,24 +343,23 @@ static int rt_setup_output(struct rt *r)
 static void rt_finish(struct rt *r)
 {
 	rt_detach(r, true);
+	rt_drain(r);   /* what came before the stop; after an exit() it is dropped */
+	r->ev.exit_requested = false;   /* END still prints, as in bpftrace */
 	rt_run_special(r, PK_END);
 	rt_detach(r, false);
 	ev_print_maps(&r->ev);
 	fflush(r->o->out);
-	uint64_t lost = rt_lost(r);
-	if (lost)
-		fprintf(stderr, "%llu events lost\n", (unsigned long long)lost);
-	if (r->ev.bad)
-		fprintf(stderr, "perf-run: %llu records could not be decoded\n",
-			(unsigned long long)r->ev.bad);
+	rt_report_losses(r);
 }
 
 static void rt_cleanup(struct rt *r)
 {
 	rt_detach(r, false);
 	ring_buffer__free(r->rb);
-	if (r->o->child)
+	if (r->o->child) {
 		child_kill(r->o->child);
+		r->o->child->at_stop = NULL;
+	}
 	bpf_object__close(r->obj);
 	sym_free(r->sym);
 	free(r->map_fds);
@@ -302,6 +386,10 @@ static int rt_start(struct rt *r)
 	}
 	if (r->o->pid > 0 && !r->o->child)
 		sym_prepare(r->sym, r->o->pid);
+	if (r->o->child) {
+		r->o->child->at_stop = rt_child_stop;
+		r->o->child->arg = r;
+	}
 	return 0;
 }
 
@@ -311,10 +399,14 @@ int rt_run(struct program *p, const struct rt_opts *o, struct diag *d)
 	int ret = 1;
 
 	if (rt_start(&r) == 0) {
-		if (o->child && child_release(o->child))
-			fprintf(stderr, "perf-run: cannot start the traced command\n");
-		rt_wait_exec(&r);
+		/* BEGIN's output comes before the command's first instruction,
+		 * and an exit() in BEGIN means the command never runs */
 		rt_run_special(&r, PK_BEGIN);
+		if (o->child && !r.ev.exit_requested && !rt_stop_sig) {
+			if (child_release(o->child))
+				fprintf(stderr, "perf-run: cannot start the traced command\n");
+			rt_wait_exec(&r);
+		}
 		rt_loop(&r);
 		rt_finish(&r);
 		ret = 0;

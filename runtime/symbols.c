@@ -2,12 +2,21 @@
  * symbols.c - kernel symbols from /proc/kallsyms (read once, sorted, binary
  * searched) and user symbols through libdw's Dwfl, one Dwfl per pid.  A
  * pid's Dwfl is built on first use; sym_prepare() builds it early for the
- * traced process, whose maps must be read before it exits.
+ * traced process, whose maps must be read before it exits.  An address no
+ * module holds makes a live process be read again (dlopen); what was read
+ * before an exec stays for the old program's addresses; a file deleted or
+ * replaced under a running process is read through /proc/PID/map_files.
  */
 #define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <elfutils/libdwfl.h>
 
@@ -20,7 +29,10 @@ struct ksym {
 
 struct upid {
 	pid_t pid;
-	Dwfl *dwfl;   /* NULL if the process could not be read */
+	Dwfl *dwfl;        /* NULL if the process could not be read */
+	double reread_ms;  /* CLOCK_MONOTONIC ms before which no re-read on a miss */
+	int rereads;       /* re-reads on a miss so far (each doubles the wait) */
+	Dwfl *prev;        /* its program before the last exec, for older addresses */
 };
 
 struct sym {
@@ -44,9 +56,12 @@ void sym_free(struct sym *s)
 	for (size_t i = 0; i < s->nk; i++)
 		free(s->k[i].name);
 	free(s->k);
-	for (size_t i = 0; i < s->nu; i++)
+	for (size_t i = 0; i < s->nu; i++) {
 		if (s->u[i].dwfl)
 			dwfl_end(s->u[i].dwfl);
+		if (s->u[i].prev)
+			dwfl_end(s->u[i].prev);
+	}
 	free(s->u);
 	free(s);
 }
@@ -105,10 +120,61 @@ const char *sym_kernel(struct sym *s, uint64_t addr, uint64_t *off)
 	return s->k[lo - 1].name;
 }
 
+#define SYM_DELETED " (deleted)"
+
+/* The mapping of a file that was deleted or replaced since it was mapped
+ * (a binary upgraded under a running process): opened through
+ * /proc/PID/map_files, which still reaches the mapped inode, not the file
+ * now at that path.  -1 if it cannot be found or opened. */
+static int sym_open_deleted(pid_t pid, const char *name, char **file)
+{
+	char path[64], line[4608];
+	unsigned long start, end, off;
+	int fd = -1, pos;
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	FILE *f = fopen(path, "re");
+	while (f && fd < 0 && fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = 0;
+		if (sscanf(line, "%lx-%lx %*s %lx %*s %*s %n", &start, &end, &off, &pos) != 3 ||
+		    off != 0 || strcmp(line + pos, name))
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/map_files/%lx-%lx", (int)pid, start, end);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd >= 0)
+			*file = strdup(path);
+	}
+	if (f)
+		fclose(f);
+	return fd;
+}
+
+/* Dwfl's find_elf: the usual /proc lookup, except for deleted files. */
+static int sym_find_elf(Dwfl_Module *m, void **user, const char *name, Dwarf_Addr base,
+			char **file, Elf **elf)
+{
+	size_t n = strlen(name), k = strlen(SYM_DELETED);
+	pid_t pid = (pid_t)(intptr_t)*user;
+	if (pid > 0 && n > k && !strcmp(name + n - k, SYM_DELETED)) {
+		int fd = sym_open_deleted(pid, name, file);
+		if (fd >= 0)
+			return fd;
+	}
+	return dwfl_linux_proc_find_elf(m, user, name, base, file, elf);
+}
+
+/* Each module remembers its pid for sym_find_elf, before any ELF is opened. */
+static int sym_tag_pid(Dwfl_Module *m, void **user, const char *name, Dwarf_Addr start,
+		       void *arg)
+{
+	(void)m, (void)name, (void)start;
+	*user = arg;
+	return DWARF_CB_OK;
+}
+
 static Dwfl *sym_dwfl_open(struct sym *s, pid_t pid)
 {
 	static Dwfl_Callbacks cb = {
-		.find_elf = dwfl_linux_proc_find_elf,
+		.find_elf = sym_find_elf,
 		.find_debuginfo = dwfl_standard_find_debuginfo,
 	};
 	Dwfl *d;
@@ -121,6 +187,7 @@ static Dwfl *sym_dwfl_open(struct sym *s, pid_t pid)
 		dwfl_end(d);
 		return NULL;
 	}
+	dwfl_getmodules(d, sym_tag_pid, (void *)(intptr_t)pid, 0);
 	return d;
 }
 
@@ -134,8 +201,31 @@ static Dwfl *sym_dwfl(struct sym *s, pid_t pid)
 		return NULL;
 	s->u = u;
 	u[s->nu].pid = pid;
+	u[s->nu].reread_ms = 0;
+	u[s->nu].rereads = 0;
+	u[s->nu].prev = NULL;
 	u[s->nu].dwfl = pid > 0 ? sym_dwfl_open(s, pid) : NULL;
 	return u[s->nu++].dwfl;
+}
+
+/* A re-read per miss, 50 ms apart at first, then ever further (to about
+ * 6 s): an address that no mapping holds (JIT code, a bad pointer) must
+ * not cost a re-read per record. */
+static bool sym_may_reread(struct sym *s, pid_t pid)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	double now = ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+	if (kill(pid, 0) && errno == ESRCH)
+		return false;
+	for (size_t i = 0; i < s->nu; i++)
+		if (s->u[i].pid == pid) {
+			if (now < s->u[i].reread_ms)
+				return false;
+			s->u[i].reread_ms = now + (50 << (s->u[i].rereads < 7 ? s->u[i].rereads : 7));
+			s->u[i].rereads++;
+		}
+	return true;
 }
 
 static int sym_open_module(Dwfl_Module *m, void **user, const char *name,
@@ -157,24 +247,62 @@ void sym_prepare(struct sym *s, pid_t pid)
 	dwfl_getmodules(d, sym_open_module, NULL, 0);
 }
 
+/* A process that has just exited (a zombie) shows no mappings: what was
+ * read before is kept rather than replaced by nothing. */
 void sym_refresh(struct sym *s, pid_t pid)
 {
+	Dwfl *d = pid > 0 ? sym_dwfl_open(s, pid) : NULL;
+	if (!d)
+		return;
+	dwfl_getmodules(d, sym_open_module, NULL, 0);
 	for (size_t i = 0; i < s->nu; i++)
 		if (s->u[i].pid == pid) {
 			if (s->u[i].dwfl)
 				dwfl_end(s->u[i].dwfl);
-			s->u[i] = s->u[--s->nu];
-			break;
+			s->u[i].dwfl = d;
+			return;
 		}
-	sym_prepare(s, pid);
+	struct upid *u = realloc(s->u, (s->nu + 1) * sizeof(*u));
+	if (!u) {
+		dwfl_end(d);
+		return;
+	}
+	s->u = u;
+	u[s->nu++] = (struct upid){ .pid = pid, .dwfl = d };
+}
+
+void sym_exec(struct sym *s, pid_t pid)
+{
+	for (size_t i = 0; i < s->nu; i++)
+		if (s->u[i].pid == pid && s->u[i].dwfl) {
+			if (s->u[i].prev)
+				dwfl_end(s->u[i].prev);
+			s->u[i].prev = s->u[i].dwfl;
+			s->u[i].dwfl = NULL;
+		}
+}
+
+/* The module of addr in what was read of pid before its last exec. */
+static Dwfl_Module *sym_prev_module(struct sym *s, pid_t pid, uint64_t addr)
+{
+	for (size_t i = 0; i < s->nu; i++)
+		if (s->u[i].pid == pid && s->u[i].prev)
+			return dwfl_addrmodule(s->u[i].prev, addr);
+	return NULL;
 }
 
 const char *sym_user(struct sym *s, pid_t pid, uint64_t addr, uint64_t *off)
 {
 	Dwfl *d = sym_dwfl(s, pid);
-	if (!d)
-		return NULL;
-	Dwfl_Module *m = dwfl_addrmodule(d, addr);
+	Dwfl_Module *m = d ? dwfl_addrmodule(d, addr) : NULL;
+	if (!m && pid > 0 && sym_may_reread(s, pid)) {
+		/* mapped since the last read (dlopen, exec) while the process lives */
+		sym_refresh(s, pid);
+		d = sym_dwfl(s, pid);
+		m = d ? dwfl_addrmodule(d, addr) : NULL;
+	}
+	if (!m)
+		m = sym_prev_module(s, pid, addr);
 	if (!m)
 		return NULL;
 	GElf_Off o = 0;

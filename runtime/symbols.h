@@ -18,6 +18,9 @@ void sym_prepare(struct sym *s, pid_t pid);
 /* Forgets what was read of pid and reads its mappings again (after an
  * exec, or once libraries are loaded). */
 void sym_refresh(struct sym *s, pid_t pid);
+/* The process has exec'd: what was read of it stays, behind its new
+ * program, for addresses of the old one still to be printed. */
+void sym_exec(struct sym *s, pid_t pid);
 /* Name of the function holding addr and the offset into it, or NULL.  The
  * name lives as long as s. */
 const char *sym_kernel(struct sym *s, uint64_t addr, uint64_t *off);

@@ -1,0 +1,7 @@
+# progs-extra.mk - test programs that the Makefile's tests/progs/% rule
+# (one .c to one executable) cannot build: tests/progs/libdlo.so, the
+# library tests/progs/dlopener loads late.  Its source is named
+# libdlo.so.c so that PROG_BINS lists it; this explicit rule overrides the
+# pattern rule for it.
+tests/progs/libdlo.so: tests/progs/libdlo.so.c
+	$(CC) $(PROG_CFLAGS) -shared -fPIC -o $@ $<

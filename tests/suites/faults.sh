@@ -1,0 +1,311 @@
+#!/usr/bin/env bash
+# faults.sh - what a tracer must survive, checked against the kernel's own
+# state rather than the tracer's word:
+#   - SIGKILL while attached (uprobe, uprobe_multi, tracepoint, profile,
+#     interval) leaves no BPF program, map or link (BPF_*_GET_NEXT_ID lists
+#     through tests/progs/bpfids), no breakpoint in the traced process's
+#     text (its bytes read through /proc/PID/mem), no tracefs uprobe;
+#   - SIGINT and SIGTERM run END and print the maps;
+#   - the traced binary replaced or deleted while traced;
+#   - a burst of events faster than they are read: printed + lost = sent;
+#   - without root or CAP_BPF + CAP_PERFMON: one sentence, exit 1.
+# Other tracers may run on this machine at the same time: only the objects
+# perf-run's own file descriptors held (/proc/PID/fdinfo) are looked for.
+# Last line: `N passed, N failed, N skipped`.
+set -uo pipefail
+
+cd "$(dirname "$0")/../.."
+PERF_RUN=${PERF_RUN:-build/perf-run}
+PROGS=tests/progs
+TMP=$(mktemp -d /tmp/perf-run-faults.XXXXXX)
+passed=0 failed=0 skipped=0
+bg_pids=()
+
+cleanup() {
+	local p
+	for p in "${bg_pids[@]}"; do
+		kill -KILL "$p" 2>/dev/null
+		wait "$p" 2>/dev/null
+	done
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+
+pass() { echo "PASS $1"; ((passed++)); }
+skip() { echo "SKIP $1"; ((skipped++)); }
+# fail NAME WHY [FILE...]: the files are shown, indented.
+fail() {
+	local name=$1 why=$2 f
+	shift 2
+	echo "FAIL $name"
+	echo "    - $why"
+	for f in "$@"; do
+		[[ -s $f ]] || continue
+		echo "    $f:"
+		sed -e 's/^/    | /' "$f" | head -n 40
+	done
+	((failed++))
+}
+
+# Starts a command in the background; its pid is in $bg.
+start() {
+	"$@" &
+	bg=$!
+	bg_pids+=("$bg")
+}
+
+# Stops a background command started by start().
+stop() {
+	kill -KILL "$1" 2>/dev/null
+	wait "$1" 2>/dev/null
+}
+
+# Waits (at most 10 s) for a line (ERE) in a file, "Attached" by default.
+wait_attached() {
+	local i
+	for ((i = 0; i < 200; i++)); do
+		grep -qE "${2:-^Attached }" "$1" 2>/dev/null && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
+# Waits (at most 10 s) for a process to end; its status is in $status.
+wait_end() {
+	local i
+	for ((i = 0; i < 200; i++)); do
+		kill -0 "$1" 2>/dev/null || break
+		sleep 0.05
+	done
+	wait "$1" 2>/dev/null
+	status=$?
+}
+
+# The first byte of FUNC's code in the running process PID of BINARY.
+text_byte() {
+	local pid=$1 bin=$2 func=$3 vaddr base
+	vaddr=$(nm "$bin" | awk -v f="$func" '$3 == f && ($2 == "T" || $2 == "t") { print $1 }')
+	base=$(awk -v b="$(realpath "$bin")" '$6 == b && $3 == "00000000" { split($1, r, "-"); print r[1]; exit }' \
+		"/proc/$pid/maps")
+	[[ -n $vaddr && -n $base ]] || return 1
+	dd if="/proc/$pid/mem" bs=1 count=1 skip=$((0x$base + 0x$vaddr)) iflag=skip_bytes \
+		status=none 2>/dev/null | od -An -tx1 | tr -d ' \n'
+}
+
+# The BPF objects a process holds, as "prog ID", "map ID", "link ID" lines,
+# from the fdinfo of its file descriptors: exactly its own, whatever other
+# tracers do meanwhile.
+held_by() {
+	cat /proc/"$1"/fdinfo/* 2>/dev/null |
+		sed -n 's/^\(prog\|map\|link\)_id:[[:space:]]*\([0-9][0-9]*\)$/\1 \2/p' | sort -u
+}
+
+# ---- SIGKILL while attached ----
+
+sigkill_case() {
+	local name="SIGKILL while attached leaves nothing behind" tp pp i left
+	local script='uprobe:./tests/progs/ticker:tick { @c = count(); }
+uprobe:./tests/progs/ticker:t*ck { @w[func] = count(); printf("%s\n", func); }
+tracepoint:syscalls:sys_enter_nanosleep { @n = count(); }
+profile:hz:99 { @p[ustack] = count(); }
+interval:ms:50 { @i = count(); }'
+	local orig_tick orig_tock during_tick during_tock after_tick after_tock
+	start "$PROGS/ticker" 100000 2 2>/dev/null
+	tp=$bg
+	sleep 0.1
+	orig_tick=$(text_byte "$tp" "$PROGS/ticker" tick)
+	orig_tock=$(text_byte "$tp" "$PROGS/ticker" tock)
+	grep ticker /sys/kernel/tracing/uprobe_events >"$TMP/uprobes.before" 2>/dev/null
+	: >"$TMP/err"   # before the job starts: no old line may be seen
+	"$PERF_RUN" -p "$tp" -e "$script" >"$TMP/out" 2>"$TMP/err" &
+	pp=$!
+	bg_pids+=("$pp")
+	if ! wait_attached "$TMP/err"; then
+		fail "$name" "perf-run did not attach" "$TMP/err"
+		stop "$pp"; stop "$tp"
+		return
+	fi
+	sleep 0.3
+	held_by "$pp" >"$TMP/ours"
+	during_tick=$(text_byte "$tp" "$PROGS/ticker" tick)
+	during_tock=$(text_byte "$tp" "$PROGS/ticker" tock)
+	kill -KILL "$pp"
+	wait "$pp" 2>/dev/null
+	# The kernel frees what a dead process held through RCU and work
+	# queues: give it a moment before calling anything a leak.
+	for ((i = 0; i < 40; i++)); do
+		"$PROGS/bpfids" >"$TMP/after"
+		left=$(awk 'NR == FNR { want[$1 " " $2] = 1; next } want[$1 " " $2]' \
+			"$TMP/ours" "$TMP/after")
+		after_tick=$(text_byte "$tp" "$PROGS/ticker" tick)
+		after_tock=$(text_byte "$tp" "$PROGS/ticker" tock)
+		[[ -z $left && $after_tick == "$orig_tick" && $after_tock == "$orig_tock" ]] && break
+		sleep 0.05
+	done
+	grep ticker /sys/kernel/tracing/uprobe_events >"$TMP/uprobes.after" 2>/dev/null
+	stop "$tp"
+	local nprog nmap nlink
+	nprog=$(grep -c '^prog' "$TMP/ours")
+	nmap=$(grep -c '^map' "$TMP/ours")
+	nlink=$(grep -c '^link' "$TMP/ours")
+	if ((nprog < 5 || nmap < 5 || nlink < 5)); then
+		fail "$name" "while attached, expected >= 5 programs, maps and links of perf-run, saw $nprog, $nmap, $nlink" "$TMP/ours" "$TMP/err"
+	elif [[ $during_tick != cc || $during_tock != cc ]]; then
+		fail "$name" "while attached, tick/tock should start with a breakpoint (cc), read '$during_tick' '$during_tock'"
+	elif [[ -n $left ]]; then
+		fail "$name" "left in the kernel after SIGKILL: $(echo $left)" "$TMP/after"
+	elif [[ $after_tick != "$orig_tick" || $after_tock != "$orig_tock" ]]; then
+		fail "$name" "breakpoints left in the text: tick $orig_tick -> $after_tick, tock $orig_tock -> $after_tock"
+	elif ! cmp -s "$TMP/uprobes.before" "$TMP/uprobes.after"; then
+		fail "$name" "tracefs uprobe_events changed for ticker" "$TMP/uprobes.before" "$TMP/uprobes.after"
+	else
+		pass "$name ($nprog programs, $nmap maps, $nlink links, 2 breakpoints gone)"
+	fi
+}
+
+# ---- SIGINT / SIGTERM ----
+
+signal_case() {
+	local sig=$1 mode=$2 name="SIG$1 runs END and prints the maps ($2)" tp pp
+	local script='uprobe:./tests/progs/ticker:tick { @c = count(); } END { printf("end ran\n"); }'
+	if [[ $mode == -p ]]; then
+		start "$PROGS/ticker" 100000 2 2>/dev/null
+		tp=$bg
+		sleep 0.05
+		: >"$TMP/err"
+		"$PERF_RUN" -p "$tp" -e "$script" >"$TMP/out" 2>"$TMP/err" &
+	else
+		tp=
+		: >"$TMP/err"
+		"$PERF_RUN" -e "$script" -- "$PROGS/ticker" 100000 2 >"$TMP/out" 2>"$TMP/err" &
+	fi
+	pp=$!
+	bg_pids+=("$pp")
+	if ! wait_attached "$TMP/err"; then
+		fail "$name" "perf-run did not attach" "$TMP/err"
+		stop "$pp"; [[ -n $tp ]] && stop "$tp"
+		return
+	fi
+	sleep 0.3
+	kill -"$sig" "$pp"
+	wait_end "$pp"
+	[[ -n $tp ]] && stop "$tp"
+	if ((status != 0)); then
+		fail "$name" "exit status $status" "$TMP/out" "$TMP/err"
+	elif ! grep -qx 'end ran' "$TMP/out"; then
+		fail "$name" "END did not print" "$TMP/out" "$TMP/err"
+	elif ! grep -qE '^@c: [1-9][0-9]*$' "$TMP/out"; then
+		fail "$name" "no @c line" "$TMP/out" "$TMP/err"
+	else
+		pass "$name"
+	fi
+}
+
+# ---- the traced binary replaced / deleted ----
+
+replace_case() {
+	local how=$1 name="the traced binary is $1 while traced" pp
+	mkdir -p "$TMP/bin"
+	cp "$PROGS/ticker" "$TMP/bin/t"
+	: >"$TMP/err"
+	"$PERF_RUN" -e "uprobe:$TMP/bin/t:tick { @[func] = count(); }" -- "$TMP/bin/t" 60 5 \
+		>"$TMP/out" 2>"$TMP/err" &
+	pp=$!
+	bg_pids+=("$pp")
+	if ! wait_attached "$TMP/err" '^ticker started$'; then
+		fail "$name" "the traced command did not start" "$TMP/err"
+		stop "$pp"
+		return
+	fi
+	if [[ $how == replaced ]]; then   # as package managers do: a new file renamed over it
+		cp "$PROGS/loop" "$TMP/bin/t.new"
+		mv -f "$TMP/bin/t.new" "$TMP/bin/t"
+	else
+		rm -f "$TMP/bin/t"
+	fi
+	wait_end "$pp"
+	if ((status != 0)); then
+		fail "$name" "exit status $status" "$TMP/out" "$TMP/err"
+	elif ! grep -qx '@\[tick\]: 60' "$TMP/out"; then
+		fail "$name" "expected @[tick]: 60 (every call counted, named from the old file)" \
+			"$TMP/out" "$TMP/err"
+	else
+		pass "$name"
+	fi
+	rm -rf "$TMP/bin"
+}
+
+# ---- a burst: every record is printed or counted as lost ----
+
+burst_case() {
+	local name="a burst faster than it is read: printed + lost = sent" n=120000 lines lost i
+	# The reader is held up (a pipe nobody reads) until the traced command
+	# has made all its calls, so that the 4 MB ring buffer (about 75000 of
+	# these records) overflows for certain, however fast this machine is.
+	: >"$TMP/err"
+	"$PERF_RUN" -e 'uprobe:./tests/progs/loop:func { printf("%d %s %s\n", arg0, comm, comm); }' \
+		-- "$PROGS/loop" "$n" 2>"$TMP/err" | {
+		for ((i = 0; i < 1200; i++)); do
+			grep -q '^calls=' "$TMP/err" && break
+			sleep 0.05
+		done
+		cat >"$TMP/out"
+	}
+	lines=$(grep -c '^[0-9]' "$TMP/out")
+	lost=$(sed -n 's/^\([0-9][0-9]*\) events lost$/\1/p' "$TMP/err")
+	if [[ -z $lost ]]; then
+		fail "$name" "no 'N events lost' line ($lines of $n printed)" "$TMP/err"
+	elif ((lines + lost != n)); then
+		fail "$name" "$lines printed + $lost lost != $n sent" "$TMP/err"
+	else
+		pass "$name ($lines printed, $lost lost)"
+	fi
+}
+
+# ---- privilege ----
+
+priv_case() {
+	local name=$1 caps=$2 want=$3 st
+	local user=nobody group
+	group=$(id -gn nobody 2>/dev/null) || group=nogroup
+	cp "$PERF_RUN" "$TMP/perf-run"
+	chmod 755 "$TMP" "$TMP/perf-run"
+	setpriv --reuid="$user" --regid="$group" --clear-groups --inh-caps="$caps" \
+		--ambient-caps="$caps" "$TMP/perf-run" -e 'BEGIN { printf("ran\n"); exit(); }' \
+		>"$TMP/out" 2>"$TMP/err"
+	st=$?
+	if ((st != 1)); then
+		fail "$name" "exit status $st, expected 1" "$TMP/out" "$TMP/err"
+	elif [[ -s $TMP/out ]]; then
+		fail "$name" "something ran" "$TMP/out"
+	elif [[ $(wc -l <"$TMP/err") != 1 ]] || ! grep -qE "$want" "$TMP/err"; then
+		fail "$name" "expected one line matching: $want" "$TMP/err"
+	else
+		pass "$name: $(cat "$TMP/err")"
+	fi
+}
+
+if [[ ! -x $PERF_RUN || ! -x $PROGS/bpfids || ! -x $PROGS/ticker || ! -x $PROGS/loop ]]; then
+	echo "FAIL faults: $PERF_RUN or the test programs are not built (make test-build)"
+	echo "0 passed, 1 failed, 0 skipped"
+	exit 1
+fi
+
+sigkill_case
+signal_case INT -p
+signal_case TERM -p
+signal_case INT -c
+signal_case TERM -c
+replace_case replaced
+replace_case deleted
+burst_case
+if command -v setpriv >/dev/null && id nobody >/dev/null 2>&1; then
+	priv_case "without privileges: one sentence, exit 1, nothing run" -all \
+		'^perf-run: .*CAP_BPF.*CAP_PERFMON'
+	priv_case "with CAP_BPF alone: names CAP_PERFMON as missing" -all,+bpf \
+		'^perf-run: .*missing CAP_PERFMON'
+else
+	skip "privilege cases (requires: setpriv and a nobody user)"
+fi
+
+echo "$passed passed, $failed failed, $skipped skipped"
