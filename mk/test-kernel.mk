@@ -1,0 +1,13 @@
+# test-kernel.mk - `make test-kernel`: the kprobe/kretprobe/fentry cases of
+# tests/kernel/ in a qemu guest running Debian's kernel (the host kernel
+# has no kprobes).  The packages below are needed only here, so `make deps`
+# does not install them; tests/kernel/run.sh does, when missing.
+
+KERNEL_TEST_PKGS    := qemu-system-x86 linux-image-amd64 busybox-static
+KERNEL_TEST_TIMEOUT ?= 900
+
+.PHONY: test-kernel
+test-kernel: deps
+	@$(MAKE) --no-print-directory -j2 $(BUILD)/perf-run progs
+	@KERNEL_TEST_PKGS="$(KERNEL_TEST_PKGS)" KERNEL_TEST_TIMEOUT=$(KERNEL_TEST_TIMEOUT) \
+		BUILD=$(BUILD) tests/kernel/run.sh

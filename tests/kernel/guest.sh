@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# guest.sh - runs inside the qemu guest (see init), from the top of the
+# host's tree mounted read-only: the kernel-probe cases of tests/kernel/
+# with the host's build of perf-run.  Its output, ending with the
+# `N passed, N failed, N skipped` line, is read by run.sh on the host.
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+export HOME=/tmp LC_ALL=C
+export PERF_RUN=${PR_PERF_RUN:-build/perf-run}
+ulimit -l unlimited
+# PR_TESTS (from run.sh's KERNEL_TESTS): some of the files only.
+PR_TESTS=${PR_TESTS:+${PR_TESTS//,/ }}
+exec tests/run-runtime.sh ${PR_TESTS:-tests/kernel/*.test}

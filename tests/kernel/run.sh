@@ -1,0 +1,145 @@
+#!/usr/bin/env bash
+# run.sh - `make test-kernel`: the kprobe/kretprobe/fentry cases of
+# tests/kernel/*.test on a kernel that has kprobes.  The host kernel has
+# none, so this boots Debian's linux-image kernel under qemu-system-x86
+# with TCG (KVM does not boot a stock guest here), with a busybox
+# initramfs (tests/kernel/init) that mounts the host's root read-only over
+# 9p and runs tests/kernel/guest.sh from this tree, with the host's build
+# of perf-run and its libraries.  The guest's console is the report.
+#
+#   BUILD         build directory (default build)
+#   KERNEL_TEST_TIMEOUT  seconds for the whole guest run (default 900; about
+#                        130 s on an idle 2-core machine, 250 s on a busy one)
+#   KERNEL_TEST_PKGS     Debian packages it needs (from mk/test-kernel.mk)
+#   KERNEL_TESTS         only these .test files (one word, comma-separated)
+#
+# Last line: `N passed, N failed, N skipped`.  Skips, with the reason, when
+# qemu or a kprobe-capable kernel cannot be had.
+set -uo pipefail
+
+cd "$(dirname "$0")/../.." || exit 1
+BUILD=${BUILD:-build}
+TIMEOUT=${KERNEL_TEST_TIMEOUT:-900}
+PKGS=${KERNEL_TEST_PKGS:-qemu-system-x86 linux-image-amd64 busybox-static}
+WORK=$BUILD/kernel
+TREE=$PWD
+
+skip() {
+	echo "SKIP kernel probes under qemu: $*"
+	echo "0 passed, 0 failed, 1 skipped"
+	exit 0
+}
+
+fail() {
+	echo "FAIL kernel probes under qemu: $*"
+	echo "0 passed, 1 failed, 0 skipped"
+	exit 1
+}
+
+# Installs what is missing, as make deps does for the main packages.
+install_pkgs() {
+	local p st missing=()
+	for p in $PKGS; do
+		st=$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null || true)
+		[[ $st == installed ]] || missing+=("$p")
+	done
+	((${#missing[@]})) || return 0
+	if ((EUID != 0)); then
+		skip "missing packages ${missing[*]} (run as root to install them)"
+	fi
+	echo "test-kernel: installing ${missing[*]}"
+	{ apt-get update && DEBIAN_FRONTEND=noninteractive \
+		apt-get install -y --no-install-recommends "${missing[@]}"; } >"$WORK/apt.log" 2>&1 ||
+		skip "apt-get install ${missing[*]} failed (see $WORK/apt.log)"
+}
+
+# The newest /boot kernel built with kprobes whose 9p modules are there.
+find_kernel() {
+	local v best=
+	for v in /boot/vmlinuz-*; do
+		[[ -e $v ]] || continue
+		v=${v#/boot/vmlinuz-}
+		grep -qx 'CONFIG_KPROBES=y' "/boot/config-$v" 2>/dev/null || continue
+		[[ -e /lib/modules/$v/kernel/fs/9p/9p.ko || -e /lib/modules/$v/kernel/fs/9p/9p.ko.xz ]] ||
+			continue
+		[[ -z $best ]] || dpkg --compare-versions "$v" gt "$best" && best=$v
+	done
+	echo "$best"
+}
+
+# Modules in load order: virtio transport, then 9p over it.
+MODULES="drivers/virtio/virtio_ring drivers/virtio/virtio drivers/virtio/virtio_pci_modern_dev
+	drivers/virtio/virtio_pci_legacy_dev drivers/virtio/virtio_pci net/9p/9pnet
+	net/9p/9pnet_virtio fs/netfs/netfs fs/fscache/fscache fs/9p/9p"
+
+# A busybox initramfs: /init, busybox and its applets, the modules.
+make_initramfs() {
+	local kver=$1 root=$WORK/initramfs m src
+	rm -rf "$root"
+	mkdir -p "$root"/{bin,dev,proc,sys,host,lib/modules}
+	cp /bin/busybox "$root/bin/busybox"
+	for m in sh mount insmod chroot poweroff cat echo uname sleep; do
+		ln -s busybox "$root/bin/$m"
+	done
+	cp tests/kernel/init "$root/init"
+	: >"$root/modules.order"
+	for m in $MODULES; do
+		src=/lib/modules/$kver/kernel/$m.ko
+		[[ -e $src ]] || { [[ -e $src.xz ]] && src=$src.xz; }
+		[[ -e $src ]] || continue   # built in
+		if [[ $src == *.xz ]]; then
+			xz -dc "$src" >"$root/lib/modules/$(basename "$m").ko"
+		else
+			cp "$src" "$root/lib/modules/$(basename "$m").ko"
+		fi
+		echo "$(basename "$m")" >>"$root/modules.order"
+	done
+	(cd "$root" && find . | busybox cpio -o -H newc 2>/dev/null) | gzip -1 >"$WORK/initramfs.cpio.gz"
+}
+
+mkdir -p "$WORK"
+install_pkgs
+command -v qemu-system-x86_64 >/dev/null || skip "no qemu-system-x86_64"
+[[ -x /bin/busybox ]] && /bin/busybox --list | grep -qx insmod || skip "no static busybox"
+((EUID == 0)) || skip "reading /boot/vmlinuz-* and loading BPF need root"
+KVER=$(find_kernel)
+[[ -n $KVER ]] || skip "no kernel in /boot built with CONFIG_KPROBES=y and 9p modules"
+[[ -x $BUILD/perf-run ]] || fail "$BUILD/perf-run is not built"
+make_initramfs "$KVER" || fail "cannot build the initramfs"
+# A copy: a rebuild on the host while the guest runs must not change the
+# binary under test half-way.
+cp "$BUILD/perf-run" "$WORK/perf-run" || fail "cannot copy $BUILD/perf-run"
+
+LOG=$WORK/console.log
+echo "test-kernel: booting $KVER under qemu (TCG), at most ${TIMEOUT}s"
+start=$SECONDS
+# The guest's console is on stdio; -no-reboot with panic=-1 turns a panic
+# into an exit instead of a loop.
+timeout -s KILL "$TIMEOUT" qemu-system-x86_64 \
+	-machine q35,accel=tcg -cpu max -smp 2 -m 2048 \
+	-display none -serial stdio -monitor none -no-reboot -nodefaults \
+	-kernel "/boot/vmlinuz-$KVER" -initrd "$WORK/initramfs.cpio.gz" \
+	-append "console=ttyS0 quiet loglevel=3 panic=-1 PR_TREE=$TREE PR_PERF_RUN=$WORK/perf-run${KERNEL_TESTS:+ PR_TESTS=$KERNEL_TESTS}" \
+	-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap" \
+	</dev/null 2>"$WORK/qemu.err" | tr -d '\r' >"$LOG"
+st=${PIPESTATUS[0]}
+echo "test-kernel: guest ran $((SECONDS - start))s (console: $LOG)"
+
+# The guest's runner prints PASS/FAIL/SKIP lines, failures in full, and
+# the counts last.
+COUNTS='^[0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$'
+sed -n '/^perf-run-guest: kernel/,$p' "$LOG" | grep -vE "$COUNTS|^perf-run-guest: exit|^\[ *[0-9]+\.[0-9]+\] " || true
+last=$(grep -E "$COUNTS" "$LOG" | tail -n 1)
+if ! grep -q '^perf-run-guest: kernel' "$LOG"; then
+	# qemu could not start, or TCG never got the kernel to our init: the
+	# machine cannot run the guest, which is not a perf-run failure.
+	tail -n 5 "$WORK/qemu.err" "$LOG" 2>/dev/null | sed 's/^/    | /'
+	skip "the guest did not boot to its init (qemu exit $st; see $WORK/qemu.err)"
+fi
+if [[ -z $last ]]; then
+	((st == 137)) && fail "the guest did not finish in ${TIMEOUT}s"
+	tail -n 30 "$LOG" "$WORK/qemu.err" | sed 's/^/    | /'
+	fail "the guest printed no result (qemu exit $st)"
+fi
+echo "$last"
+[[ $last =~ ' 0 failed' ]]
