@@ -575,11 +575,23 @@ static void track_nesting(struct lexer *lx, struct token *t)
 		lx->mode = LEX_CODE, lx->depth = 1;
 }
 
+/*
+ * Inside /.../ a slash is division unless the probe's block follows it, so
+ * `/elapsed / 1000 > 5/ {` reads as bpftrace users write it.
+ */
+static int ends_predicate(const char *s)
+{
+	while (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r')
+		s++;
+	return *s == '{' || *s == '\0' || *s == '/';
+}
+
 static void lex_code(struct lexer *lx, struct token *t)
 {
 	char c = *lx->p;
 
-	if (lx->mode == LEX_PRED && lx->depth == 0 && c == '/') {
+	if (lx->mode == LEX_PRED && lx->depth == 0 && c == '/' &&
+	    ends_predicate(lx->p + 1)) {
 		t->kind = TOK_PRED;
 		lx->mode = LEX_TOP;
 		advance(lx);

@@ -169,6 +169,33 @@ static int dwarf_sites(struct pctx *c, const char *spec, bool quiet)
 	return 0;
 }
 
+/*
+ * A symbol DWARF does not name (libc's malloc is an alias of __libc_malloc)
+ * still has the DWARF view of the function at its address, read at the
+ * entry where the location lists begin.
+ */
+static void alias_views(struct pctx *c)
+{
+	for (int i = 0; i < c->p->nsites; i++) {
+		struct probe_site *site = &c->p->sites[i], *ds = NULL;
+		char addr[32], err[256];
+		int n = 0;
+
+		if (site->dw)
+			continue;
+		snprintf(addr, sizeof(addr), "0x%llx", (unsigned long long)site->addr);
+		if (dw_resolve(c->p->path, addr, false, &ds, &n, err, sizeof(err)) == 0 && n > 0) {
+			site->dw = ds[0].dw;
+			ds[0].dw = NULL;
+		}
+		for (int k = 0; k < n; k++) {
+			free(ds[k].func);
+			dw_probe_free(ds[k].dw);
+		}
+		free(ds);
+	}
+}
+
 /* "func+0x10" without DWARF: symbol plus offset. */
 static bool symbol_plus_offset(const char *spec, char **sym, uint64_t *off)
 {
@@ -229,8 +256,8 @@ static int parse_uprobe(struct pctx *c, const char *rest)
 		r = -1;
 		if (c->o->use_args && p->kind == PK_UPROBE && !strpbrk(s, "*?["))
 			r = dwarf_sites(c, s, true);
-		if (r)
-			r = symbol_sites(c, s, 0);
+		if (r && !(r = symbol_sites(c, s, 0)) && c->o->use_args && p->kind == PK_UPROBE)
+			alias_views(c);
 	} else if (p->kind == PK_UPROBE && symbol_plus_offset(s, &sym, &off)) {
 		r = symbol_sites(c, sym, off);
 	} else {

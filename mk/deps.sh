@@ -15,9 +15,11 @@ if [[ -f $STAMP && $STAMP -nt $DPKG_STATUS && -f $BUILD/libperf/libperf.a &&
 fi
 
 # bpftrace, linux-perf and gdb are peers the tests and benchmarks compare
-# with; systemtap-sdt-dev gives <sys/sdt.h> to the USDT test program.
+# with; systemtap-sdt-dev gives <sys/sdt.h> to the USDT test program;
+# libc6-dbg is separate debuginfo found by build-id, as users have it.
 PKGS=(gcc make pkg-config llvm-19-dev libclang-19-dev clang-19 libbpf-dev libelf-dev
-      libdw-dev zlib1g-dev libzstd-dev linux-source-6.1 xz-utils systemtap-sdt-dev bpftrace linux-perf gdb)
+      libdw-dev zlib1g-dev libzstd-dev linux-source-6.1 xz-utils systemtap-sdt-dev bpftrace linux-perf gdb
+      libc6-dbg)
 
 missing=()
 for p in "${PKGS[@]}"; do
