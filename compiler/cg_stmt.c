@@ -8,8 +8,8 @@
  * increments "drops".
  */
 #define _GNU_SOURCE
-#include <linux/bpf.h>
 #include <stdlib.h>
+#include <linux/bpf.h>
 #include <string.h>
 
 #include "codegen_int.h"
@@ -506,6 +506,40 @@ static void while_stmt(struct cg *g, struct node *n)
 	LLVMPositionBuilderAtEnd(g->b, done);
 }
 
+static long insns_from(LLVMBasicBlockRef bb)
+{
+	long n = 0;
+	for (; bb; bb = LLVMGetNextBasicBlock(bb))
+		for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i))
+			n++;
+	return n;
+}
+
+/*
+ * BPF jumps reach 32767 instructions; a longer program makes LLVM abort or
+ * the kernel refuse it.  One iteration's size in IR, measured before LLVM
+ * optimises, tells whether the copies can fit (1,000 printf copies do,
+ * 1,400 do not).
+ */
+#define UNROLL_MAX_INSNS 25000
+
+static void unroll(struct cg *g, struct node *n)
+{
+	LLVMBasicBlockRef first = LLVMGetInsertBlock(g->b);
+	long before = insns_from(first);
+
+	cg_block_stmts(g, n->b);
+	long each = insns_from(first) - before;
+	if (each * (long)n->ival > UNROLL_MAX_INSNS) {
+		cg_error(g, n->loc, "unroll(%llu) copies a body of about %ld instructions, %ld in all, "
+			 "more than a BPF program's jumps can span; give it fewer iterations or a smaller body",
+			 (unsigned long long)n->ival, each, each * (long)n->ival);
+		return;
+	}
+	for (uint64_t i = 1; i < n->ival; i++)
+		cg_block_stmts(g, n->b);
+}
+
 void cg_stmt(struct cg *g, struct node *n)
 {
 	int mark = cg_tmp_mark(g);
@@ -525,8 +559,7 @@ void cg_stmt(struct cg *g, struct node *n)
 		if_stmt(g, n);
 		break;
 	case N_UNROLL:
-		for (uint64_t i = 0; i < n->ival; i++)
-			cg_block_stmts(g, n->b);
+		unroll(g, n);
 		break;
 	case N_WHILE:
 		while_stmt(g, n);

@@ -12,11 +12,13 @@
 #define _GNU_SOURCE
 #include <linux/bpf.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <llvm-c/Analysis.h>
 #include <llvm-c/Disassembler.h>
+#include <llvm-c/ErrorHandling.h>
 #include <llvm-c/Object.h>
 #include <llvm-c/Target.h>
 #include <llvm-c/TargetMachine.h>
@@ -694,6 +696,17 @@ static void add_license(struct cg *g)
 	LLVMSetSection(gv, "license");
 }
 
+/*
+ * LLVM exits on errors it cannot return (a jump past 32767 instructions);
+ * nothing is loaded or attached yet, so one sentence and exit 1 is clean.
+ */
+static void llvm_fatal(const char *reason)
+{
+	fprintf(stderr, "perf-run: error: LLVM cannot build this script's BPF program (%s); "
+		"make the script smaller, with fewer unroll iterations\n", reason);
+	fflush(stderr);
+}
+
 static LLVMTargetMachineRef target_machine(void)
 {
 	static int inited;
@@ -707,6 +720,7 @@ static LLVMTargetMachineRef target_machine(void)
 		LLVMInitializeBPFAsmPrinter();
 		LLVMInitializeBPFAsmParser();
 		LLVMInitializeBPFDisassembler();
+		LLVMInstallFatalErrorHandler(llvm_fatal);
 		inited = 1;
 	}
 	if (LLVMGetTargetFromTriple("bpfel", &t, &err)) {
