@@ -457,6 +457,20 @@ static LLVMValueRef logical(struct cg *g, struct node *n)
 	return phi;
 }
 
+/*
+ * As the BPF instructions define it: x / 0 is 0 and x % 0 is x.  In LLVM IR
+ * a zero divisor is undefined, and an optimiser that proves it zero would
+ * print garbage.  A divisor known not to be zero folds the selects away.
+ */
+static LLVMValueRef udiv(struct cg *g, LLVMValueRef a, LLVMValueRef b, bool rem)
+{
+	LLVMValueRef zero = LLVMBuildICmp(g->b, LLVMIntEQ, b, cg_const(g, 0), "");
+	LLVMValueRef safe = LLVMBuildSelect(g->b, zero, cg_const(g, 1), b, "");
+	LLVMValueRef q = rem ? LLVMBuildURem(g->b, a, safe, "") : LLVMBuildUDiv(g->b, a, safe, "");
+
+	return LLVMBuildSelect(g->b, zero, rem ? a : cg_const(g, 0), q, "");
+}
+
 static LLVMValueRef sdiv(struct cg *g, LLVMValueRef a, LLVMValueRef b, bool rem)
 {
 	LLVMValueRef z = cg_const(g, 0);
@@ -464,7 +478,7 @@ static LLVMValueRef sdiv(struct cg *g, LLVMValueRef a, LLVMValueRef b, bool rem)
 	LLVMValueRef bn = LLVMBuildICmp(g->b, LLVMIntSLT, b, z, "");
 	LLVMValueRef ua = LLVMBuildSelect(g->b, an, LLVMBuildNeg(g->b, a, ""), a, "");
 	LLVMValueRef ub = LLVMBuildSelect(g->b, bn, LLVMBuildNeg(g->b, b, ""), b, "");
-	LLVMValueRef q = rem ? LLVMBuildURem(g->b, ua, ub, "") : LLVMBuildUDiv(g->b, ua, ub, "");
+	LLVMValueRef q = udiv(g, ua, ub, rem);
 	LLVMValueRef neg = rem ? an : LLVMBuildXor(g->b, an, bn, "");
 
 	return LLVMBuildSelect(g->b, neg, LLVMBuildNeg(g->b, q, ""), q, "");
@@ -476,8 +490,8 @@ LLVMValueRef cg_arith(struct cg *g, int op, LLVMValueRef a, LLVMValueRef b, bool
 	case '+': return LLVMBuildAdd(g->b, a, b, "");
 	case '-': return LLVMBuildSub(g->b, a, b, "");
 	case '*': return LLVMBuildMul(g->b, a, b, "");
-	case '/': return sgn ? sdiv(g, a, b, false) : LLVMBuildUDiv(g->b, a, b, "");
-	case '%': return sgn ? sdiv(g, a, b, true) : LLVMBuildURem(g->b, a, b, "");
+	case '/': return sgn ? sdiv(g, a, b, false) : udiv(g, a, b, false);
+	case '%': return sgn ? sdiv(g, a, b, true) : udiv(g, a, b, true);
 	case '&': return LLVMBuildAnd(g->b, a, b, "");
 	case '|': return LLVMBuildOr(g->b, a, b, "");
 	case '^': return LLVMBuildXor(g->b, a, b, "");

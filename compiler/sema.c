@@ -553,6 +553,10 @@ static const struct type *check_binop(struct sctx *c, struct node *n)
 		err(c, n->b->loc, "operand is %s, an integer is needed", tname(b, b2, sizeof(b2)));
 		return NULL;
 	}
+	if ((n->op == '/' || n->op == '%') && n->b->kind == N_INT && n->b->ival == 0) {
+		err(c, n->b->loc, "%s by zero", n->op == '/' ? "division" : "remainder");
+		return NULL;
+	}
 	if (fold_binop(n))
 		return type_int(8, true);
 	if (is_cmp(n->op))
@@ -1311,6 +1315,10 @@ static void check_assign(struct sctx *c, struct node *n)
 			return;
 		if (!type_is_int(l) || !type_is_int(t)) {
 			err(c, n->loc, "compound assignment needs integers");
+			return;
+		}
+		if ((n->op == '/' || n->op == '%') && rv->kind == N_INT && rv->ival == 0) {
+			err(c, rv->loc, "%s by zero", n->op == '/' ? "division" : "remainder");
 			return;
 		}
 		t = arith_type(l, t);
