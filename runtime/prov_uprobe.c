@@ -14,6 +14,16 @@
 #include "provider.h"
 #include "uprobe_multi.h"
 
+/* ENOTSUPP (524) has no strerror() text: the kernel's instruction decoder
+ * refused the address. */
+static const char *up_reason(int err)
+{
+	if (err == 524)
+		return "the kernel cannot place a uprobe there: the offset is inside an instruction, "
+		       "or on one that uprobes cannot single-step";
+	return strerror(err);
+}
+
 static int up_attach_site(struct prov_att *a, const struct prov_env *e,
 			  const struct probe_site *s)
 {
@@ -26,7 +36,7 @@ static int up_attach_site(struct prov_att *a, const struct prov_env *e,
 		int err = -errno;
 		diag_error(e->d, a->pp->loc, "cannot attach %s at %s (%s, file offset 0x%llx): %s",
 			   probe_kind_name(p->kind), s->func ? s->func : "?", p->path,
-			   (unsigned long long)s->offset, strerror(-err));
+			   (unsigned long long)s->offset, up_reason(-err));
 		return -1;
 	}
 	if (prov_add_link(a, l))
@@ -67,7 +77,7 @@ static int up_attach_multi(struct prov_att *a, const struct prov_env *e)
 	free(ref);
 	if (fd < 0) {
 		diag_error(e->d, a->pp->loc, "cannot attach %s to %d functions of %s: %s",
-			   probe_kind_name(p->kind), p->nsites, p->path, strerror(-fd));
+			   probe_kind_name(p->kind), p->nsites, p->path, up_reason(-fd));
 		return -1;
 	}
 	if (prov_add_fd(a, fd))
