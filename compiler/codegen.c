@@ -25,6 +25,7 @@
 #include <llvm-c/Transforms/PassBuilder.h>
 
 #include "codegen_int.h"
+#include "objcache.h"
 
 void cg_error(struct cg *g, struct loc loc, const char *fmt, ...)
 {
@@ -731,7 +732,7 @@ static LLVMTargetMachineRef target_machine(void)
 				       LLVMRelocStatic, LLVMCodeModelDefault);
 }
 
-static int emit(struct cg *g, unsigned dump)
+static int emit_llvm(struct cg *g, unsigned dump)
 {
 	LLVMTargetMachineRef tm = target_machine();
 	LLVMPassBuilderOptionsRef po;
@@ -784,6 +785,25 @@ static int emit(struct cg *g, unsigned dump)
 		memcpy(g->prog->elf, LLVMGetBufferStart(mb), g->prog->elf_size);
 	LLVMDisposeMemoryBuffer(mb);
 	return g->prog->elf ? 0 : -1;
+}
+
+/* A dump wants LLVM's own stages, so it always compiles. */
+static int emit(struct cg *g, unsigned dump)
+{
+	char *ir = dump ? NULL : LLVMPrintModuleToString(g->mod);
+	int r;
+
+	if (ir && !g->errors && !objcache_get(ir, &g->prog->elf, &g->prog->elf_size)) {
+		LLVMDisposeMessage(ir);
+		g->prog->cached = true;
+		return 0;
+	}
+	r = emit_llvm(g, dump);
+	if (!r && ir)
+		objcache_put(ir, g->prog->elf, g->prog->elf_size);
+	if (ir)
+		LLVMDisposeMessage(ir);
+	return r;
 }
 
 static bool is_prog_section(const char *name)

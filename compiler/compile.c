@@ -140,6 +140,8 @@ struct program *pr_compile(const struct source *src, const struct pr_compile_opt
 		goto fail;
 	if (cg_generate(sp, nsp, &s, src, o->dump, p, d) < 0)
 		goto fail;
+	if (o->verbose && p->cached)
+		fprintf(stderr, "perf-run: BPF object reused from the cache (PERF_RUN_NO_CACHE=1 to compile)\n");
 	fflush(stdout);
 	sema_free(&s);
 	free(sp);

@@ -97,6 +97,7 @@ struct pr_map {
 struct program {
 	void *elf;                /* BPF ELF object, malloc'd */
 	size_t elf_size;
+	bool cached;              /* elf came from the object cache (objcache.h) */
 	struct pr_prog *progs;
 	int nprogs;
 	struct probe **probes;    /* every resolved probe, owned here */

@@ -96,6 +96,13 @@ build unit-tests unit
 build asan asan
 build test-programs progs
 
+# Compiled objects are cached (compiler/objcache.h); the suite keeps its
+# own cache in the build folder, not in the user's home, and starts empty.
+XDG_CACHE_HOME=$BUILD/test-cache
+[[ $BUILD == /* ]] || XDG_CACHE_HOME=$PWD/$XDG_CACHE_HOME
+export XDG_CACHE_HOME
+rm -rf "$XDG_CACHE_HOME"
+
 # Leaks and undefined behaviour fail a run, not just print.
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:halt_on_error=1:abort_on_error=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
