@@ -45,9 +45,21 @@ static int up_attach_site(struct prov_att *a, const struct prov_env *e,
 	return 0;
 }
 
+/* One uprobe_multi link even for one site: a perf event uprobe opened
+ * for a task costs the kernel about 12 ms here, the link well under one. */
 static bool up_batch(const struct prov_att *a)
 {
-	return a->pp->site < 0 && a->pp->probe->nsites > 1;
+	return a->pp->probe->nsites > 0;
+}
+
+static void up_range(const struct prov_att *a, int *from, int *to)
+{
+	const struct probe *p = a->pp->probe;
+
+	*from = a->pp->site < 0 ? 0 : a->pp->site;
+	*to = a->pp->site < 0 ? p->nsites : a->pp->site + 1;
+	if (*to > p->nsites)
+		*to = p->nsites;
 }
 
 /* A batch must be decided before the load: the program's expected attach
@@ -63,26 +75,35 @@ static int up_prepare(struct prov_att *a, const struct prov_env *e)
 static int up_attach_multi(struct prov_att *a, const struct prov_env *e)
 {
 	const struct probe *p = a->pp->probe;
-	uint64_t *off = calloc((size_t)p->nsites, 8), *ref = calloc((size_t)p->nsites, 8);
+	int from, to;
+	up_range(a, &from, &to);
+	int n = to - from;
+	uint64_t *off = calloc((size_t)n, 8), *ref = calloc((size_t)n, 8);
 	int fd = -ENOMEM;
 	if (off && ref) {
-		for (int i = 0; i < p->nsites; i++) {
-			off[i] = p->sites[i].offset;
-			ref[i] = p->sites[i].ref_ctr_offset;
+		for (int i = 0; i < n; i++) {
+			off[i] = p->sites[from + i].offset;
+			ref[i] = p->sites[from + i].ref_ctr_offset;
 		}
 		fd = um_attach(bpf_program__fd(a->prog), p->path, off, ref, NULL,
-			       (size_t)p->nsites, p->kind == PK_URETPROBE, e->pid);
+			       (size_t)n, p->kind == PK_URETPROBE, e->pid);
 	}
 	free(off);
 	free(ref);
 	if (fd < 0) {
-		diag_error(e->d, a->pp->loc, "cannot attach %s to %d functions of %s: %s",
-			   probe_kind_name(p->kind), p->nsites, p->path, up_reason(-fd));
+		const struct probe_site *s = &p->sites[from];
+		if (n == 1)
+			diag_error(e->d, a->pp->loc, "cannot attach %s at %s (%s, file offset 0x%llx): %s",
+				   probe_kind_name(p->kind), s->func ? s->func : "?", p->path,
+				   (unsigned long long)s->offset, up_reason(-fd));
+		else
+			diag_error(e->d, a->pp->loc, "cannot attach %s to %d functions of %s: %s",
+				   probe_kind_name(p->kind), n, p->path, up_reason(-fd));
 		return -1;
 	}
 	if (prov_add_fd(a, fd))
 		return -1;
-	a->count += p->nsites;
+	a->count += n;
 	return 0;
 }
 
@@ -91,10 +112,9 @@ static int up_attach(struct prov_att *a, const struct prov_env *e)
 	const struct probe *p = a->pp->probe;
 	if (bpf_program__expected_attach_type(a->prog) == (enum bpf_attach_type)UM_ATTACH_TYPE)
 		return up_attach_multi(a, e);
-	int from = a->pp->site < 0 ? 0 : a->pp->site;
-	int to = a->pp->site < 0 ? p->nsites : a->pp->site + 1;
-
-	for (int i = from; i < to && i < p->nsites; i++)
+	int from, to;
+	up_range(a, &from, &to);
+	for (int i = from; i < to; i++)
 		if (up_attach_site(a, e, &p->sites[i]))
 			return -1;
 	return 0;

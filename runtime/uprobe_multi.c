@@ -71,37 +71,6 @@ int um_attach(int prog_fd, const char *path, const uint64_t *offsets,
 	return fd < 0 ? -errno : (int)fd;
 }
 
-/* The site the kernel probe attaches to; never called, so the breakpoint it
- * gets for a moment is never hit. */
-__attribute__((noinline, used)) static int um_probe_target(int x)
-{
-	__asm__ volatile("" : "+r"(x));
-	return x + 1;
-}
-
-/* File and file offset of a code address of this process, from its maps. */
-static int um_self_offset(uintptr_t addr, char *path, size_t pathsz, uint64_t *off)
-{
-	FILE *f = fopen("/proc/self/maps", "re");
-	char line[4352], file[4096];
-	unsigned long start, end, pgoff;
-	int found = -1;
-
-	if (!f)
-		return -1;
-	while (found < 0 && fgets(line, sizeof(line), f)) {
-		file[0] = '\0';
-		if (sscanf(line, "%lx-%lx %*s %lx %*s %*s %4095s", &start, &end, &pgoff, file) < 3)
-			continue;
-		if (addr < start || addr >= end || file[0] != '/')
-			continue;
-		*off = addr - start + pgoff;
-		found = snprintf(path, pathsz, "%s", file) < (int)pathsz ? 0 : -1;
-	}
-	fclose(f);
-	return found;
-}
-
 /* A kprobe-type program "return 0" with expected attach type uprobe_multi. */
 static int um_load_trivial(void)
 {
@@ -120,22 +89,24 @@ static int um_load_trivial(void)
 	return (int)um_bpf(BPF_PROG_LOAD, &a, sizeof(a));
 }
 
+/*
+ * A kernel that knows uprobe_multi links checks the path before anything
+ * else and refuses a directory with EBADF; one that does not refuses the
+ * attach type with EINVAL.  Nothing is attached either way: creating and
+ * closing a real link to find out cost 37 ms here (two RCU grace periods).
+ */
 static bool um_probe_kernel(void)
 {
-	char path[4096];
-	uint64_t off;
-	int prog, link;
+	uint64_t off = 0;
+	int prog = um_load_trivial(), link;
 
-	if (um_self_offset((uintptr_t)&um_probe_target, path, sizeof(path), &off) < 0)
-		return false;
-	prog = um_load_trivial();
 	if (prog < 0)
 		return false;
-	link = um_attach(prog, path, &off, NULL, NULL, 1, false, getpid());
+	link = um_attach(prog, "/", &off, NULL, NULL, 1, false, 0);
 	if (link >= 0)
 		close(link);
 	close(prog);
-	return link >= 0;
+	return link == -EBADF;
 }
 
 bool um_supported(void)
