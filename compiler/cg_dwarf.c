@@ -529,7 +529,7 @@ static void emit_out(struct cg *g, LLVMValueRef rec, uint32_t size)
 	LLVMValueRef rc = cg_helper(g, H_RINGBUF_OUTPUT, out, 4);
 	LLVMBasicBlockRef ok = cg_if(g, rc, "lost");
 
-	cg_count(g, cg_lost(g));
+	cg_count(g, CG_LOST);
 	LLVMBuildBr(g->b, ok);
 	LLVMPositionBuilderAtEnd(g->b, ok);
 }

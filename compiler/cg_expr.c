@@ -109,9 +109,21 @@ LLVMValueRef cg_map_key(struct cg *g, struct node *m, LLVMValueRef bucket)
 	int mi = sema_map_of(m);
 	const struct pr_map *pm = &g->prog->maps[mi];
 	const struct type *kt = pm->key;
-	LLVMValueRef key = cg_alloca(g, pm->key_size, "key");
 	struct node *k = m->list;
 	bool mem = false;
+
+	/* @[comm]: a buffer on the stack exactly the key's size is the key
+	 * itself, without a copy. */
+	if (kt && kt->nfields == 1 && k && !bucket && cg_is_mem(k->type) &&
+	    k->type->size == pm->key_size && kt->fields[0].offset == 0) {
+		LLVMValueRef v = cg_expr(g, k);
+		if (LLVMIsAAllocaInst(v))
+			return v;
+		LLVMValueRef key = cg_alloca(g, pm->key_size, "key");
+		cg_store_value(g, key, v, k->type, pm->key_size);
+		return key;
+	}
+	LLVMValueRef key = cg_alloca(g, pm->key_size, "key");
 
 	for (int i = 0; kt && i < kt->nfields; i++)
 		mem |= cg_is_mem(kt->fields[i].type);

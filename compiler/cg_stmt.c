@@ -88,7 +88,7 @@ static void emit_record(struct cg *g, int id, struct node *args)
 	rc = cg_helper(g, H_RINGBUF_OUTPUT, out, 4);
 	LLVMBasicBlockRef ok = cg_if(g, rc, "lost");
 
-	cg_count(g, cg_lost(g));
+	cg_count(g, CG_LOST);
 	LLVMBuildBr(g->b, ok);
 	LLVMPositionBuilderAtEnd(g->b, ok);
 }
@@ -251,43 +251,6 @@ LLVMValueRef cg_call(struct cg *g, struct node *n)
 
 /* ---- maps ---- */
 
-/* Looks the key up, inserting a zeroed value first if absent; returns the
- * value pointer and leaves the builder where it is non-NULL.  *skip is the
- * block to continue at when the map is full (counted in drops). */
-static LLVMValueRef lookup_or_init(struct cg *g, int mi, LLVMValueRef key,
-				   LLVMBasicBlockRef *skip)
-{
-	uint32_t vs = g->prog->maps[mi].value_size;
-	LLVMValueRef la[2] = { g->maps[mi], key }, ua[4], p, p2, zero, phi;
-	LLVMBasicBlockRef have = cg_block(g, "have"), init = cg_block(g, "init");
-	LLVMBasicBlockRef from, init_end, full;
-
-	p = LLVMBuildIntToPtr(g->b, cg_helper(g, H_MAP_LOOKUP, la, 2), g->ptr, "");
-	from = LLVMGetInsertBlock(g->b);
-	LLVMBuildCondBr(g->b, LLVMBuildIsNotNull(g->b, p, ""), have, init);
-	LLVMPositionBuilderAtEnd(g->b, init);
-	zero = cg_alloca(g, vs, "zero");
-	cg_memset0(g, zero, vs);
-	ua[0] = g->maps[mi];
-	ua[1] = key;
-	ua[2] = zero;
-	ua[3] = cg_const(g, BPF_NOEXIST);
-	cg_helper(g, H_MAP_UPDATE, ua, 4);
-	p2 = LLVMBuildIntToPtr(g->b, cg_helper(g, H_MAP_LOOKUP, la, 2), g->ptr, "");
-	full = cg_block(g, "full");
-	*skip = cg_block(g, "aggdone");
-	init_end = LLVMGetInsertBlock(g->b);
-	LLVMBuildCondBr(g->b, LLVMBuildIsNotNull(g->b, p2, ""), have, full);
-	LLVMPositionBuilderAtEnd(g->b, full);
-	cg_count(g, cg_drops(g));
-	LLVMBuildBr(g->b, *skip);
-	LLVMPositionBuilderAtEnd(g->b, have);
-	phi = LLVMBuildPhi(g->b, g->ptr, "");
-	LLVMAddIncoming(phi, (LLVMValueRef[]){ p, p2 },
-			(LLVMBasicBlockRef[]){ from, init_end }, 2);
-	return phi;
-}
-
 static LLVMValueRef hist_bucket(struct cg *g, LLVMValueRef v, bool sgn)
 {
 	LLVMValueRef x = v, r = cg_const(g, 0), b;
@@ -360,21 +323,43 @@ static void agg_update(struct cg *g, const struct type *t, LLVMValueRef p, LLVMV
 	}
 }
 
+/*
+ * Aggregations live in per-CPU maps.  A key seen for the first time is
+ * created with this hit already folded in, by one update: BPF_ANY cannot
+ * clobber another CPU's count, since updating a per-CPU element writes
+ * this CPU's copy only.  A full map fails the update and is counted.
+ */
 static void assign_agg(struct cg *g, struct node *lv, struct node *call)
 {
 	int mi = sema_map_of(lv);
 	const struct type *t = g->prog->maps[mi].value;
-	LLVMValueRef v = call->list ? cg_expr(g, call->list) : NULL, bucket = NULL, p;
-	LLVMBasicBlockRef skip;
+	uint32_t vs = g->prog->maps[mi].value_size;
+	LLVMValueRef v = call->list ? cg_expr(g, call->list) : NULL, bucket = NULL;
 
 	if (t->agg == AGG_HIST)
 		bucket = hist_bucket(g, v, call->list->type->is_signed);
 	else if (t->agg == AGG_LHIST)
 		bucket = lhist_bucket(g, v, t);
-	p = lookup_or_init(g, mi, cg_map_key(g, lv, bucket), &skip);
+	LLVMValueRef key = cg_map_key(g, lv, bucket), la[2] = { g->maps[mi], key };
+	LLVMValueRef p = LLVMBuildIntToPtr(g->b, cg_helper(g, H_MAP_LOOKUP, la, 2), g->ptr, "");
+	LLVMBasicBlockRef have = cg_block(g, "have"), init = cg_block(g, "init");
+	LLVMBasicBlockRef done = cg_block(g, "aggdone");
+
+	LLVMBuildCondBr(g->b, LLVMBuildIsNotNull(g->b, p, ""), have, init);
+	LLVMPositionBuilderAtEnd(g->b, have);
 	agg_update(g, t, p, v);
-	LLVMBuildBr(g->b, skip);
-	LLVMPositionBuilderAtEnd(g->b, skip);
+	LLVMBuildBr(g->b, done);
+	LLVMPositionBuilderAtEnd(g->b, init);
+	LLVMValueRef first = cg_alloca(g, vs, "first");
+	cg_memset0(g, first, vs);
+	agg_update(g, t, first, v);
+	LLVMValueRef ua[4] = { g->maps[mi], key, first, cg_const(g, BPF_ANY) };
+	LLVMBasicBlockRef ok = cg_if(g, cg_helper(g, H_MAP_UPDATE, ua, 4), "mapfull");
+	cg_count(g, CG_DROPS);
+	LLVMBuildBr(g->b, ok);
+	LLVMPositionBuilderAtEnd(g->b, ok);
+	LLVMBuildBr(g->b, done);
+	LLVMPositionBuilderAtEnd(g->b, done);
 }
 
 static void map_update(struct cg *g, int mi, LLVMValueRef key, LLVMValueRef v,
@@ -393,7 +378,7 @@ static void map_update(struct cg *g, int mi, LLVMValueRef key, LLVMValueRef v,
 	ua[3] = cg_const(g, BPF_ANY);
 	LLVMBasicBlockRef ok = cg_if(g, cg_helper(g, H_MAP_UPDATE, ua, 4), "mapfull");
 
-	cg_count(g, cg_drops(g));
+	cg_count(g, CG_DROPS);
 	LLVMBuildBr(g->b, ok);
 	LLVMPositionBuilderAtEnd(g->b, ok);
 }

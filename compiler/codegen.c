@@ -410,39 +410,34 @@ LLVMValueRef cg_config(struct cg *g)
 	return g->config;
 }
 
-LLVMValueRef cg_lost(struct cg *g)
+/*
+ * The loss counters, u64 [CG_LOST] ring buffer records that did not fit and
+ * [CG_DROPS] map updates that failed: one global in .bss, which libbpf
+ * makes an array map the runtime reads at exit.  A loss costs one atomic
+ * add on a constant address, no map lookup.
+ */
+void cg_counters(struct cg *g)
 {
-	if (!g->lost) {
-		g->prog->lost_map_name = strdup("lost");
-		g->lost = map_define(g, "lost", BPF_MAP_TYPE_PERCPU_ARRAY, 1, 4, 8);
-	}
-	return g->lost;
+	if (g->counters)
+		return;
+	LLVMTypeRef t = LLVMArrayType2(g->i64, CG_NCOUNTERS);
+	g->counters = LLVMAddGlobal(g->mod, t, "pr_counters");
+	LLVMSetInitializer(g->counters, LLVMConstNull(t));
+	LLVMSetSection(g->counters, ".bss");
+	LLVMSetAlignment(g->counters, 8);
+	LLVMMetadataRef gve = LLVMDIBuilderCreateGlobalVariableExpression(g->di, g->di_cu,
+			"pr_counters", 11, "pr_counters", 11, g->di_file, 0,
+			di_bytes(g, 8 * CG_NCOUNTERS), 0,
+			LLVMDIBuilderCreateExpression(g->di, NULL, 0), NULL, 64);
+	LLVMGlobalSetMetadata(g->counters, LLVMGetMDKindIDInContext(g->ctx, "dbg", 3), gve);
+	g->prog->counters_map_name = strdup(".bss");
 }
 
-LLVMValueRef cg_drops(struct cg *g)
+void cg_count(struct cg *g, int slot)
 {
-	if (!g->drops) {
-		g->prog->drops_map_name = strdup("drops");
-		g->drops = map_define(g, "drops", BPF_MAP_TYPE_PERCPU_ARRAY, 1, 4, 8);
-	}
-	return g->drops;
-}
-
-void cg_count(struct cg *g, LLVMValueRef counter)
-{
-	LLVMValueRef key = cg_alloca(g, 4, "zero");
-	LLVMValueRef args[2], p, v;
-	LLVMBasicBlockRef done;
-
-	LLVMBuildStore(g->b, LLVMConstInt(g->i32, 0, 0), key);
-	args[0] = counter;
-	args[1] = key;
-	p = LLVMBuildIntToPtr(g->b, cg_helper(g, H_MAP_LOOKUP, args, 2), g->ptr, "");
-	done = cg_if(g, LLVMBuildIsNotNull(g->b, p, ""), "count");
-	v = LLVMBuildLoad2(g->b, g->i64, p, "");
-	LLVMBuildStore(g->b, LLVMBuildAdd(g->b, v, cg_const(g, 1), ""), p);
-	LLVMBuildBr(g->b, done);
-	LLVMPositionBuilderAtEnd(g->b, done);
+	cg_counters(g);
+	LLVMBuildAtomicRMW(g->b, LLVMAtomicRMWBinOpAdd, cg_gep(g, g->counters, 8 * (uint64_t)slot),
+			   cg_const(g, 1), LLVMAtomicOrderingMonotonic, 0);
 }
 
 LLVMValueRef cg_pid_tgid(struct cg *g)
@@ -900,7 +895,7 @@ int cg_generate(struct sema_probe *probes, int nprobes, struct sema *s,
 	add_license(&g);
 	if (define_script_maps(&g))
 		goto out;
-	cg_lost(&g);
+	cg_counters(&g);
 	if (s->has_actions)
 		cg_ringbuf(&g);
 	for (int i = 0; i < nprobes; i++)

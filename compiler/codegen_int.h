@@ -53,7 +53,7 @@ struct cg {
 	int llvm_failed;            /* LLVM reported an error diagnostic */
 
 	LLVMValueRef *maps;         /* per sema map */
-	LLVMValueRef ringbuf, stackmap, lost, drops, config, heap;
+	LLVMValueRef ringbuf, stackmap, counters, config, heap;
 
 	/* the function being built */
 	LLVMValueRef fn, ctxarg;
@@ -104,10 +104,10 @@ LLVMValueRef cg_ringbuf(struct cg *g);
 LLVMValueRef cg_stackmap(struct cg *g);
 LLVMValueRef cg_config(struct cg *g);
 LLVMValueRef cg_heap_ptr(struct cg *g);
-/* Increments slot 0 of a per-CPU u64 counter array (lost or drops). */
-void cg_count(struct cg *g, LLVMValueRef counter);
-LLVMValueRef cg_lost(struct cg *g);
-LLVMValueRef cg_drops(struct cg *g);
+/* Loss counters (pr_counters in .bss): slots of program.h's counters. */
+enum { CG_LOST = PR_LOST, CG_DROPS = PR_DROPS, CG_NCOUNTERS };
+void cg_counters(struct cg *g);
+void cg_count(struct cg *g, int slot);
 LLVMValueRef cg_pid_tgid(struct cg *g);
 LLVMValueRef cg_arith(struct cg *g, int op, LLVMValueRef a, LLVMValueRef b, bool sgn);
 LLVMValueRef cg_map_define(struct cg *g, const char *name, int type, uint32_t max,

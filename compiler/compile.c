@@ -180,8 +180,7 @@ void pr_program_free(struct program *p)
 	free(p->maps);
 	free(p->ringbuf_name);
 	free(p->stack_map_name);
-	free(p->lost_map_name);
+	free(p->counters_map_name);
 	free(p->config_map_name);
-	free(p->drops_map_name);
 	free(p);
 }

@@ -94,6 +94,8 @@ struct pr_map {
  * nameable after the traced process has exited. */
 #define PR_SITE_TAG (1ULL << 63)
 
+enum { PR_LOST, PR_DROPS };  /* slots of counters_map_name */
+
 struct program {
 	void *elf;                /* BPF ELF object, malloc'd */
 	size_t elf_size;
@@ -108,10 +110,9 @@ struct program {
 	int nmaps;
 	char *ringbuf_name;       /* the BPF_MAP_TYPE_RINGBUF global, NULL if none */
 	char *stack_map_name;     /* the BPF_MAP_TYPE_STACK_TRACE global, NULL if none */
-	char *lost_map_name;      /* per-CPU array [0]: ring buffer records that did not fit */
 	char *config_map_name;    /* array [0]: struct pr_config written before attach */
-	char *drops_map_name;     /* per-CPU array [0]: map updates that failed (map full),
-	                           * NULL if no map is written */
+	char *counters_map_name;  /* ".bss", one u64 array: [PR_LOST] ring buffer records
+	                           * that did not fit, [PR_DROPS] map updates that failed */
 	const struct source *src; /* for verifier messages */
 };
 

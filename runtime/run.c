@@ -259,21 +259,21 @@ static void rt_loop(struct rt *r)
 	}
 }
 
-/* Sum over the CPUs of slot 0 of a per-CPU u64 counter array. */
-static uint64_t rt_counter(struct rt *r, const char *map)
+/* A loss counter: a slot of the program's .bss array. */
+static uint64_t rt_counter(struct rt *r, int slot)
 {
-	int fd = ld_map_fd(r->obj, map);
-	int ncpu = libbpf_num_possible_cpus();
-	uint32_t zero = 0;
-	uint64_t sum = 0;
-	if (fd < 0 || ncpu <= 0)
+	struct bpf_map *m = r->p->counters_map_name ?
+		bpf_object__find_map_by_name(r->obj, r->p->counters_map_name) : NULL;
+	uint32_t zero = 0, size = m ? bpf_map__value_size(m) : 0;
+	uint64_t n = 0;
+
+	if (size < sizeof(uint64_t) * (PR_DROPS + 1))
 		return 0;
-	uint64_t *v = calloc((size_t)ncpu, sizeof(*v));
-	if (v && !bpf_map_lookup_elem(fd, &zero, v))
-		for (int i = 0; i < ncpu; i++)
-			sum += v[i];
+	uint64_t *v = calloc(1, size);
+	if (v && !bpf_map_lookup_elem(bpf_map__fd(m), &zero, v))
+		n = v[slot];
 	free(v);
-	return sum;
+	return n;
 }
 
 /* Whether script map i holds max_entries keys: the one a failed update
@@ -300,8 +300,8 @@ static bool rt_map_full(struct rt *r, int i)
  * map updates refused because the map was full. */
 static void rt_report_losses(struct rt *r)
 {
-	uint64_t lost = rt_counter(r, r->p->lost_map_name);
-	uint64_t drops = rt_counter(r, r->p->drops_map_name);
+	uint64_t lost = rt_counter(r, PR_LOST);
+	uint64_t drops = rt_counter(r, PR_DROPS);
 	if (lost)
 		fprintf(stderr, "%llu events lost\n", (unsigned long long)lost);
 	if (drops) {
