@@ -18,7 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <llvm-c/Core.h>
+#include <llvm/Config/llvm-config.h>
 
 #include "objcache.h"
 
@@ -31,14 +31,12 @@
 static int identity(char *buf, size_t len)
 {
 	struct stat st;
-	unsigned maj, min, pat;
 
 	if (stat("/proc/self/exe", &st))
 		return -1;
-	LLVMGetVersion(&maj, &min, &pat);
-	snprintf(buf, len, "exe=%lld:%lld.%09ld llvm=%u.%u.%u bpfel v3 O2\n",
+	snprintf(buf, len, "exe=%lld:%lld.%09ld llvm=%s bpfel v3 O2\n",
 		 (long long)st.st_size, (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec,
-		 maj, min, pat);
+		 LLVM_VERSION_STRING);
 	return 0;
 }
 
