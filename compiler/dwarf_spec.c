@@ -211,7 +211,10 @@ static int parse_part(char c, char *arg, struct dw_spec *sp, bool ranges, char *
 		sp->file = strdup(arg);
 		return 0;
 	case '%':
-		snprintf(err, errlen, "'%%%s' is not supported here (only %%return, at the end)", arg);
+		if (!strcmp(arg, "return"))
+			snprintf(err, errlen, "%%return ends the spec and takes no line, offset or pattern after it");
+		else
+			snprintf(err, errlen, "'%%%s' is not supported (only %%return, at the end)", arg);
 		return -1;
 	}
 	return -1;
