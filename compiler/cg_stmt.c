@@ -53,13 +53,16 @@ static struct pr_action *action_new(struct cg *g, enum pr_action_kind k, const c
 	return a;
 }
 
-/* Lays out args after the id; returns the record with values filled in,
- * emits it, and counts it as lost if the ring buffer is full. */
+static bool str_into(struct cg *g, struct node *n, LLVMValueRef dst);
+
+/* Lays out args after the id, fills the record in place (strings are read
+ * straight into their slots), emits it, and counts it as lost if the ring
+ * buffer is full. */
 static void emit_record(struct cg *g, int id, struct node *args)
 {
 	int n = ast_count(args), i = 0;
 	struct pr_arg *pa = calloc(n ? n : 1, sizeof(*pa));
-	LLVMValueRef vals[32], rec, out[4], rc;
+	LLVMValueRef rec, out[4], rc;
 	uint32_t off = 8;
 
 	if (!pa)
@@ -68,18 +71,20 @@ static void emit_record(struct cg *g, int id, struct node *args)
 		pa[i].type = a->type;
 		pa[i].offset = off;
 		off += cg_is_mem(a->type) ? (a->type->size + 7) & ~7u : 8;
-		vals[i] = cg_expr(g, a);
 	}
 	g->prog->actions[id].args = pa;
 	g->prog->actions[id].nargs = n;
 	g->prog->actions[id].size = off;
 	rec = cg_alloca(g, off, "rec");
 	LLVMBuildStore(g->b, cg_const(g, id), rec);
-	for (i = 0; i < n; i++) {
+	i = 0;
+	for (struct node *a = args; a; a = a->next, i++) {
 		const struct type *t = pa[i].type;
 		uint32_t sz = cg_is_mem(t) ? (t->size + 7) & ~7u : 8;
+		LLVMValueRef slot = cg_gep(g, rec, pa[i].offset);
 
-		cg_store_value(g, cg_gep(g, rec, pa[i].offset), vals[i], t, sz);
+		if (!str_into(g, a, slot))
+			cg_store_value(g, slot, cg_expr(g, a), t, sz);
 	}
 	out[0] = cg_ringbuf(g);
 	out[1] = rec;
@@ -190,6 +195,38 @@ static LLVMValueRef call_str(struct cg *g, struct node *n)
 	args[2] = v;
 	cg_helper(g, str_helper(g, a->type), args, 3);
 	return buf;
+}
+
+/*
+ * comm and str(pointer) written straight into a record slot, without a
+ * buffer and a copy.  The helpers fill their whole size, so only the pad
+ * up to the slot's 8-byte end needs zeroing (a record on the stack must be
+ * initialised for the verifier).  Other values: false, the caller copies.
+ */
+static bool str_into(struct cg *g, struct node *n, LLVMValueRef dst)
+{
+	LLVMValueRef args[3];
+	uint32_t size;
+
+	if (n->kind == N_IDENT && !strcmp(n->name, "comm") && n->type->kind == T_STR &&
+	    n->type->size == 16) {
+		args[0] = dst;
+		args[1] = cg_const(g, 16);
+		cg_helper(g, H_COMM, args, 2);
+		return true;
+	}
+	if (n->kind != N_CALL || strcmp(n->name, "str") ||
+	    n->list->type->kind == T_ARRAY || n->list->type->kind == T_STR)
+		return false;
+	size = n->type->size;
+	cg_at(g, n);
+	args[2] = cg_expr(g, n->list);
+	if (size % 8)
+		LLVMBuildStore(g->b, cg_const(g, 0), cg_gep(g, dst, size & ~7u));
+	args[0] = dst;
+	args[1] = cg_const(g, size);
+	cg_helper(g, str_helper(g, n->list->type), args, 3);
+	return true;
 }
 
 static LLVMValueRef call_usym(struct cg *g, struct node *n)
