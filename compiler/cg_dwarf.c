@@ -27,7 +27,10 @@ LLVMValueRef cg_read_user(struct cg *g, LLVMValueRef addr, unsigned size)
 	LLVMValueRef args[3] = { buf, cg_const(g, size > 8 ? 8 : size),
 				 LLVMBuildIntToPtr(g->b, addr, g->ptr, "") };
 
-	LLVMBuildStore(g->b, cg_const(g, 0), buf);
+	/* The helper fills what it reads (zeros on a fault); a narrower read
+	 * leaves the upper bytes to clear. */
+	if (size < 8)
+		LLVMBuildStore(g->b, cg_const(g, 0), buf);
 	cg_helper(g, H_READ_USER, args, 3);
 	return LLVMBuildLoad2(g->b, g->i64, buf, "");
 }

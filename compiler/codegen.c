@@ -68,6 +68,23 @@ static void assume_aligned8(struct cg *g, LLVMValueRef v)
 }
 
 /* Helpers are called through their id cast to a pointer, as clang does. */
+static bool is_read(int id)
+{
+	return id == H_READ_USER || id == H_READ_KERNEL || id == H_READ_USER_STR ||
+	       id == H_READ_KERNEL_STR || id == H_PROBE_READ_STR;
+}
+
+/* A read that faults leaves zeros (the helpers clear their buffer) and is
+ * counted, so a value read as 0 is never silent. */
+static void count_fault(struct cg *g, LLVMValueRef rc)
+{
+	LLVMBasicBlockRef ok = cg_if(g, LLVMBuildICmp(g->b, LLVMIntSLT, rc, cg_const(g, 0), ""),
+				     "fault");
+	cg_count(g, CG_FAULTS);
+	LLVMBuildBr(g->b, ok);
+	LLVMPositionBuilderAtEnd(g->b, ok);
+}
+
 LLVMValueRef cg_helper(struct cg *g, int id, LLVMValueRef *args, int n)
 {
 	LLVMTypeRef at[8];
@@ -80,6 +97,8 @@ LLVMValueRef cg_helper(struct cg *g, int id, LLVMValueRef *args, int n)
 	r = LLVMBuildCall2(g->b, ft, LLVMConstIntToPtr(cg_const(g, id), g->ptr), args, n, "");
 	if (id == H_MAP_LOOKUP)
 		assume_aligned8(g, r);
+	if (is_read(id))
+		count_fault(g, r);
 	return r;
 }
 

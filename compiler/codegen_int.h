@@ -105,7 +105,8 @@ LLVMValueRef cg_stackmap(struct cg *g);
 LLVMValueRef cg_config(struct cg *g);
 LLVMValueRef cg_heap_ptr(struct cg *g);
 /* Loss counters (pr_counters in .bss): slots of program.h's counters. */
-enum { CG_LOST = PR_LOST, CG_DROPS = PR_DROPS, CG_NCOUNTERS };
+enum { CG_LOST = PR_LOST, CG_DROPS = PR_DROPS, CG_FAULTS = PR_FAULTS,
+       CG_NCOUNTERS = PR_NCOUNTERS };
 void cg_counters(struct cg *g);
 void cg_count(struct cg *g, int slot);
 LLVMValueRef cg_pid_tgid(struct cg *g);

@@ -94,7 +94,9 @@ struct pr_map {
  * nameable after the traced process has exited. */
 #define PR_SITE_TAG (1ULL << 63)
 
-enum { PR_LOST, PR_DROPS };  /* slots of counters_map_name */
+/* Slots of counters_map_name: ring buffer records that did not fit, map
+ * updates that failed, memory reads that faulted (the value read as 0). */
+enum { PR_LOST, PR_DROPS, PR_FAULTS, PR_NCOUNTERS };
 
 struct program {
 	void *elf;                /* BPF ELF object, malloc'd */
@@ -111,8 +113,7 @@ struct program {
 	char *ringbuf_name;       /* the BPF_MAP_TYPE_RINGBUF global, NULL if none */
 	char *stack_map_name;     /* the BPF_MAP_TYPE_STACK_TRACE global, NULL if none */
 	char *config_map_name;    /* array [0]: struct pr_config written before attach */
-	char *counters_map_name;  /* ".bss", one u64 array: [PR_LOST] ring buffer records
-	                           * that did not fit, [PR_DROPS] map updates that failed */
+	char *counters_map_name;  /* ".bss", one u64 array indexed by PR_LOST.. */
 	const struct source *src; /* for verifier messages */
 };
 

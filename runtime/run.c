@@ -267,7 +267,7 @@ static uint64_t rt_counter(struct rt *r, int slot)
 	uint32_t zero = 0, size = m ? bpf_map__value_size(m) : 0;
 	uint64_t n = 0;
 
-	if (size < sizeof(uint64_t) * (PR_DROPS + 1))
+	if (size < sizeof(uint64_t) * PR_NCOUNTERS)
 		return 0;
 	uint64_t *v = calloc(1, size);
 	if (v && !bpf_map_lookup_elem(bpf_map__fd(m), &zero, v))
@@ -312,6 +312,10 @@ static void rt_report_losses(struct rt *r)
 					r->p->maps[i].name, r->p->maps[i].max_entries);
 		fputc('\n', stderr);
 	}
+	uint64_t faults = rt_counter(r, PR_FAULTS);
+	if (faults)
+		fprintf(stderr, "%llu memory read%s failed (read as 0, strings as \"\")\n",
+			(unsigned long long)faults, faults == 1 ? "" : "s");
 	if (r->ev.bad)
 		fprintf(stderr, "perf-run: %llu records could not be decoded\n",
 			(unsigned long long)r->ev.bad);
