@@ -56,6 +56,30 @@ static int safe_dir(const char *dir)
 	       !(st.st_mode & 022) ? 0 : -1;
 }
 
+static bool mine(const char *path)
+{
+	struct stat st;
+
+	return !stat(path, &st) && st.st_uid == geteuid();
+}
+
+/* Folders are made only in a place this user owns: root run with another
+ * user's HOME (sudo -E) must not leave root-owned folders in it. */
+static bool may_create(const char *base)
+{
+	char parent[4096];
+	char *slash;
+
+	if (mine(base))
+		return true;
+	snprintf(parent, sizeof(parent), "%s", base);
+	slash = strrchr(parent, '/');
+	if (!slash)
+		return false;
+	slash[slash == parent] = '\0';
+	return access(base, F_OK) && mine(parent);
+}
+
 static int cache_dir(char *dir, size_t len, bool create)
 {
 	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
@@ -72,7 +96,7 @@ static int cache_dir(char *dir, size_t len, bool create)
 		return -1;
 	if ((size_t)snprintf(dir, len, "%s/perf-run/obj", base) >= len)
 		return -1;
-	if (create) {
+	if (create && may_create(base)) {
 		char mid[4200];
 		snprintf(mid, sizeof(mid), "%s/perf-run", base);
 		mkdir(base, 0700);

@@ -64,6 +64,16 @@ else
 	fail "no cache entry to tamper with" ""
 fi
 
+# Another user's home (sudo -E): no folder is made in it, the run works.
+other=$tmp/other-home
+mkdir -p "$other/.cache" && chown -R 65534 "$other"
+out=$(HOME=$other XDG_CACHE_HOME= run)
+if grep -q '^@n: 10$' <<<"$out" && [ ! -e "$other/.cache/perf-run" ]; then
+	pass "nothing is created in a cache folder another user owns"
+else
+	fail "nothing is created in a cache folder another user owns" "$out$(ls -la "$other/.cache")"
+fi
+
 out=$(timeout 20 "$PERF_RUN" -v --dump bpf -e 'uprobe:./tests/progs/loop:func { @n = count(); }' \
 	-- ./tests/progs/loop 10 2>&1)
 if grep -q 'exit$' <<<"$out" && ! grep -q "$REUSED" <<<"$out"; then
