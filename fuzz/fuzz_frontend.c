@@ -20,18 +20,10 @@
 #include "compiler/diag.h"
 #include "compiler/parser.h"
 #include "compiler/probe.h"
+#include "fuzz/sink.h"
 #include "compiler/sema.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-static FILE *sink(void)
-{
-	static FILE *null;
-
-	if (!null)
-		null = fopen("/dev/null", "w");
-	return null ? null : stderr;
-}
 
 /* Files whose reading hangs or says nothing about our parser. */
 static int unsafe_attach(const char *s)

@@ -16,17 +16,9 @@
 
 #include "compiler/diag.h"
 #include "compiler/probe.h"
+#include "fuzz/sink.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-static FILE *sink(void)
-{
-	static FILE *null;
-
-	if (!null)
-		null = fopen("/dev/null", "w");
-	return null ? null : stderr;
-}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -36,16 +36,7 @@ R=$out/resolve_main
 
 say() { [ $verbose = 1 ] && printf '%s\n' "$@"; }
 
-# Replaces @TEXT@ with the line number of /* TEXT */ in the source.
-expand() {
-	local spec=$1 src=$2 mark line
-	while [[ $spec =~ @([^@]*)@ ]]; do
-		mark=${BASH_REMATCH[1]}
-		line=$(grep -n -F "/* $mark */" "$src" | head -1 | cut -d: -f1)
-		spec=${spec/@$mark@/$line}
-	done
-	printf '%s' "$spec"
-}
+. "$top/tests/dwarf/specs.sh"  # expand
 
 perf_addrs() {  # BIN SPEC [ARGS]: sorted offsets, or "error"
 	local o

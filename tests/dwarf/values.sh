@@ -44,15 +44,7 @@ fi
 cleanup() { perf probe -q -d "$group:*" >/dev/null 2>&1; }
 trap 'cleanup; rm -rf "$out"' EXIT
 
-expand() {  # as in conformance.sh: @TEXT@ is the line of /* TEXT */
-	local spec=$1 src=$2 mark line
-	while [[ $spec =~ @([^@]*)@ ]]; do
-		mark=${BASH_REMATCH[1]}
-		line=$(grep -n -F "/* $mark */" "$src" | head -1 | cut -d: -f1)
-		spec=${spec/@$mark@/$line}
-	done
-	printf '%s' "$spec"
-}
+. "$top/tests/dwarf/specs.sh"  # expand
 
 site_addrs() {  # BIN SRC SPECS: addresses of the sites that have variables
 	local kind spec
