@@ -213,12 +213,19 @@ static LLVMValueRef stack_id(struct cg *g, bool user)
 	return LLVMBuildOr(g->b, id, LLVMBuildShl(g->b, tgid(g), cg_const(g, 32), ""), "");
 }
 
+/* comm into 16 bytes at dst (a buffer, or a record slot). */
+void cg_comm_into(struct cg *g, LLVMValueRef dst)
+{
+	LLVMValueRef args[2] = { dst, cg_const(g, 16) };
+
+	cg_helper(g, H_COMM, args, 2);
+}
+
 static LLVMValueRef comm(struct cg *g)
 {
 	LLVMValueRef buf = cg_alloca(g, 16, "comm");
-	LLVMValueRef args[2] = { buf, cg_const(g, 16) };
 
-	cg_helper(g, H_COMM, args, 2);
+	cg_comm_into(g, buf);
 	return buf;
 }
 

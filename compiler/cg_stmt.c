@@ -162,6 +162,15 @@ static int str_helper(struct cg *g, const struct type *t)
 	return H_PROBE_READ_STR;
 }
 
+/* The string at address src (the value of a) into size bytes at dst. */
+static void read_str(struct cg *g, const struct node *a, LLVMValueRef src, LLVMValueRef dst,
+		     uint32_t size)
+{
+	LLVMValueRef args[3] = { dst, cg_const(g, size), src };
+
+	cg_helper(g, str_helper(g, a->type), args, 3);
+}
+
 static LLVMValueRef call_str(struct cg *g, struct node *n)
 {
 	struct node *a = n->list;
@@ -190,10 +199,7 @@ static LLVMValueRef call_str(struct cg *g, struct node *n)
 	}
 	buf = cg_alloca(g, size, "str");
 	cg_memset0(g, buf, size);
-	args[0] = buf;
-	args[1] = cg_const(g, size);
-	args[2] = v;
-	cg_helper(g, str_helper(g, a->type), args, 3);
+	read_str(g, a, v, buf, size);
 	return buf;
 }
 
@@ -205,14 +211,11 @@ static LLVMValueRef call_str(struct cg *g, struct node *n)
  */
 static bool str_into(struct cg *g, struct node *n, LLVMValueRef dst)
 {
-	LLVMValueRef args[3];
 	uint32_t size;
 
 	if (n->kind == N_IDENT && !strcmp(n->name, "comm") && n->type->kind == T_STR &&
 	    n->type->size == 16) {
-		args[0] = dst;
-		args[1] = cg_const(g, 16);
-		cg_helper(g, H_COMM, args, 2);
+		cg_comm_into(g, dst);
 		return true;
 	}
 	if (n->kind != N_CALL || strcmp(n->name, "str") ||
@@ -220,12 +223,10 @@ static bool str_into(struct cg *g, struct node *n, LLVMValueRef dst)
 		return false;
 	size = n->type->size;
 	cg_at(g, n);
-	args[2] = cg_expr(g, n->list);
+	LLVMValueRef src = cg_expr(g, n->list);
 	if (size % 8)
 		LLVMBuildStore(g->b, cg_const(g, 0), cg_gep(g, dst, size & ~7u));
-	args[0] = dst;
-	args[1] = cg_const(g, size);
-	cg_helper(g, str_helper(g, n->list->type), args, 3);
+	read_str(g, n->list, src, dst, size);
 	return true;
 }
 
@@ -360,6 +361,17 @@ static void agg_update(struct cg *g, const struct type *t, LLVMValueRef p, LLVMV
 	}
 }
 
+/* @m[key] = val; a failed update (map full) is counted. */
+static void update_counted(struct cg *g, int mi, LLVMValueRef key, LLVMValueRef val)
+{
+	LLVMValueRef ua[4] = { g->maps[mi], key, val, cg_const(g, BPF_ANY) };
+	LLVMBasicBlockRef ok = cg_if(g, cg_helper(g, H_MAP_UPDATE, ua, 4), "mapfull");
+
+	cg_count(g, CG_DROPS);
+	LLVMBuildBr(g->b, ok);
+	LLVMPositionBuilderAtEnd(g->b, ok);
+}
+
 /*
  * Aggregations live in per-CPU maps.  A key seen for the first time is
  * created with this hit already folded in, by one update: BPF_ANY cannot
@@ -390,11 +402,7 @@ static void assign_agg(struct cg *g, struct node *lv, struct node *call)
 	LLVMValueRef first = cg_alloca(g, vs, "first");
 	cg_memset0(g, first, vs);
 	agg_update(g, t, first, v);
-	LLVMValueRef ua[4] = { g->maps[mi], key, first, cg_const(g, BPF_ANY) };
-	LLVMBasicBlockRef ok = cg_if(g, cg_helper(g, H_MAP_UPDATE, ua, 4), "mapfull");
-	cg_count(g, CG_DROPS);
-	LLVMBuildBr(g->b, ok);
-	LLVMPositionBuilderAtEnd(g->b, ok);
+	update_counted(g, mi, key, first);
 	LLVMBuildBr(g->b, done);
 	LLVMPositionBuilderAtEnd(g->b, done);
 }
@@ -403,21 +411,13 @@ static void map_update(struct cg *g, int mi, LLVMValueRef key, LLVMValueRef v,
 		       const struct type *t)
 {
 	const struct pr_map *pm = &g->prog->maps[mi];
-	LLVMValueRef val = v, ua[4];
+	LLVMValueRef val = v;
 
 	if (!cg_is_mem(t) || t->size != pm->value_size) {
 		val = cg_alloca(g, pm->value_size, "val");
 		cg_store_value(g, val, v, t, pm->value_size);
 	}
-	ua[0] = g->maps[mi];
-	ua[1] = key;
-	ua[2] = val;
-	ua[3] = cg_const(g, BPF_ANY);
-	LLVMBasicBlockRef ok = cg_if(g, cg_helper(g, H_MAP_UPDATE, ua, 4), "mapfull");
-
-	cg_count(g, CG_DROPS);
-	LLVMBuildBr(g->b, ok);
-	LLVMPositionBuilderAtEnd(g->b, ok);
+	update_counted(g, mi, key, val);
 }
 
 /* @m[k] op= v and @m[k]++: one key, read (0 if absent), modify, write. */

@@ -109,6 +109,7 @@ enum { CG_LOST = PR_LOST, CG_DROPS = PR_DROPS, CG_FAULTS = PR_FAULTS,
        CG_NCOUNTERS = PR_NCOUNTERS };
 void cg_counters(struct cg *g);
 void cg_count(struct cg *g, int slot);
+void cg_comm_into(struct cg *g, LLVMValueRef dst);
 LLVMValueRef cg_pid_tgid(struct cg *g);
 LLVMValueRef cg_arith(struct cg *g, int op, LLVMValueRef a, LLVMValueRef b, bool sgn);
 LLVMValueRef cg_map_define(struct cg *g, const char *name, int type, uint32_t max,

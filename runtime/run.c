@@ -259,21 +259,20 @@ static void rt_loop(struct rt *r)
 	}
 }
 
-/* A loss counter: a slot of the program's .bss array. */
-static uint64_t rt_counter(struct rt *r, int slot)
+/* The loss counters: the program's .bss array, PR_LOST.. (zeros if absent). */
+static void rt_counters(struct rt *r, uint64_t c[PR_NCOUNTERS])
 {
 	struct bpf_map *m = r->p->counters_map_name ?
 		bpf_object__find_map_by_name(r->obj, r->p->counters_map_name) : NULL;
 	uint32_t zero = 0, size = m ? bpf_map__value_size(m) : 0;
-	uint64_t n = 0;
 
+	memset(c, 0, sizeof(uint64_t) * PR_NCOUNTERS);
 	if (size < sizeof(uint64_t) * PR_NCOUNTERS)
-		return 0;
+		return;
 	uint64_t *v = calloc(1, size);
 	if (v && !bpf_map_lookup_elem(bpf_map__fd(m), &zero, v))
-		n = v[slot];
+		memcpy(c, v, sizeof(uint64_t) * PR_NCOUNTERS);
 	free(v);
-	return n;
 }
 
 /* Whether script map i holds max_entries keys: the one a failed update
@@ -300,8 +299,9 @@ static bool rt_map_full(struct rt *r, int i)
  * map updates refused because the map was full. */
 static void rt_report_losses(struct rt *r)
 {
-	uint64_t lost = rt_counter(r, PR_LOST);
-	uint64_t drops = rt_counter(r, PR_DROPS);
+	uint64_t c[PR_NCOUNTERS];
+	rt_counters(r, c);
+	uint64_t lost = c[PR_LOST], drops = c[PR_DROPS], faults = c[PR_FAULTS];
 	if (lost)
 		fprintf(stderr, "%llu events lost\n", (unsigned long long)lost);
 	if (drops) {
@@ -312,7 +312,6 @@ static void rt_report_losses(struct rt *r)
 					r->p->maps[i].name, r->p->maps[i].max_entries);
 		fputc('\n', stderr);
 	}
-	uint64_t faults = rt_counter(r, PR_FAULTS);
 	if (faults)
 		fprintf(stderr, "%llu memory read%s failed (read as 0, strings as \"\")\n",
 			(unsigned long long)faults, faults == 1 ? "" : "s");
