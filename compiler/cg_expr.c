@@ -112,6 +112,13 @@ LLVMValueRef cg_map_key(struct cg *g, struct node *m, LLVMValueRef bucket)
 	struct node *k = m->list;
 	bool mem = false;
 
+	if (pm->array) {
+		LLVMValueRef idx = cg_alloca(g, 4, "idx");
+
+		LLVMBuildStore(g->b, bucket ? LLVMBuildTrunc(g->b, bucket, g->i32, "")
+					    : LLVMConstInt(g->i32, 0, 0), idx);
+		return idx;
+	}
 	/* @[comm]: a buffer on the stack exactly the key's size is the key
 	 * itself, without a copy. */
 	if (kt && kt->nfields == 1 && k && !bucket && cg_is_mem(k->type) &&

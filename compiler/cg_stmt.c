@@ -289,20 +289,54 @@ LLVMValueRef cg_call(struct cg *g, struct node *n)
 
 /* ---- maps ---- */
 
+/*
+ * The power-of-two bucket: 0 for a negative value, 1 for 0, else
+ * floor(log2(v)) + 2.  BPF has no count-leading-zeros and no conditional
+ * move, and LLVM turns a binary search into selects that cost five
+ * instructions a step; written as branches, a step is three (compare,
+ * shift, add), and the search takes 22 instructions instead of 33.
+ */
+static const char hist_asm[] =
+	"$0 = 1\n"
+	"if $2 == 0 goto hdone${:uid}\n"
+	"$1 = $2\n"
+	"$1 >>= 32\n"
+	"$0 = 34\n"
+	"if $1 != 0 goto h16${:uid}\n"
+	"$1 = $2\n"
+	"$0 = 2\n"
+	"h16${:uid}:\n"
+	"if $1 < 0x10000 goto h8${:uid}\n"
+	"$1 >>= 16\n"
+	"$0 += 16\n"
+	"h8${:uid}:\n"
+	"if $1 < 0x100 goto h4${:uid}\n"
+	"$1 >>= 8\n"
+	"$0 += 8\n"
+	"h4${:uid}:\n"
+	"if $1 < 0x10 goto h2${:uid}\n"
+	"$1 >>= 4\n"
+	"$0 += 4\n"
+	"h2${:uid}:\n"
+	"if $1 < 0x4 goto h1${:uid}\n"
+	"$1 >>= 2\n"
+	"$0 += 2\n"
+	"h1${:uid}:\n"
+	"if $1 < 0x2 goto hdone${:uid}\n"
+	"$0 += 1\n"
+	"hdone${:uid}:";
+
 static LLVMValueRef hist_bucket(struct cg *g, LLVMValueRef v, bool sgn)
 {
-	LLVMValueRef x = v, r = cg_const(g, 0), b;
+	static const char cons[] = "=&r,=&r,r";
+	LLVMTypeRef outs[2] = { g->i64, g->i64 };
+	LLVMTypeRef rt = LLVMStructTypeInContext(g->ctx, outs, 2, 0);
+	LLVMTypeRef ft = LLVMFunctionType(rt, &g->i64, 1, 0);
+	LLVMValueRef fn = LLVMGetInlineAsm(ft, hist_asm, sizeof(hist_asm) - 1, cons,
+					   sizeof(cons) - 1, 0, 0, LLVMInlineAsmDialectATT, 0);
+	LLVMValueRef b = LLVMBuildExtractValue(g->b, LLVMBuildCall2(g->b, ft, fn, &v, 1, ""),
+					       0, "bucket");
 
-	for (int s = 32; s >= 1; s /= 2) {
-		LLVMValueRef c = LLVMBuildICmp(g->b, LLVMIntUGE, x, cg_const(g, 1ull << s), "");
-		LLVMValueRef sh = LLVMBuildSelect(g->b, c, cg_const(g, s), cg_const(g, 0), "");
-
-		x = LLVMBuildLShr(g->b, x, sh, "");
-		r = LLVMBuildAdd(g->b, r, sh, "");
-	}
-	b = LLVMBuildAdd(g->b, r, cg_const(g, 2), "");
-	b = LLVMBuildSelect(g->b, LLVMBuildICmp(g->b, LLVMIntEQ, v, cg_const(g, 0), ""),
-			    cg_const(g, 1), b, "");
 	if (sgn)
 		b = LLVMBuildSelect(g->b, LLVMBuildICmp(g->b, LLVMIntSLT, v, cg_const(g, 0), ""),
 				    cg_const(g, 0), b, "");
@@ -391,9 +425,18 @@ static void assign_agg(struct cg *g, struct node *lv, struct node *call)
 		bucket = lhist_bucket(g, v, t);
 	LLVMValueRef key = cg_map_key(g, lv, bucket), la[2] = { g->maps[mi], key };
 	LLVMValueRef p = LLVMBuildIntToPtr(g->b, cg_helper(g, H_MAP_LOOKUP, la, 2), g->ptr, "");
-	LLVMBasicBlockRef have = cg_block(g, "have"), init = cg_block(g, "init");
-	LLVMBasicBlockRef done = cg_block(g, "aggdone");
+	LLVMBasicBlockRef done;
 
+	if (g->prog->maps[mi].array) {
+		/* the index is in bounds: the lookup cannot fail */
+		done = cg_if(g, LLVMBuildIsNotNull(g->b, p, ""), "aggdone");
+		agg_update(g, t, p, v);
+		LLVMBuildBr(g->b, done);
+		LLVMPositionBuilderAtEnd(g->b, done);
+		return;
+	}
+	LLVMBasicBlockRef have = cg_block(g, "have"), init = cg_block(g, "init");
+	done = cg_block(g, "aggdone");
 	LLVMBuildCondBr(g->b, LLVMBuildIsNotNull(g->b, p, ""), have, init);
 	LLVMPositionBuilderAtEnd(g->b, have);
 	agg_update(g, t, p, v);

@@ -341,6 +341,16 @@ static uint32_t agg_buckets(const struct type *v)
 	return 1;
 }
 
+/*
+ * An aggregation without keys (@ = count(), @ = hist(x)) is a per-CPU
+ * array indexed by its hist bucket, or 0: its entries always exist, so a
+ * hit is one inlined lookup and an add, with no update call and no full
+ * map.  A count or sum is printed even when 0, as bpftrace prints its
+ * keyless count; for the others an all-zero value is absent (the buckets,
+ * the hits of avg and stats, the valid flag of min and max are zero until
+ * the first hit).  A map the script delete()s stays a hash: an array
+ * entry cannot be removed from BPF on every CPU.
+ */
 static int define_script_maps(struct cg *g)
 {
 	struct program *p = g->prog;
@@ -355,14 +365,17 @@ static int define_script_maps(struct cg *g)
 		const struct type *v = sm->value;
 		bool agg = v->kind == T_AGG;
 		bool hist = agg && (v->agg == AGG_HIST || v->agg == AGG_LHIST);
+		bool array = agg && !sm->key && !sm->deleted;
 
 		m->name = strdup(sm->name);
 		if (asprintf(&m->bpf_name, "map_%d_%s", i, sm->name[1] ? sm->name + 1 : "") < 0)
 			return -1;
-		m->bpf_type = agg ? BPF_MAP_TYPE_PERCPU_HASH : BPF_MAP_TYPE_HASH;
+		m->bpf_type = array ? BPF_MAP_TYPE_PERCPU_ARRAY :
+			      agg ? BPF_MAP_TYPE_PERCPU_HASH : BPF_MAP_TYPE_HASH;
+		m->array = array;
 		m->key = sm->key;
 		m->value = v;
-		m->key_size = (sm->key ? sm->key->size : 0) + (hist || !sm->key ? 8 : 0);
+		m->key_size = array ? 4 : (sm->key ? sm->key->size : 0) + (hist || !sm->key ? 8 : 0);
 		m->value_size = agg ? v->size : v->kind == T_STR ? v->size : v->size < 8 ? 8 : v->size;
 		m->max_entries = sm->key ? (hist ? 16384 : 4096) : agg_buckets(v);
 		g->maps[i] = map_define(g, m->bpf_name, m->bpf_type, m->max_entries,

@@ -80,7 +80,8 @@ struct pr_action {
 struct pr_map {
 	char *name;               /* as printed: "@", "@bytes" */
 	char *bpf_name;           /* the global in .maps (bpf_object__find_map_by_name) */
-	int bpf_type;             /* BPF_MAP_TYPE_HASH or BPF_MAP_TYPE_PERCPU_HASH */
+	int bpf_type;             /* BPF_MAP_TYPE_(PERCPU_)HASH or _PERCPU_ARRAY */
+	bool array;               /* PERCPU_ARRAY: see define_script_maps() */
 	const struct type *key;   /* T_TUPLE of the keys, NULL for a map without keys */
 	const struct type *value; /* T_AGG for aggregations, else the stored value type */
 	uint32_t key_size;        /* bytes, including a hist bucket */

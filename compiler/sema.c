@@ -1171,7 +1171,10 @@ static const struct type *check_call(struct sctx *c, struct node *n)
 	if (!strcmp(f, "delete")) {
 		if (!need_args(c, n, 1, 1) || !map_arg(c, n, true))
 			return NULL;
-		map_keys(c, n->list, map_get(c, n->list));
+		int mi = map_get(c, n->list);
+		if (mi >= 0)
+			c->s->maps[mi].deleted = true;
+		map_keys(c, n->list, mi);
 		return type_void();
 	}
 	if (!strcmp(f, "clear") || !strcmp(f, "zero")) {

@@ -24,6 +24,7 @@ struct sema_map {
 	const struct type *value; /* T_AGG for aggregations, else the stored type */
 	struct loc loc;           /* first use */
 	bool key_set;             /* key seen once (private to sema) */
+	bool deleted;             /* some delete(@m) names it */
 };
 
 /* One N_PROBE and the probes its attach points resolved to. */

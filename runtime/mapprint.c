@@ -42,7 +42,22 @@ int mp_nbuckets(const struct type *agg)
 
 static uint32_t mp_prefix(const struct pr_map *m)
 {
+	if (m->array)
+		return 0;   /* the key is the bucket, or 0 */
 	return mp_is_hist(m) ? m->key_size - 8 : m->key_size;
+}
+
+/* An array entry exists from the start: a count or sum prints even when
+ * 0, as bpftrace prints its keyless count; the others are absent while
+ * they are zero on every CPU (see define_script_maps()). */
+static bool mp_array_absent(const struct pr_map *m, const char *v, size_t n)
+{
+	if (mp_kind(m) == AGG_COUNT || mp_kind(m) == AGG_SUM)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (v[i])
+			return false;
+	return true;
 }
 
 /* type_is_int() without linking types.c: keeps this file testable alone. */
@@ -139,14 +154,21 @@ int mp_read(int fd, const struct pr_map *m, struct mp_data *out)
 		memcpy(key, next, m->key_size);
 		if (bpf_map_lookup_elem(fd, key, val))
 			continue;   /* deleted meanwhile */
+		if (m->array && mp_array_absent(m, val, (size_t)ncpu * stride))
+			continue;
 		struct mp_entry *e = mp_entry_for(m, out, key);
 		if (!e) {
 			err = -ENOMEM;
 			break;
 		}
 		uint64_t bucket = 0;
-		if (mp_is_hist(m))
+		if (m->array) {
+			uint32_t idx;
+			memcpy(&idx, key, 4);
+			bucket = idx;
+		} else if (mp_is_hist(m)) {
 			memcpy(&bucket, key + m->key_size - 8, 8);
+		}
 		if (mp_kind(m) == AGG_NONE) {
 			e->raw = malloc(m->value_size + 8);
 			if (e->raw)
@@ -507,6 +529,8 @@ int mp_clear(int fd, const struct pr_map *m)
 {
 	char *keys;
 	int n;
+	if (m->array)
+		return mp_zero(fd, m);   /* array entries cannot be deleted */
 	if (mp_keys(fd, m->key_size, &keys, &n))
 		return -ENOMEM;
 	for (int i = 0; i < n; i++)

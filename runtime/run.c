@@ -282,6 +282,8 @@ static bool rt_map_full(struct rt *r, int i)
 	const struct pr_map *m = &r->p->maps[i];
 	int fd = r->map_fds[i];
 	uint32_t n = 0;
+	if (m->array)
+		return false;   /* every index exists: never full */
 	char *k = calloc(2, m->key_size ? m->key_size : 8);
 	if (!k || fd < 0) {
 		free(k);

@@ -189,9 +189,9 @@ static long long map_u64(struct run *r, const char *map, uint64_t k, unsigned of
 	if (!pm)
 		return -999;
 	int fd = bpf_map__fd(bpf_object__find_map_by_name(r->obj, pm->bpf_name));
-	if (bpf_map_lookup_elem(fd, &k, val))
+	if (bpf_map_lookup_elem(fd, &k, val))   /* an array's u32 key: k's low half */
 		return -998;
-	if (pm->bpf_type != BPF_MAP_TYPE_PERCPU_HASH)
+	if (pm->bpf_type != BPF_MAP_TYPE_PERCPU_HASH && pm->bpf_type != BPF_MAP_TYPE_PERCPU_ARRAY)
 		return *(long long *)(val + off);
 	for (int c = 0; c < ncpu; c++)
 		sum += *(long long *)(val + c * ((pm->value_size + 7) & ~7u) + off);
