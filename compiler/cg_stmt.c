@@ -274,6 +274,7 @@ LLVMValueRef cg_call(struct cg *g, struct node *n)
 	else if (!strcmp(f, "time"))
 		act_simple(g, n, ACT_TIME, n->list ? n->list->name : "%H:%M:%S\n");
 	else if (!strcmp(f, "exit")) {
+		cg_flag(g, CG_EXIT);   /* the record below may not fit */
 		act_simple(g, n, ACT_EXIT, NULL);
 		ret0(g);
 	} else if (!strcmp(f, "delete"))

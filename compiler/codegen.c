@@ -443,9 +443,10 @@ LLVMValueRef cg_config(struct cg *g)
 }
 
 /*
- * The loss counters, u64 [CG_LOST] ring buffer records that did not fit and
- * [CG_DROPS] map updates that failed: one global in .bss, which libbpf
- * makes an array map the runtime reads at exit.  A loss costs one atomic
+ * The loss counters, u64 [CG_LOST] ring buffer records that did not fit,
+ * [CG_DROPS] map updates that failed, [CG_FAULTS] reads that faulted, and
+ * the [CG_EXIT] flag: one global in .bss, which libbpf makes an array map
+ * the runtime reads at exit (and maps into memory, to watch the flag).  A loss costs one atomic
  * add on a constant address, no map lookup.
  */
 void cg_counters(struct cg *g)
@@ -463,6 +464,13 @@ void cg_counters(struct cg *g)
 			LLVMDIBuilderCreateExpression(g->di, NULL, 0), NULL, 64);
 	LLVMGlobalSetMetadata(g->counters, LLVMGetMDKindIDInContext(g->ctx, "dbg", 3), gve);
 	g->prog->counters_map_name = strdup(".bss");
+}
+
+/* Sets a slot to 1: a plain store, no atomic add needed. */
+void cg_flag(struct cg *g, int slot)
+{
+	cg_counters(g);
+	LLVMBuildStore(g->b, cg_const(g, 1), cg_gep(g, g->counters, 8 * (uint64_t)slot));
 }
 
 void cg_count(struct cg *g, int slot)

@@ -106,9 +106,10 @@ LLVMValueRef cg_config(struct cg *g);
 LLVMValueRef cg_heap_ptr(struct cg *g);
 /* Loss counters (pr_counters in .bss): slots of program.h's counters. */
 enum { CG_LOST = PR_LOST, CG_DROPS = PR_DROPS, CG_FAULTS = PR_FAULTS,
-       CG_NCOUNTERS = PR_NCOUNTERS };
+       CG_EXIT = PR_EXIT, CG_NCOUNTERS = PR_NCOUNTERS };
 void cg_counters(struct cg *g);
 void cg_count(struct cg *g, int slot);
+void cg_flag(struct cg *g, int slot);
 void cg_comm_into(struct cg *g, LLVMValueRef dst);
 LLVMValueRef cg_pid_tgid(struct cg *g);
 LLVMValueRef cg_arith(struct cg *g, int op, LLVMValueRef a, LLVMValueRef b, bool sgn);

@@ -96,8 +96,9 @@ struct pr_map {
 #define PR_SITE_TAG (1ULL << 63)
 
 /* Slots of counters_map_name: ring buffer records that did not fit, map
- * updates that failed, memory reads that faulted (the value read as 0). */
-enum { PR_LOST, PR_DROPS, PR_FAULTS, PR_NCOUNTERS };
+ * updates that failed, memory reads that faulted (the value read as 0),
+ * and a flag exit() sets, since its record can be among the lost ones. */
+enum { PR_LOST, PR_DROPS, PR_FAULTS, PR_EXIT, PR_NCOUNTERS };
 
 struct program {
 	void *elf;                /* BPF ELF object, malloc'd */

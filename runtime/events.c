@@ -5,6 +5,7 @@
  * counted, not trusted.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -162,22 +163,33 @@ static void ev_printv(struct ev_ctx *e, const struct pr_action *a, const char *r
 	fmt_free(&b);
 }
 
+static void ev_action(struct ev_ctx *e, const char *rec, size_t len);
+
 int ev_record(void *ctx, void *data, size_t len)
 {
 	struct ev_ctx *e = ctx;
-	const char *rec = data;
-	uint64_t id;
 
 	if (e->exit_requested)
 		return 0;   /* bpftrace stops at exit(); so do we */
+	if (e->exit_flag && *e->exit_flag && ++e->after_flag > e->flag_budget)
+		e->exit_requested = true;   /* exit()'s record was among the lost */
+	else
+		ev_action(e, data, len);
+	return e->exit_requested || (e->stop && *e->stop) ? -EINTR : 0;
+}
+
+static void ev_action(struct ev_ctx *e, const char *rec, size_t len)
+{
+	uint64_t id;
+
 	if (len < 8) {
 		e->bad++;
-		return 0;
+		return;
 	}
 	memcpy(&id, rec, 8);
 	if (id >= (uint64_t)e->p->nactions || len < e->p->actions[id].size) {
 		e->bad++;
-		return 0;
+		return;
 	}
 	const struct pr_action *a = &e->p->actions[id];
 	switch (a->kind) {
@@ -208,5 +220,4 @@ int ev_record(void *ctx, void *data, size_t len)
 		e->exit_requested = true;
 		break;
 	}
-	return 0;
 }

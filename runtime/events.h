@@ -5,6 +5,7 @@
 #ifndef PR_EVENTS_H
 #define PR_EVENTS_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -21,9 +22,17 @@ struct ev_ctx {
 	struct fmt_ctx fc;
 	bool exit_requested;   /* an exit() record was seen */
 	uint64_t bad;          /* records that did not decode */
+	/* exit()'s flag in the program's memory, NULL if no exit(): once it is
+	 * set, at most flag_budget more records (a full ring buffer) can have
+	 * come before its record, which may have been lost */
+	const volatile uint64_t *exit_flag;
+	uint64_t flag_budget, after_flag;
+	const volatile sig_atomic_t *stop;   /* nonzero: SIGINT or SIGTERM came */
 };
 
-/* ring_buffer_sample_fn: decodes one record and runs its action. */
+/* ring_buffer_sample_fn: decodes one record and runs its action.  Returns
+ * -EINTR once the run should stop, so that a poll under a flood of records
+ * returns. */
 int ev_record(void *ctx, void *data, size_t len);
 /* print(@map, top, div) now. */
 void ev_print_map(struct ev_ctx *e, int map, int64_t top, int64_t div);

@@ -10,6 +10,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -45,6 +46,8 @@ struct rt {
 	int sym_step;      /* ms between those reads, 0 until it has exec'd */
 	int child_execs;   /* the child's execs when it last stopped */
 	struct ev_ctx ev;
+	void *counters;    /* the program's .bss, mapped read-only; NULL if none */
+	size_t counters_len;
 };
 
 static double rt_now_ms(void)
@@ -249,6 +252,10 @@ static void rt_loop(struct rt *r)
 				break;
 			if (n > 0)
 				fflush(r->o->out);
+			if (r->ev.exit_flag && *r->ev.exit_flag) {
+				rt_drain(r);   /* up to exit()'s record, or all there is */
+				r->ev.exit_requested = true;
+			}
 		} else {
 			usleep((useconds_t)rt_poll_ms(r) * 1000);
 		}
@@ -322,6 +329,34 @@ static void rt_report_losses(struct rt *r)
 			(unsigned long long)r->ev.bad);
 }
 
+/*
+ * exit() sets a flag in the program's .bss besides sending its record, which
+ * a full ring buffer can drop: then the run would go on.  The flag is read
+ * from .bss mapped into memory (libbpf 1.1 maps it only for skeletons);
+ * once it is set, at most a full ring buffer of records (16 bytes the
+ * smallest) can have been sent before it.
+ */
+static void rt_watch_exit(struct rt *r)
+{
+	struct bpf_map *c = r->p->counters_map_name ?
+		bpf_object__find_map_by_name(r->obj, r->p->counters_map_name) : NULL;
+	struct bpf_map *rb = r->p->ringbuf_name ?
+		bpf_object__find_map_by_name(r->obj, r->p->ringbuf_name) : NULL;
+	long page = sysconf(_SC_PAGESIZE);
+
+	if (!c || bpf_map__value_size(c) < sizeof(uint64_t) * PR_NCOUNTERS ||
+	    !(bpf_map__map_flags(c) & BPF_F_MMAPABLE))
+		return;
+	size_t len = (bpf_map__value_size(c) + page - 1) / page * page;
+	void *v = mmap(NULL, len, PROT_READ, MAP_SHARED, bpf_map__fd(c), 0);
+	if (v == MAP_FAILED)
+		return;
+	r->counters = v;
+	r->counters_len = len;
+	r->ev.exit_flag = (const volatile uint64_t *)v + PR_EXIT;
+	r->ev.flag_budget = rb ? bpf_map__max_entries(rb) / 16 : 0;
+}
+
 static int rt_setup_output(struct rt *r)
 {
 	r->map_fds = calloc((size_t)r->p->nmaps + 1, sizeof(int));
@@ -342,14 +377,18 @@ static int rt_setup_output(struct rt *r)
 			   strerror(errno));
 		return -1;
 	}
+	rt_watch_exit(r);
+	r->ev.stop = &rt_stop_sig;
 	return 0;
 }
 
 static void rt_finish(struct rt *r)
 {
 	rt_detach(r, true);
+	r->ev.stop = NULL;   /* the probes are gone: read to the end */
 	rt_drain(r);   /* what came before the stop; after an exit() it is dropped */
 	r->ev.exit_requested = false;   /* END still prints, as in bpftrace */
+	r->ev.exit_flag = NULL;
 	rt_run_special(r, PK_END);
 	rt_detach(r, false);
 	ev_print_maps(&r->ev);
@@ -361,6 +400,8 @@ static void rt_cleanup(struct rt *r)
 {
 	rt_detach(r, false);
 	ring_buffer__free(r->rb);
+	if (r->counters)
+		munmap(r->counters, r->counters_len);
 	if (r->o->child) {
 		child_kill(r->o->child);
 		r->o->child->at_stop = NULL;

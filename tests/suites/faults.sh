@@ -262,6 +262,29 @@ burst_case() {
 	fi
 }
 
+# exit() in a full ring buffer: its record is lost, its flag is not.  The
+# reader is held up for 2 s, so that the buffer (about 75000 records) is
+# full when call 100000 calls exit(); the command would go on for a minute.
+exit_lost_case() {
+	local name="exit() whose record a full ring buffer dropped still ends the run"
+	local start secs lines
+	start=$(date +%s)
+	timeout 40 "$PERF_RUN" -e 'uprobe:./tests/progs/loop:func { printf("%d %s %s\n", arg0, comm, comm); }
+		uprobe:./tests/progs/loop:func /arg0 == 100000/ { exit(); } END { printf("end\n"); }' \
+		-- "$PROGS/loop" 10000000 2>"$TMP/err" | { sleep 2; cat >"$TMP/out"; }
+	secs=$(($(date +%s) - start))
+	lines=$(grep -c '^[0-9]' "$TMP/out")
+	if ((secs >= 30)); then
+		fail "$name" "still running after ${secs}s ($lines printed)" "$TMP/err"
+	elif ! grep -qx end "$TMP/out"; then
+		fail "$name" "END did not run" "$TMP/err" "$TMP/out"
+	elif ! grep -q '^[0-9]* events lost$' "$TMP/err"; then
+		fail "$name" "the ring buffer never overflowed ($lines printed)" "$TMP/err"
+	else
+		pass "$name (${secs}s, $lines printed)"
+	fi
+}
+
 # ---- privilege ----
 
 priv_case() {
@@ -299,6 +322,7 @@ signal_case TERM -c
 replace_case replaced
 replace_case deleted
 burst_case
+exit_lost_case
 if command -v setpriv >/dev/null && id nobody >/dev/null 2>&1; then
 	priv_case "without privileges: one sentence, exit 1, nothing run" -all \
 		'^perf-run: .*CAP_BPF.*CAP_PERFMON'
