@@ -169,13 +169,22 @@ int ev_record(void *ctx, void *data, size_t len)
 {
 	struct ev_ctx *e = ctx;
 
+	bool first = false;
+
 	if (e->exit_requested)
 		return 0;   /* bpftrace stops at exit(); so do we */
-	if (e->exit_flag && *e->exit_flag && ++e->after_flag > e->flag_budget)
-		e->exit_requested = true;   /* exit()'s record was among the lost */
-	else
-		ev_action(e, data, len);
-	return e->exit_requested || (e->stop && *e->stop) ? -EINTR : 0;
+	if (e->exit_flag && *e->exit_flag) {
+		first = !e->after_flag;
+		e->after_flag += (len + 8 + 7) & ~(size_t)7;   /* with its header */
+		if (e->after_flag > e->flag_budget) {
+			e->exit_requested = true;   /* exit()'s record was among the lost */
+			return -EINTR;
+		}
+	}
+	ev_action(e, data, len);
+	/* the first record after exit() returns, so that the runtime stops the
+	 * probes before reading on */
+	return first || e->exit_requested || (e->stop && *e->stop) ? -EINTR : 0;
 }
 
 static void ev_action(struct ev_ctx *e, const char *rec, size_t len)

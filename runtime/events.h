@@ -23,8 +23,8 @@ struct ev_ctx {
 	bool exit_requested;   /* an exit() record was seen */
 	uint64_t bad;          /* records that did not decode */
 	/* exit()'s flag in the program's memory, NULL if no exit(): once it is
-	 * set, at most flag_budget more records (a full ring buffer) can have
-	 * come before its record, which may have been lost */
+	 * seen set, at most flag_budget more bytes (a full ring buffer) can
+	 * have come before its record, which may have been lost */
 	const volatile uint64_t *exit_flag;
 	uint64_t flag_budget, after_flag;
 	const volatile sig_atomic_t *stop;   /* nonzero: SIGINT or SIGTERM came */

@@ -147,9 +147,11 @@ static void rt_detach(struct rt *r, bool keep_end)
  * nothing (bounded, in case they never stop). */
 static void rt_drain(struct rt *r)
 {
-	for (int i = 0; r->rb && i < 1000; i++)
-		if (ring_buffer__consume(r->rb) <= 0)
+	for (int i = 0; r->rb && i < 1000; i++) {
+		int n = ring_buffer__consume(r->rb);
+		if (n == 0 || (n < 0 && n != -EINTR))
 			break;
+	}
 	fflush(r->o->out);
 }
 
@@ -253,7 +255,8 @@ static void rt_loop(struct rt *r)
 			if (n > 0)
 				fflush(r->o->out);
 			if (r->ev.exit_flag && *r->ev.exit_flag) {
-				rt_drain(r);   /* up to exit()'s record, or all there is */
+				rt_detach(r, true);   /* nothing more after exit() */
+				rt_drain(r);   /* up to its record, or one buffer's worth */
 				r->ev.exit_requested = true;
 			}
 		} else {
@@ -333,8 +336,8 @@ static void rt_report_losses(struct rt *r)
  * exit() sets a flag in the program's .bss besides sending its record, which
  * a full ring buffer can drop: then the run would go on.  The flag is read
  * from .bss mapped into memory (libbpf 1.1 maps it only for skeletons);
- * once it is set, at most a full ring buffer of records (16 bytes the
- * smallest) can have been sent before it.
+ * once it is seen, at most a full ring buffer's bytes can have been sent
+ * before it.
  */
 static void rt_watch_exit(struct rt *r)
 {
@@ -354,7 +357,7 @@ static void rt_watch_exit(struct rt *r)
 	r->counters = v;
 	r->counters_len = len;
 	r->ev.exit_flag = (const volatile uint64_t *)v + PR_EXIT;
-	r->ev.flag_budget = rb ? bpf_map__max_entries(rb) / 16 : 0;
+	r->ev.flag_budget = rb ? bpf_map__max_entries(rb) : 0;
 }
 
 static int rt_setup_output(struct rt *r)
