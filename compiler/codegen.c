@@ -470,8 +470,8 @@ LLVMValueRef cg_config(struct cg *g)
  * The loss counters, u64 [CG_LOST] ring buffer records that did not fit,
  * [CG_DROPS] map updates that failed, [CG_FAULTS] reads that faulted, and
  * the [CG_EXIT] flag: one global in .bss, which libbpf makes an array map
- * the runtime reads at exit (and maps into memory, to watch the flag).  A loss costs one atomic
- * add on a constant address, no map lookup.
+ * the runtime reads at exit (and maps into memory, to watch the flag).  A
+ * loss costs one atomic add on a constant address, no map lookup.
  */
 void cg_counters(struct cg *g)
 {

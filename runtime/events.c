@@ -163,30 +163,6 @@ static void ev_printv(struct ev_ctx *e, const struct pr_action *a, const char *r
 	fmt_free(&b);
 }
 
-static void ev_action(struct ev_ctx *e, const char *rec, size_t len);
-
-int ev_record(void *ctx, void *data, size_t len)
-{
-	struct ev_ctx *e = ctx;
-
-	bool first = false;
-
-	if (e->exit_requested)
-		return 0;   /* bpftrace stops at exit(); so do we */
-	if (e->exit_flag && *e->exit_flag) {
-		first = !e->after_flag;
-		e->after_flag += (len + 8 + 7) & ~(size_t)7;   /* with its header */
-		if (e->after_flag > e->flag_budget) {
-			e->exit_requested = true;   /* exit()'s record was among the lost */
-			return -EINTR;
-		}
-	}
-	ev_action(e, data, len);
-	/* the first record after exit() returns, so that the runtime stops the
-	 * probes before reading on */
-	return first || e->exit_requested || (e->stop && *e->stop) ? -EINTR : 0;
-}
-
 static void ev_action(struct ev_ctx *e, const char *rec, size_t len)
 {
 	uint64_t id;
@@ -229,4 +205,25 @@ static void ev_action(struct ev_ctx *e, const char *rec, size_t len)
 		e->exit_requested = true;
 		break;
 	}
+}
+
+int ev_record(void *ctx, void *data, size_t len)
+{
+	struct ev_ctx *e = ctx;
+	bool first = false;
+
+	if (e->exit_requested)
+		return 0;   /* bpftrace stops at exit(); so do we */
+	if (e->exit_flag && *e->exit_flag) {
+		first = !e->after_flag;
+		e->after_flag += (len + 8 + 7) & ~(size_t)7;   /* with its header */
+		if (e->after_flag > e->flag_budget) {
+			e->exit_requested = true;   /* exit()'s record was among the lost */
+			return -EINTR;
+		}
+	}
+	ev_action(e, data, len);
+	/* the first record after exit() returns, so that the runtime stops the
+	 * probes before reading on */
+	return first || e->exit_requested || (e->stop && *e->stop) ? -EINTR : 0;
 }
