@@ -113,6 +113,7 @@ struct program {
 	struct pr_map *maps;
 	int nmaps;
 	char *ringbuf_name;       /* the BPF_MAP_TYPE_RINGBUF global, NULL if none */
+	uint32_t ringbuf_size;    /* its bytes (the loader sets them, see cg_record_out) */
 	char *stack_map_name;     /* the BPF_MAP_TYPE_STACK_TRACE global, NULL if none */
 	char *config_map_name;    /* array [0]: struct pr_config written before attach */
 	char *counters_map_name;  /* ".bss", one u64 array indexed by PR_LOST.. */
@@ -134,6 +135,12 @@ struct pr_compile_opts {
 	bool unsafe;              /* allow system() */
 	unsigned dump;            /* PR_DUMP_* bits: print that stage to stdout */
 	int verbose;
+	/* Called once the script has parsed, before any probe is resolved,
+	 * with bit 1u << kind set for each probe kind it names (enum
+	 * probe_kind): the caller may start slow kernel work early.  May be
+	 * NULL. */
+	void (*parsed)(unsigned kinds, void *arg);
+	void *parsed_arg;
 };
 
 #define PR_DUMP_AST    1u
