@@ -528,7 +528,7 @@ static bool shadowed(const struct dw_var *v, int i, int n)
 
 static void emit_out(struct cg *g, LLVMValueRef rec, uint32_t size)
 {
-	LLVMValueRef out[4] = { cg_ringbuf(g), rec, cg_const(g, size), cg_const(g, 0) };
+	LLVMValueRef out[4] = { cg_record_out(g, size), rec, cg_const(g, size), cg_const(g, 0) };
 	LLVMValueRef rc = cg_helper(g, H_RINGBUF_OUTPUT, out, 4);
 	LLVMBasicBlockRef ok = cg_if(g, rc, "lost");
 

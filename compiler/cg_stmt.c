@@ -86,7 +86,7 @@ static void emit_record(struct cg *g, int id, struct node *args)
 		if (!str_into(g, a, slot))
 			cg_store_value(g, slot, cg_expr(g, a), t, sz);
 	}
-	out[0] = cg_ringbuf(g);
+	out[0] = cg_record_out(g, off);
 	out[1] = rec;
 	out[2] = cg_const(g, off);
 	out[3] = cg_const(g, 0);

@@ -54,6 +54,8 @@ struct cg {
 
 	LLVMValueRef *maps;         /* per sema map */
 	LLVMValueRef ringbuf, stackmap, counters, config, heap;
+	uint32_t once_bytes;        /* records BEGIN and END send (cg_record_out) */
+	bool ringbuf_busy;          /* records may come at any rate */
 
 	/* the function being built */
 	LLVMValueRef fn, ctxarg;
@@ -101,6 +103,10 @@ LLVMBasicBlockRef cg_block(struct cg *g, const char *name);
 LLVMBasicBlockRef cg_if(struct cg *g, LLVMValueRef v, const char *name);
 LLVMValueRef cg_store_const_str(struct cg *g, const char *s, size_t len, uint32_t size);
 LLVMValueRef cg_ringbuf(struct cg *g);
+/* The ring buffer, for one record of size bytes sent from here. */
+LLVMValueRef cg_record_out(struct cg *g, uint32_t size);
+#define RINGBUF_BIG   (1u << 22)
+#define RINGBUF_SMALL (1u << 18)
 LLVMValueRef cg_stackmap(struct cg *g);
 LLVMValueRef cg_config(struct cg *g);
 LLVMValueRef cg_heap_ptr(struct cg *g);

@@ -142,6 +142,20 @@ static int ld_set_types(const struct program *p, struct bpf_object *o, struct di
 	return 0;
 }
 
+static int ld_size_ringbuf(const struct program *p, struct bpf_object *o, struct diag *d)
+{
+	struct bpf_map *m = p->ringbuf_name ? bpf_object__find_map_by_name(o, p->ringbuf_name) : NULL;
+
+	if (!m || !p->ringbuf_size)
+		return 0;
+	if (bpf_map__set_max_entries(m, p->ringbuf_size)) {
+		diag_error(d, (struct loc){ 0, 0, 1 }, "cannot size the ring buffer: %s",
+			   strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
 /* The verifier log of the last load; kept by ld_open for ld_load. */
 static char *ld_log;
 
@@ -168,7 +182,7 @@ struct bpf_object *ld_open(const struct program *p, int verbose, struct diag *d)
 		ld_log = NULL;
 		return NULL;
 	}
-	if (ld_set_types(p, o, d)) {
+	if (ld_set_types(p, o, d) || ld_size_ringbuf(p, o, d)) {
 		bpf_object__close(o);
 		free(ld_log);
 		ld_log = NULL;
