@@ -22,8 +22,8 @@ LLVM_STATIC_COMPONENTS := bpfcodegen bpfdesc bpfinfo bpfasmparser bpfdisassemble
 ifeq ($(LLVM_STATIC),1)
 LLVM_STATIC_LIBS = $(shell $(LLVM_CONFIG) --ldflags 2>/dev/null) -Wl,--start-group \
 	$(shell $(LLVM_CONFIG) --link-static --libs $(LLVM_STATIC_COMPONENTS) 2>/dev/null) \
-	-Wl,--end-group -lstdc++ -lrt -ldl -lm -lzstd
+	-Wl,--end-group -Wl,-Bstatic -lstdc++ -Wl,-Bdynamic -lrt -ldl -lm -lzstd
 
 $(BUILD)/perf-run: LLVM_LIBS = $(LLVM_STATIC_LIBS)
-$(BUILD)/perf-run: LDFLAGS += -no-pie
+$(BUILD)/perf-run: LDFLAGS += -no-pie -static-libgcc
 endif
