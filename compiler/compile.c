@@ -62,20 +62,6 @@ static char *expand_params(const char *text, struct loc loc, const struct pr_com
 	return out;
 }
 
-static unsigned probe_kinds(const struct node *root)
-{
-	unsigned kinds = 0;
-
-	for (const struct node *n = root->list; n; n = n->next)
-		if (n->kind == N_PROBE)
-			for (const struct node *a = n->list; a; a = a->next) {
-				int k = probe_kind_of(a->name);
-				if (k >= 0)
-					kinds |= 1u << k;
-			}
-	return kinds;
-}
-
 static int resolve_probes(struct node *root, const struct pr_compile_opts *o,
 			  struct program *p, struct sema_probe **out, int *nout,
 			  struct diag *d)
@@ -139,8 +125,6 @@ struct program *pr_compile(const struct source *src, const struct pr_compile_opt
 	root = parse_program(src, d);
 	if (!root || d->errors)
 		goto fail;
-	if (o->parsed)
-		o->parsed(probe_kinds(root), o->parsed_arg);
 	rc = resolve_probes(root, o, p, &sp, &nsp, d);
 	if (o->dump & PR_DUMP_PROBES)
 		for (int i = 0; i < p->nprobes; i++)

@@ -649,42 +649,24 @@ const char *probe_kind_name(enum probe_kind k)
 	return "?";
 }
 
-static bool word_is(const char *w, const char *text, size_t n)
-{
-	return w && strlen(w) == n && !strncmp(text, w, n);
-}
-
-/* The syntax whose name or alias is text's first n characters, or NULL. */
-static const struct provider_syntax *syntax_of(const char *text, size_t n)
-{
-	for (size_t i = 0; i < sizeof(syntaxes) / sizeof(syntaxes[0]); i++) {
-		const struct provider_syntax *s = &syntaxes[i];
-		if (word_is(s->name, text, n) || word_is(s->alias, text, n) ||
-		    word_is(s->alias2, text, n))
-			return s;
-	}
-	return NULL;
-}
-
-int probe_kind_of(const char *text)
-{
-	const struct provider_syntax *s = syntax_of(text, strcspn(text, ":"));
-	return s ? (int)s->kind : -1;
-}
-
 int probe_resolve(const char *text, struct loc loc, const struct probe_opts *o,
 		  struct diag *d, struct probe **out)
 {
 	struct probe *p = calloc(1, sizeof(*p));
 	struct pctx c = {text, loc, o, d, p};
 	size_t n = strcspn(text, ":");
-	const struct provider_syntax *s = syntax_of(text, n);
 	*out = NULL;
 	if (!p)
 		return -1;
 	p->loc = loc;
 	p->spec = strdup(text);
-	if (s) {
+	for (size_t i = 0; i < sizeof(syntaxes) / sizeof(syntaxes[0]); i++) {
+		const struct provider_syntax *s = &syntaxes[i];
+		bool match = (strlen(s->name) == n && !strncmp(text, s->name, n)) ||
+			     (s->alias && strlen(s->alias) == n && !strncmp(text, s->alias, n)) ||
+			     (s->alias2 && strlen(s->alias2) == n && !strncmp(text, s->alias2, n));
+		if (!match)
+			continue;
 		if (s->bare != (text[n] == '\0')) {
 			fail(&c, s->bare ? "%s takes no arguments" : "expected '%s:' followed by what to probe",
 			     s->name);

@@ -91,8 +91,6 @@ struct probe_opts {
 int probe_resolve(const char *text, struct loc loc, const struct probe_opts *o,
 		  struct diag *d, struct probe **out);
 void probe_free(struct probe *p);
-/* The enum probe_kind that text's "TYPE:" names, or -1 if none. */
-int probe_kind_of(const char *text);
 /* --dump probes: kind, binary, each site's function, address and file offset. */
 void probe_dump(FILE *out, const struct probe *p);
 const char *probe_kind_name(enum probe_kind k);

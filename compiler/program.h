@@ -135,12 +135,6 @@ struct pr_compile_opts {
 	bool unsafe;              /* allow system() */
 	unsigned dump;            /* PR_DUMP_* bits: print that stage to stdout */
 	int verbose;
-	/* Called once the script has parsed, before any probe is resolved,
-	 * with bit 1u << kind set for each probe kind it names (enum
-	 * probe_kind): the caller may start slow kernel work early.  May be
-	 * NULL. */
-	void (*parsed)(unsigned kinds, void *arg);
-	void *parsed_arg;
 };
 
 #define PR_DUMP_AST    1u

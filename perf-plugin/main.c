@@ -24,7 +24,6 @@
 #include "../runtime/list.h"
 #include "../runtime/privilege.h"
 #include "../runtime/run.h"
-#include "../runtime/uprime.h"
 
 #define PERF_RUN_VERSION "0.1"
 
@@ -256,14 +255,6 @@ static char *read_file(const char *path)
 	return buf;
 }
 
-/* The first uprobe's attach waits for a grace period: start it now. */
-static void prime_uprobes(unsigned kinds, void *arg)
-{
-	(void)arg;
-	if (kinds & (1u << PK_UPROBE | 1u << PK_URETPROBE | 1u << PK_USDT))
-		uprime_start();
-}
-
 static int start_child(const struct opts *o, struct child *c)
 {
 	if (o->cmd && o->cmd_argv) {
@@ -314,7 +305,6 @@ static int run(const struct opts *o, double start)
 		.pid = pid, .default_bin = cp ? child_path(cp) : pbin,
 		.params = o->params, .nparams = o->nparams, .unsafe = o->unsafe,
 		.dump = o->dump, .verbose = o->verbose,
-		.parsed = o->dump ? NULL : prime_uprobes,
 	};
 	struct diag d;
 	diag_init(&d, &src, stderr);
@@ -338,7 +328,6 @@ static int run(const struct opts *o, double start)
 	ret = rt_run(p, &ro, &d);
 	pr_program_free(p);
 out:
-	uprime_finish();
 	if (cp) {
 		child_kill(cp);
 		free(cp->path);

@@ -23,7 +23,6 @@
 #include "provider.h"
 #include "run.h"
 #include "symbols.h"
-#include "uprime.h"
 
 #define RT_POLL_MS 100
 
@@ -427,7 +426,6 @@ static int rt_start(struct rt *r)
 	rt_signals();
 	if (rt_attach(r, &count))
 		return -1;
-	uprime_release();
 	if (!r->o->quiet) {
 		fprintf(stderr, "Attached %d probe%s in %.1f ms\n", count, count == 1 ? "" : "s",
 			rt_now_ms() - r->o->start_ms);
