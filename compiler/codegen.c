@@ -304,16 +304,30 @@ static LLVMMetadataRef di_bytes(struct cg *g, uint32_t size)
  * allocate an entry when a key first comes, and earlier kernels refuse
  * them in perf_event programs.
  */
+static bool kernel_before(int want_major, int want_minor)
+{
+	static int major = -1, minor;
+	struct utsname u;
+
+	if (major < 0 && (uname(&u) || sscanf(u.release, "%d.%d", &major, &minor) != 2))
+		major = minor = 0;
+	return major < want_major || (major == want_major && minor < want_minor);
+}
+
 static bool prealloc_hashes(void)
 {
-	static int pre = -1;
-	struct utsname u;
-	int major = 0, minor = 0;
+	return kernel_before(6, 1);
+}
 
-	if (pre < 0)
-		pre = uname(&u) || sscanf(u.release, "%d.%d", &major, &minor) != 2 ||
-		      major < 6 || (major == 6 && minor < 1);
-	return pre;
+/*
+ * BPF ISA v4 (kernel 6.6) has stores of an immediate, which every record
+ * and key that starts with a constant uses, and sign-extending moves and
+ * loads.  The choice is also written into each function's attributes so
+ * that the IR, which keys the object cache, tells the two apart.
+ */
+static const char *bpf_cpu(void)
+{
+	return kernel_before(6, 6) ? "v3" : "v4";
 }
 
 static LLVMValueRef map_define(struct cg *g, const char *name, int type, uint32_t max,
@@ -608,6 +622,9 @@ static void func_begin(struct cg *g, const char *name, const char *sec, struct n
 	LLVMSetSection(g->fn, sec);
 	LLVMAddAttributeAtIndex(g->fn, LLVMAttributeFunctionIndex,
 				LLVMCreateEnumAttribute(g->ctx, nounwind, 0));
+	LLVMAddAttributeAtIndex(g->fn, LLVMAttributeFunctionIndex,
+				LLVMCreateStringAttribute(g->ctx, "target-cpu", 10, bpf_cpu(),
+							  (unsigned)strlen(bpf_cpu())));
 	g->ctxarg = LLVMGetParam(g->fn, 0);
 	LLVMSetValueName2(g->ctxarg, "ctx", 3);
 	g->sp = LLVMDIBuilderCreateFunction(g->di, g->di_file, name, strlen(name), name,
@@ -811,7 +828,7 @@ static LLVMTargetMachineRef target_machine(void)
 		LLVMDisposeMessage(err);
 		return NULL;
 	}
-	return LLVMCreateTargetMachine(t, "bpfel", "v3", "", LLVMCodeGenLevelDefault,
+	return LLVMCreateTargetMachine(t, "bpfel", bpf_cpu(), "", LLVMCodeGenLevelDefault,
 				       LLVMRelocStatic, LLVMCodeModelDefault);
 }
 
@@ -924,7 +941,7 @@ static void dump_bpf(const struct program *p)
 	LLVMMemoryBufferRef mb = LLVMCreateMemoryBufferWithMemoryRange(p->elf, p->elf_size,
 								       "bpf", 0);
 	LLVMBinaryRef bin = LLVMCreateBinary(mb, NULL, NULL);
-	LLVMDisasmContextRef dc = LLVMCreateDisasmCPU("bpfel", "v3", NULL, 0, NULL, NULL);
+	LLVMDisasmContextRef dc = LLVMCreateDisasmCPU("bpfel", bpf_cpu(), NULL, 0, NULL, NULL);
 	LLVMSectionIteratorRef it;
 
 	if (!bin || !dc)

@@ -27,14 +27,15 @@
 
 /* The object depends on the IR and on the compiler that lowered it: the
  * LLVM version and this very perf-run binary (its size and mtime change
- * with every build, including the sanitizer build). */
+ * with every build, including the sanitizer build).  The BPF ISA version
+ * is in the IR (each function's "target-cpu"). */
 static int identity(char *buf, size_t len)
 {
 	struct stat st;
 
 	if (stat("/proc/self/exe", &st))
 		return -1;
-	snprintf(buf, len, "exe=%lld:%lld.%09ld llvm=%s bpfel v3 O2\n",
+	snprintf(buf, len, "exe=%lld:%lld.%09ld llvm=%s bpfel O2\n",
 		 (long long)st.st_size, (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec,
 		 LLVM_VERSION_STRING);
 	return 0;
