@@ -6,16 +6,23 @@
  * hist(arg0) sees varied values.  use_req() is called once, for probes
  * that read a struct member through DWARF (build with -g).
  *
+ * With a third argument "sys" it calls getppid(2) instead of hit(), for
+ * tracepoint:syscalls:sys_enter_getppid: a tracepoint costs far less than
+ * a uprobe's trap, so the tracer's reading, not the probe, limits the rate.
+ *
  * At start it writes "stamp_now=MS" (CLOCK_MONOTONIC) on stderr: under a
  * tracer's -c, that is the moment the tracer let it run, i.e. attached.
  *
- *   loop N [R]
+ *   loop N [R [sys]]
  */
 #define _GNU_SOURCE
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 __attribute__((noipa)) long hit(long i)
 {
@@ -50,6 +57,7 @@ int main(int argc, char **argv)
 {
 	long n = argc > 1 ? atol(argv[1]) : 1000000;
 	double rate = argc > 2 ? atof(argv[2]) : 0;
+	int sys = argc > 3 && !strcmp(argv[3], "sys");
 	volatile long sink = 0;
 	struct req req = { 7, 4096, "bench" };
 	long long t0 = now_ns(), c0 = clock_ns(CLOCK_PROCESS_CPUTIME_ID);
@@ -62,7 +70,7 @@ int main(int argc, char **argv)
 		if (rate > 0)
 			while (now_ns() - t0 < (long long)(i * 1e9 / rate))
 				;
-		sink += hit(i);
+		sink += sys ? syscall(SYS_getppid) : hit(i);
 	}
 	fprintf(stderr, "loop_ns=%lld\nloop_cpu_ns=%lld\n", now_ns() - t0,
 		clock_ns(CLOCK_PROCESS_CPUTIME_ID) - c0);
