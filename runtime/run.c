@@ -7,6 +7,8 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,9 +30,24 @@
 
 static volatile sig_atomic_t rt_stop_sig;
 
+/* A pipe the signal handlers write a byte to, read by rt_wait(): a signal
+ * that comes just before the wait still ends it (a plain sleep missed the
+ * exit of a short command for up to RT_POLL_MS). */
+static int rt_wake[2] = { -1, -1 };
+
+static void rt_poke(void)
+{
+	int e = errno;
+	if (rt_wake[1] >= 0 && write(rt_wake[1], "", 1) < 0) {
+		/* full: a wake-up is pending anyway */
+	}
+	errno = e;
+}
+
 static void rt_on_signal(int sig)
 {
 	rt_stop_sig = sig;
+	rt_poke();
 }
 
 struct rt {
@@ -59,7 +76,8 @@ static double rt_now_ms(void)
 
 static void rt_on_child(int sig)
 {
-	(void)sig;   /* only to end the poll early: the child stopped or exited */
+	(void)sig;   /* only to end the wait early: the child stopped or exited */
+	rt_poke();
 }
 
 /* SA_RESTART keeps writes to a slow pipe whole; the poll of the ring
@@ -67,6 +85,8 @@ static void rt_on_child(int sig)
 static void rt_signals(void)
 {
 	struct sigaction sa;
+	if (rt_wake[0] < 0 && pipe2(rt_wake, O_NONBLOCK | O_CLOEXEC))
+		rt_wake[0] = rt_wake[1] = -1;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = rt_on_signal;
 	sa.sa_flags = SA_RESTART;
@@ -243,24 +263,36 @@ static int rt_poll_ms(const struct rt *r)
 	return left < 1 ? 1 : left > RT_POLL_MS ? RT_POLL_MS : (int)left;
 }
 
+/* Waits up to timeout_ms for records or a signal, then reads the records:
+ * their count, or ring_buffer__consume()'s error. */
+static int rt_wait(struct rt *r, int timeout_ms)
+{
+	struct pollfd pf[2] = {
+		{ .fd = rt_wake[0], .events = POLLIN },
+		{ .fd = r->rb ? ring_buffer__epoll_fd(r->rb) : -1, .events = POLLIN },
+	};
+	char buf[64];
+
+	poll(pf, 2, timeout_ms);   /* fds of -1 are left out */
+	while (rt_wake[0] >= 0 && read(rt_wake[0], buf, sizeof(buf)) > 0)
+		;
+	return r->rb ? ring_buffer__consume(r->rb) : 0;
+}
+
 static void rt_loop(struct rt *r)
 {
 	struct child *c = r->o->child;
 	while (!rt_stop_sig && !r->ev.exit_requested) {
 		rt_track_child(r);
-		if (r->rb) {
-			int n = ring_buffer__poll(r->rb, rt_poll_ms(r));
-			if (n < 0 && n != -EINTR)
-				break;
-			if (n > 0)
-				fflush(r->o->out);
-			if (r->ev.exit_flag && *r->ev.exit_flag) {
-				rt_detach(r, true);   /* nothing more after exit() */
-				rt_drain(r);   /* up to its record, or one buffer's worth */
-				r->ev.exit_requested = true;
-			}
-		} else {
-			usleep((useconds_t)rt_poll_ms(r) * 1000);
+		int n = rt_wait(r, rt_poll_ms(r));
+		if (n < 0 && n != -EINTR)
+			break;
+		if (n > 0)
+			fflush(r->o->out);
+		if (r->ev.exit_flag && *r->ev.exit_flag) {
+			rt_detach(r, true);   /* nothing more after exit() */
+			rt_drain(r);   /* up to its record, or one buffer's worth */
+			r->ev.exit_requested = true;
 		}
 		/* the command's last events are in the buffer when it is reaped:
 		 * they are read in rt_finish, before END */
