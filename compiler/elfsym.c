@@ -97,12 +97,47 @@ static Elf_Scn *find_symtab(Elf *elf, Elf64_Word type)
 	return NULL;
 }
 
-static int cmp_addr(const void *a, const void *b)
+/*
+ * Sorts by address, then name (aliases share an address).  A radix sort on
+ * the address, one byte a pass, skipping the bytes every address shares:
+ * qsort() of 10,000 symbols took 3-4 ms of a 10,000-uprobe start-up.
+ */
+static int sort_by_addr(struct elfsym *v, int n)
 {
-	const struct elfsym *x = a, *y = b;
-	if (x->addr != y->addr)
-		return x->addr < y->addr ? -1 : 1;
-	return strcmp(x->name, y->name);
+	size_t count[8][256] = { { 0 } };
+	struct elfsym *tmp = malloc(sizeof(*tmp) * (size_t)n), *from = v, *to = tmp;
+
+	if (!tmp)
+		return -1;
+	for (int i = 0; i < n; i++)
+		for (int b = 0; b < 8; b++)
+			count[b][(v[i].addr >> (8 * b)) & 0xff]++;
+	for (int b = 0; b < 8; b++) {
+		size_t pos = 0, *c = count[b];
+		if (c[(v[0].addr >> (8 * b)) & 0xff] == (size_t)n)
+			continue;   /* every address has this byte */
+		for (int d = 0; d < 256; d++) {
+			size_t k = c[d];
+			c[d] = pos;
+			pos += k;
+		}
+		for (int i = 0; i < n; i++)   /* stable, so earlier bytes stay in order */
+			to[c[(from[i].addr >> (8 * b)) & 0xff]++] = from[i];
+		struct elfsym *t = from;
+		from = to;
+		to = t;
+	}
+	if (from != v)
+		memcpy(v, from, sizeof(*v) * (size_t)n);
+	free(tmp);
+	for (int i = 1; i < n; i++)   /* names within an address: runs of one or two */
+		for (int j = i; j > 0 && v[j].addr == v[j - 1].addr &&
+				strcmp(v[j].name, v[j - 1].name) < 0; j--) {
+			struct elfsym t = v[j];
+			v[j] = v[j - 1];
+			v[j - 1] = t;
+		}
+	return 0;
 }
 
 /* The names already taken, as an open-addressing hash set: a binary with
@@ -277,8 +312,11 @@ int elfsym_match(const char *path, const char *pattern, struct elfsym **out)
 		errno = ENOMEM;
 		return -1;
 	}
-	if (co.n > 1)
-		qsort(co.out, (size_t)co.n, sizeof(*co.out), cmp_addr);
+	if (co.n > 1 && sort_by_addr(co.out, co.n)) {
+		elfsym_free(co.out, co.n);
+		errno = ENOMEM;
+		return -1;
+	}
 	*out = co.out;
 	return co.n;
 }
