@@ -36,7 +36,8 @@ WARN        := -Wall -Wextra -Werror
 CFLAGS      ?= -O2 -g
 BASE_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) -MMD -MP
 CPPFLAGS_ALL = -I. -I$(LIBPERF_DIR)/include $(LLVM_CFLAGS) $(CPPFLAGS)
-LDLIBS_ALL   = $(LIBPERF_A) $(LLVM_LIBS) $(CLANG_LIBS) -lbpf -ldw -lelf -lz $(LDLIBS)
+SYS_LIBS     = -lbpf -ldw -lelf -lz
+LDLIBS_ALL   = $(LIBPERF_A) $(LLVM_LIBS) $(CLANG_LIBS) $(SYS_LIBS) $(LDLIBS)
 
 ASAN_FLAGS  := -fsanitize=address,undefined -fno-omit-frame-pointer
 # GCC's sanitizer instrumentation makes -Wformat-truncation and

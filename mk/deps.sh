@@ -17,8 +17,10 @@ fi
 # bpftrace, linux-perf and gdb are peers the tests and benchmarks compare
 # with; systemtap-sdt-dev gives <sys/sdt.h> to the USDT test program;
 # libc6-dbg is separate debuginfo found by build-id, as users have it.
+# liblzma-dev and libbz2-dev: build/perf-run links libdw statically, and
+# libdw reads compressed debuginfo with them.
 PKGS=(gcc make pkg-config llvm-19-dev libclang-19-dev clang-19 libbpf-dev libelf-dev
-      libdw-dev zlib1g-dev libzstd-dev linux-source-6.1 xz-utils systemtap-sdt-dev bpftrace linux-perf gdb
+      libdw-dev zlib1g-dev libzstd-dev liblzma-dev libbz2-dev linux-source-6.1 xz-utils systemtap-sdt-dev bpftrace linux-perf gdb
       libc6-dbg)
 
 missing=()

@@ -11,8 +11,10 @@
 # stays fast and their start-up is not measured.  LLVM_STATIC=0 goes back
 # to the shared library for build/perf-run as well.
 #
-# libstdc++ and libgcc are linked statically too: the loader's symbol
-# bindings for libstdc++.so (1,700 of them) took about 1 ms of every run.
+# libstdc++, libgcc, libbpf, libdw, libelf and the compression libraries
+# they use are linked statically too: loading and binding them took about
+# 2 ms of every run (libstdc++.so alone had 1,700 symbol bindings); only
+# libc and libm are left to the loader.
 #
 # libclang is not affected: compiler/ctypes.c dlopen()s it RTLD_LOCAL, and
 # the LLVM it brings (the shared one) stays separate from ours, since this
@@ -25,8 +27,9 @@ LLVM_STATIC_COMPONENTS := bpfcodegen bpfdesc bpfinfo bpfasmparser bpfdisassemble
 ifeq ($(LLVM_STATIC),1)
 LLVM_STATIC_LIBS = $(shell $(LLVM_CONFIG) --ldflags 2>/dev/null) -Wl,--start-group \
 	$(shell $(LLVM_CONFIG) --link-static --libs $(LLVM_STATIC_COMPONENTS) 2>/dev/null) \
-	-Wl,--end-group -Wl,-Bstatic -lstdc++ -Wl,-Bdynamic -lrt -ldl -lm -lzstd
+	-Wl,--end-group -Wl,-Bstatic -lstdc++ -Wl,-Bdynamic -lrt -ldl -lm
 
 $(BUILD)/perf-run: LLVM_LIBS = $(LLVM_STATIC_LIBS)
+$(BUILD)/perf-run: SYS_LIBS = -Wl,-Bstatic -lbpf -ldw -lelf -lz -llzma -lbz2 -lzstd -Wl,-Bdynamic
 $(BUILD)/perf-run: LDFLAGS += -no-pie -static-libgcc
 endif
