@@ -157,5 +157,4 @@ const struct provider prov_kernel = {
 	.name = "kernel",
 	.prepare = kn_prepare,
 	.attach = kn_attach,
-	.detach = prov_release,
 };

@@ -129,5 +129,4 @@ out:
 const struct provider prov_perf = {
 	.name = "perf",
 	.attach = pf_attach,
-	.detach = prov_release,
 };

@@ -16,5 +16,4 @@ static int sp_attach(struct prov_att *a, const struct prov_env *e)
 const struct provider prov_special = {
 	.name = "special",
 	.attach = sp_attach,
-	.detach = prov_release,
 };

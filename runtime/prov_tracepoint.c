@@ -65,5 +65,4 @@ static int tp_attach(struct prov_att *a, const struct prov_env *e)
 const struct provider prov_tracepoint = {
 	.name = "tracepoint",
 	.attach = tp_attach,
-	.detach = prov_release,
 };

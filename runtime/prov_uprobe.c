@@ -125,5 +125,4 @@ const struct provider prov_uprobe = {
 	.name = "uprobe",
 	.prepare = up_prepare,
 	.attach = up_attach,
-	.detach = prov_release,
 };

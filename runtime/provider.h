@@ -1,6 +1,7 @@
 /*
- * provider.h - one probe type's way of attaching a loaded BPF program and
- * detaching it again.  Each prov_*.c file fills one struct provider; run.c
+ * provider.h - one probe type's way of attaching a loaded BPF program; what
+ * it attached is links and fds, which detach.c releases for all types at
+ * once.  Each prov_*.c file fills one struct provider; run.c
  * picks it by the probe's kind and never looks inside.  Adding a probe type
  * (or a faster attacher such as uprobe_multi) is adding a file here.
  */
@@ -18,7 +19,7 @@
 #include "../compiler/program.h"
 
 /* What one pr_prog holds once attached: libbpf links and raw fds (perf
- * events), all released by detach. */
+ * events), all released by dt_release() (detach.h). */
 struct prov_att {
 	const struct pr_prog *pp;
 	struct bpf_program *prog;
@@ -44,7 +45,6 @@ struct provider {
 	/* Attaches a->prog as a->pp says.  Reports through e->d at the probe's
 	 * location and returns -1 on failure (what was attached stays in a). */
 	int (*attach)(struct prov_att *a, const struct prov_env *e);
-	void (*detach)(struct prov_att *a);
 };
 
 extern const struct provider prov_uprobe;
@@ -96,20 +96,6 @@ static inline int prov_add_fd(struct prov_att *a, int fd)
 	a->fds = n;
 	a->fds[a->nfds++] = fd;
 	return 0;
-}
-
-/* Destroys every link, then closes every fd: the usual detach. */
-static inline void prov_release(struct prov_att *a)
-{
-	for (int i = 0; i < a->nlinks; i++)
-		bpf_link__destroy(a->links[i]);
-	for (int i = 0; i < a->nfds; i++)
-		close(a->fds[i]);
-	free(a->links);
-	free(a->fds);
-	a->links = NULL;
-	a->fds = NULL;
-	a->nlinks = a->nfds = 0;
 }
 
 /* Reports a failed attach (err = -errno) at the probe's location. */

@@ -20,6 +20,7 @@
 #include <bpf/libbpf.h>
 
 #include "child.h"
+#include "detach.h"
 #include "events.h"
 #include "loader.h"
 #include "provider.h"
@@ -153,13 +154,17 @@ static int rt_attach(struct rt *r, int *count)
 
 static void rt_detach(struct rt *r, bool keep_end)
 {
+	struct prov_att **v = calloc((size_t)r->p->nprogs + 1, sizeof(*v));
+	int n = 0;
+
 	for (int i = 0; r->att && i < r->p->nprogs; i++) {
 		struct prov_att *a = &r->att[i];
-		if (keep_end && a->pp->probe->kind == PK_END)
-			continue;
-		if (a->pp)
-			prov_for(a->pp->probe->kind)->detach(a);
+		if (a->pp && !(keep_end && a->pp->probe->kind == PK_END))
+			v ? (void)(v[n++] = a) : dt_release(&a, 1);
 	}
+	if (v)
+		dt_release(v, n);
+	free(v);
 }
 
 /* Reads every record committed so far.  One consume can stop short while
