@@ -33,7 +33,8 @@ static void *dt_worker(void *arg)
 	return NULL;
 }
 
-/* Links before fds: a link may hold the perf event that an fd names. */
+/* Every libbpf link and every raw fd (uprobe_multi links) of atts: each
+ * owns its own kernel objects, so any order and any overlap will do. */
 static int dt_collect(struct prov_att *const *atts, int n, struct dt_item **out)
 {
 	int total = 0, k = 0;

@@ -81,8 +81,8 @@ static void rt_on_child(int sig)
 	rt_poke();
 }
 
-/* SA_RESTART keeps writes to a slow pipe whole; the poll of the ring
- * buffer (epoll_wait) returns EINTR anyway, so a stop is seen at once. */
+/* SA_RESTART keeps writes to a slow pipe whole; rt_wait() still ends at
+ * once, through rt_wake. */
 static void rt_signals(void)
 {
 	struct sigaction sa;
@@ -159,8 +159,12 @@ static void rt_detach(struct rt *r, bool keep_end)
 
 	for (int i = 0; r->att && i < r->p->nprogs; i++) {
 		struct prov_att *a = &r->att[i];
-		if (a->pp && !(keep_end && a->pp->probe->kind == PK_END))
-			v ? (void)(v[n++] = a) : dt_release(&a, 1);
+		if (!a->pp || (keep_end && a->pp->probe->kind == PK_END))
+			continue;
+		if (v)
+			v[n++] = a;
+		else
+			dt_release(&a, 1);   /* no memory for the list: one by one */
 	}
 	if (v)
 		dt_release(v, n);
