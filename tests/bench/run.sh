@@ -409,7 +409,7 @@ reported_lost() {
 }
 
 part_e() {
-	local tool i r n v got best ns
+	local tool i m got ns
 	local body='{ printf("%d\n", arg0); }'
 	for tool in perf-run bpftrace; do
 		if ! have $tool; then
@@ -431,48 +431,34 @@ part_e() {
 			REASON[events.printf.${m%%:*}.$tool]=${REASON[events.printf.delivered.$tool]:-}
 			finish events.printf.${m%%:*} $tool "${m#*:}"
 		done
-		# The fastest paced run (half a second of events) that arrives whole,
-		# as the rate the loop reached: the probe's own cost caps it.
-		for ((i = 0; i < RUNS; i++)); do
-			best=0
-			for r in 10000 30000 100000 300000 1000000 3000000; do
-				n=$((r / 2))
-				set_cmd $tool "uprobe:$LOOP:hit $body" "$LOOP $n $r"
-				run_stamp -t "$TMO" -m Attach -o "$W/out" -- "${CMD[@]}" || break
-				[ "$(received)" -eq $n ] || break
-				ns=$(loop_ns)
-				best=$(echo "$n * 1000000000 / $ns" | bc)
-				[ "$best" -ge $((r * 8 / 10)) ] || break
-			done
-			sample events.printf.max_lossless_rate $tool $best
-		done
-		finish events.printf.max_lossless_rate $tool ev/s
-		lossless_tp $tool
+		# On the uprobe the probe's own cost caps the rate; on a syscall
+		# tracepoint that the loop calls (getppid) the tool's reading does.
+		lossless $tool events.printf "uprobe:$LOOP:hit $body" ""
+		lossless $tool events.printf_tp \
+			'tracepoint:syscalls:sys_enter_getppid /comm == "loop"/ { printf("%d\n", 1); }' sys
 		flood $tool
 	done
 }
 
-# lossless_tp TOOL: the same search with printf on a syscall tracepoint
-# that the loop calls (getppid), so that the trap of a uprobe does not cap
-# the rate: the fastest paced run (10k ... 3M/s, half a second each) whose
-# every line arrived.
-lossless_tp() {
-	local tool=$1 i r n best ns
-	local prog='tracepoint:syscalls:sys_enter_getppid /comm == "loop"/ { printf("%d\n", 1); }'
+# lossless TOOL METRIC PROG LOOPARG: METRIC.max_lossless_rate, the fastest
+# paced run of PROG on `loop N R LOOPARG` (10k ... 3M/s, half a second of
+# events each) whose every line arrived, as the rate the loop reached.
+lossless() {
+	local tool=$1 metric=$2 prog=$3 arg=$4 i r n best ns
 	for ((i = 0; i < RUNS; i++)); do
 		best=0
 		for r in 10000 30000 100000 300000 1000000 3000000; do
 			n=$((r / 2))
-			set_cmd $tool "$prog" "$LOOP $n $r sys"
+			set_cmd $tool "$prog" "$LOOP $n $r${arg:+ $arg}"
 			run_stamp -t "$TMO" -m Attach -o "$W/out" -- "${CMD[@]}" || break
 			[ "$(received)" -eq $n ] || break
 			ns=$(loop_ns)
 			best=$(echo "$n * 1000000000 / $ns" | bc)
 			[ "$best" -ge $((r * 8 / 10)) ] || break
 		done
-		sample events.printf_tp.max_lossless_rate $tool $best
+		sample $metric.max_lossless_rate $tool $best
 	done
-	finish events.printf_tp.max_lossless_rate $tool ev/s
+	finish $metric.max_lossless_rate $tool ev/s
 }
 
 # flood TOOL: the rate above is capped by the uprobe's own cost, the same
