@@ -693,6 +693,23 @@ void cg_func_end(struct cg *g)
 	func_end(g);
 }
 
+/* Once exit() has set its flag, a hit does nothing: the runtime detaches
+ * the probes only when it has seen the flag, and a probe that fires every
+ * millisecond would count on until then. */
+static void skip_after_exit(struct cg *g)
+{
+	LLVMBasicBlockRef go = cg_block(g, "live"), stop = cg_block(g, "exited");
+
+	cg_counters(g);
+	LLVMValueRef flag = LLVMBuildLoad2(g->b, g->i64,
+					   cg_gep(g, g->counters, 8 * (uint64_t)CG_EXIT), "exited");
+	LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntNE, flag, cg_const(g, 0), ""),
+			stop, go);
+	LLVMPositionBuilderAtEnd(g->b, stop);
+	LLVMBuildRet(g->b, LLVMConstInt(g->i32, 0, 0));
+	LLVMPositionBuilderAtEnd(g->b, go);
+}
+
 static int gen_function(struct cg *g, struct node *pn, const struct probe *p, int idx,
 			int site)
 {
@@ -712,6 +729,8 @@ static int gen_function(struct cg *g, struct node *pn, const struct probe *p, in
 			*c = '_';
 	g->probe = p;
 	func_begin(g, name, sec, pn);
+	if (g->s->has_exit && p->kind != PK_BEGIN && p->kind != PK_END)
+		skip_after_exit(g);
 	if (pn->a) {
 		LLVMValueRef c;
 		LLVMBasicBlockRef go, skip;

@@ -1154,6 +1154,7 @@ static const struct type *check_call(struct sctx *c, struct node *n)
 		return need_args(c, n, 1, 1) && int_arg(c, n, 0) ? type_void() : NULL;
 	if (!strcmp(f, "exit")) {
 		c->s->has_actions = true;
+		c->s->has_exit = true;
 		return need_args(c, n, 0, 0) ? type_void() : NULL;
 	}
 	if (!strcmp(f, "time")) {

@@ -47,6 +47,7 @@ struct sema {
 	bool uses_stack;          /* ustack or kstack somewhere */
 	bool uses_config;         /* elapsed */
 	bool has_actions;         /* some record goes to the ring buffer */
+	bool has_exit;            /* exit() is called somewhere */
 	char **params;            /* borrowed from the options, for string positionals */
 	int nparams;
 };
