@@ -526,17 +526,6 @@ static bool shadowed(const struct dw_var *v, int i, int n)
 	return false;
 }
 
-static void emit_out(struct cg *g, LLVMValueRef rec, uint32_t size)
-{
-	LLVMValueRef out[4] = { cg_record_out(g, size), rec, cg_const(g, size), cg_const(g, 0) };
-	LLVMValueRef rc = cg_helper(g, H_RINGBUF_OUTPUT, out, 4);
-	LLVMBasicBlockRef ok = cg_if(g, rc, "lost");
-
-	cg_count(g, CG_LOST);
-	LLVMBuildBr(g->b, ok);
-	LLVMPositionBuilderAtEnd(g->b, ok);
-}
-
 void cg_print_place(struct cg *g, int id, struct node *m)
 {
 	struct pr_action *a = &g->prog->actions[id];
@@ -556,7 +545,7 @@ void cg_print_place(struct cg *g, int id, struct node *m)
 	LLVMValueRef args[3] = { cg_gep(g, rec, 8), cg_const(g, m->type->size),
 		LLVMBuildIntToPtr(g->b, cg_place_addr(g, m), g->ptr, "") };
 	cg_helper(g, H_READ_USER, args, 3);
-	emit_out(g, rec, 8 + size);
+	cg_send(g, rec, 8 + size);
 }
 
 void cg_print_args(struct cg *g, int id, struct loc loc)
@@ -603,5 +592,5 @@ void cg_print_args(struct cg *g, int id, struct loc loc)
 	for (int i = 0; i < k; i++)
 		store_var(g, cg_gep(g, rec, pa[i].offset), rd[i], loc);
 	free(rd);
-	emit_out(g, rec, off);
+	cg_send(g, rec, off);
 }

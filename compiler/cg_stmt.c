@@ -62,7 +62,7 @@ static void emit_record(struct cg *g, int id, struct node *args)
 {
 	int n = ast_count(args), i = 0;
 	struct pr_arg *pa = calloc(n ? n : 1, sizeof(*pa));
-	LLVMValueRef rec, out[4], rc;
+	LLVMValueRef rec;
 	uint32_t off = 8;
 
 	if (!pa)
@@ -86,16 +86,7 @@ static void emit_record(struct cg *g, int id, struct node *args)
 		if (!str_into(g, a, slot))
 			cg_store_value(g, slot, cg_expr(g, a), t, sz);
 	}
-	out[0] = cg_record_out(g, off);
-	out[1] = rec;
-	out[2] = cg_const(g, off);
-	out[3] = cg_const(g, 0);
-	rc = cg_helper(g, H_RINGBUF_OUTPUT, out, 4);
-	LLVMBasicBlockRef ok = cg_if(g, rc, "lost");
-
-	cg_count(g, CG_LOST);
-	LLVMBuildBr(g->b, ok);
-	LLVMPositionBuilderAtEnd(g->b, ok);
+	cg_send(g, rec, off);
 }
 
 static void act_printf(struct cg *g, struct node *n, enum pr_action_kind k)

@@ -296,14 +296,7 @@ static LLVMMetadataRef di_bytes(struct cg *g, uint32_t size)
 	return di_array(g, di_basic(g, "unsigned char", 8, 8 /* DW_ATE_unsigned_char */), 8, size);
 }
 
-/*
- * Whether hash maps are allocated whole when created.  Preallocating costs
- * the kernel a per-CPU allocation for every possible entry of a per-CPU
- * hash (4096 or 16384 of them, 1.4 ms per map here) before anything is
- * attached; since 6.1 (bpf_mem_alloc) a tracing program may use maps that
- * allocate an entry when a key first comes, and earlier kernels refuse
- * them in perf_event programs.
- */
+/* Whether the running kernel is older than want_major.want_minor. */
 static bool kernel_before(int want_major, int want_minor)
 {
 	static int major = -1, minor;
@@ -314,6 +307,14 @@ static bool kernel_before(int want_major, int want_minor)
 	return major < want_major || (major == want_major && minor < want_minor);
 }
 
+/*
+ * Whether hash maps are allocated whole when created.  Preallocating costs
+ * the kernel a per-CPU allocation for every possible entry of a per-CPU
+ * hash (4096 or 16384 of them, 1.4 ms per map here) before anything is
+ * attached; since 6.1 (bpf_mem_alloc) a tracing program may use maps that
+ * allocate an entry when a key first comes, and earlier kernels refuse
+ * them in perf_event programs.
+ */
 static bool prealloc_hashes(void)
 {
 	return kernel_before(6, 1);
@@ -438,7 +439,7 @@ LLVMValueRef cg_ringbuf(struct cg *g)
  * END outside loops are counted here, and they alone get a small buffer;
  * records that can come at any rate get the big one.
  */
-LLVMValueRef cg_record_out(struct cg *g, uint32_t size)
+void cg_send(struct cg *g, LLVMValueRef rec, uint32_t size)
 {
 	enum probe_kind k = g->probe ? g->probe->kind : PK_BEGIN;
 
@@ -446,7 +447,13 @@ LLVMValueRef cg_record_out(struct cg *g, uint32_t size)
 		g->once_bytes += ((size + 7) & ~7u) + 8;   /* + the ring buffer's header */
 	else
 		g->ringbuf_busy = true;
-	return cg_ringbuf(g);
+
+	LLVMValueRef out[4] = { cg_ringbuf(g), rec, cg_const(g, size), cg_const(g, 0) };
+	LLVMBasicBlockRef ok = cg_if(g, cg_helper(g, H_RINGBUF_OUTPUT, out, 4), "lost");
+
+	cg_count(g, CG_LOST);
+	LLVMBuildBr(g->b, ok);
+	LLVMPositionBuilderAtEnd(g->b, ok);
 }
 
 static void size_ringbuf(struct cg *g)
@@ -693,21 +700,27 @@ void cg_func_end(struct cg *g)
 	func_end(g);
 }
 
+/* Returns 0 from the program unless v is true (non-zero). */
+static void ret0_unless(struct cg *g, LLVMValueRef v, bool want)
+{
+	LLVMBasicBlockRef go = cg_block(g, "go"), stop = cg_block(g, "stop");
+	LLVMValueRef c = LLVMBuildICmp(g->b, LLVMIntNE, v, cg_const(g, 0), "");
+
+	LLVMBuildCondBr(g->b, c, want ? go : stop, want ? stop : go);
+	LLVMPositionBuilderAtEnd(g->b, stop);
+	LLVMBuildRet(g->b, LLVMConstInt(g->i32, 0, 0));
+	LLVMPositionBuilderAtEnd(g->b, go);
+}
+
 /* Once exit() has set its flag, a hit does nothing: the runtime detaches
  * the probes only when it has seen the flag, and a probe that fires every
  * millisecond would count on until then. */
 static void skip_after_exit(struct cg *g)
 {
-	LLVMBasicBlockRef go = cg_block(g, "live"), stop = cg_block(g, "exited");
-
 	cg_counters(g);
-	LLVMValueRef flag = LLVMBuildLoad2(g->b, g->i64,
-					   cg_gep(g, g->counters, 8 * (uint64_t)CG_EXIT), "exited");
-	LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntNE, flag, cg_const(g, 0), ""),
-			stop, go);
-	LLVMPositionBuilderAtEnd(g->b, stop);
-	LLVMBuildRet(g->b, LLVMConstInt(g->i32, 0, 0));
-	LLVMPositionBuilderAtEnd(g->b, go);
+	ret0_unless(g, LLVMBuildLoad2(g->b, g->i64,
+				      cg_gep(g, g->counters, 8 * (uint64_t)CG_EXIT), "exited"),
+		    false);
 }
 
 static int gen_function(struct cg *g, struct node *pn, const struct probe *p, int idx,
@@ -732,21 +745,12 @@ static int gen_function(struct cg *g, struct node *pn, const struct probe *p, in
 	if (g->s->has_exit && p->kind != PK_BEGIN && p->kind != PK_END)
 		skip_after_exit(g);
 	if (pn->a) {
-		LLVMValueRef c;
-		LLVMBasicBlockRef go, skip;
-
 		int mark = cg_tmp_mark(g);
 
 		cg_at(g, pn->a);
-		c = cg_expr(g, pn->a);
+		LLVMValueRef c = cg_expr(g, pn->a);
 		cg_tmp_release(g, mark);
-		go = cg_block(g, "body");
-		skip = cg_block(g, "skip");
-		LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntNE, c, cg_const(g, 0), ""),
-				go, skip);
-		LLVMPositionBuilderAtEnd(g->b, skip);
-		LLVMBuildRet(g->b, LLVMConstInt(g->i32, 0, 0));
-		LLVMPositionBuilderAtEnd(g->b, go);
+		ret0_unless(g, c, true);
 	}
 	cg_block_stmts(g, pn->b);
 	func_end(g);

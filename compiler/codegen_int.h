@@ -54,7 +54,7 @@ struct cg {
 
 	LLVMValueRef *maps;         /* per sema map */
 	LLVMValueRef ringbuf, stackmap, counters, config, heap;
-	uint32_t once_bytes;        /* records BEGIN and END send (cg_record_out) */
+	uint32_t once_bytes;        /* records BEGIN and END send (cg_send) */
 	bool ringbuf_busy;          /* records may come at any rate */
 
 	/* the function being built */
@@ -103,8 +103,9 @@ LLVMBasicBlockRef cg_block(struct cg *g, const char *name);
 LLVMBasicBlockRef cg_if(struct cg *g, LLVMValueRef v, const char *name);
 LLVMValueRef cg_store_const_str(struct cg *g, const char *s, size_t len, uint32_t size);
 LLVMValueRef cg_ringbuf(struct cg *g);
-/* The ring buffer, for one record of size bytes sent from here. */
-LLVMValueRef cg_record_out(struct cg *g, uint32_t size);
+/* Sends the record at rec (size bytes) to the ring buffer; one that finds
+ * no room is counted as lost. */
+void cg_send(struct cg *g, LLVMValueRef rec, uint32_t size);
 #define RINGBUF_BIG   (1u << 22)
 #define RINGBUF_SMALL (1u << 18)
 LLVMValueRef cg_stackmap(struct cg *g);

@@ -113,7 +113,7 @@ struct program {
 	struct pr_map *maps;
 	int nmaps;
 	char *ringbuf_name;       /* the BPF_MAP_TYPE_RINGBUF global, NULL if none */
-	uint32_t ringbuf_size;    /* its bytes (the loader sets them, see cg_record_out) */
+	uint32_t ringbuf_size;    /* its bytes (the loader sets them, see cg_send) */
 	char *stack_map_name;     /* the BPF_MAP_TYPE_STACK_TRACE global, NULL if none */
 	char *config_map_name;    /* array [0]: struct pr_config written before attach */
 	char *counters_map_name;  /* ".bss", one u64 array indexed by PR_LOST.. */
