@@ -33,25 +33,33 @@ static void *dt_worker(void *arg)
 	return NULL;
 }
 
-/* Every libbpf link and every raw fd (uprobe_multi links) of atts: each
- * owns its own kernel objects, so any order and any overlap will do. */
-static int dt_collect(struct prov_att *const *atts, int n, struct dt_item **out)
+static bool dt_wanted(const struct prov_att *a, int keep)
+{
+	return a->pp && (int)a->pp->probe->kind != keep;
+}
+
+/* Every libbpf link and every raw fd (uprobe_multi links) of the wanted
+ * atts: each owns its own kernel objects, so any order and any overlap
+ * will do. */
+static int dt_collect(struct prov_att *atts, int n, int keep, struct dt_item **out)
 {
 	int total = 0, k = 0;
 	struct dt_item *v;
 
 	for (int i = 0; i < n; i++)
-		if (atts[i])
-			total += atts[i]->nlinks + atts[i]->nfds;
+		if (dt_wanted(&atts[i], keep))
+			total += atts[i].nlinks + atts[i].nfds;
 	v = calloc(total ? (size_t)total : 1, sizeof(*v));
 	if (!v)
 		return -1;
-	for (int i = 0; i < n; i++)
-		for (int j = 0; atts[i] && j < atts[i]->nlinks; j++)
-			v[k++].link = atts[i]->links[j];
-	for (int i = 0; i < n; i++)
-		for (int j = 0; atts[i] && j < atts[i]->nfds; j++)
-			v[k++].fd = atts[i]->fds[j];
+	for (int i = 0; i < n; i++) {
+		if (!dt_wanted(&atts[i], keep))
+			continue;
+		for (int j = 0; j < atts[i].nlinks; j++)
+			v[k++].link = atts[i].links[j];
+		for (int j = 0; j < atts[i].nfds; j++)
+			v[k++].fd = atts[i].fds[j];
+	}
 	*out = v;
 	return total;
 }
@@ -74,30 +82,34 @@ static void dt_run(struct dt_work *w)
 		pthread_join(t[i], NULL);
 }
 
-void dt_release(struct prov_att *const *atts, int n)
+/* Without memory for the list: one at a time. */
+static void dt_serial(struct prov_att *a)
+{
+	for (int j = 0; j < a->nlinks; j++)
+		bpf_link__destroy(a->links[j]);
+	for (int j = 0; j < a->nfds; j++)
+		close(a->fds[j]);
+}
+
+void dt_release(struct prov_att *atts, int n, int keep)
 {
 	struct dt_work w = { .next = 0 };
-	int total = dt_collect(atts, n, &w.items);
 
-	if (total < 0) {   /* no memory for the list: one at a time */
-		for (int i = 0; i < n; i++) {
-			for (int j = 0; atts[i] && j < atts[i]->nlinks; j++)
-				bpf_link__destroy(atts[i]->links[j]);
-			for (int j = 0; atts[i] && j < atts[i]->nfds; j++)
-				close(atts[i]->fds[j]);
-		}
-	} else {
-		w.n = total;
+	w.n = dt_collect(atts, n, keep, &w.items);
+	if (w.n >= 0) {
 		dt_run(&w);
 		free(w.items);
 	}
 	for (int i = 0; i < n; i++) {
-		if (!atts[i])
+		struct prov_att *a = &atts[i];
+		if (!dt_wanted(a, keep))
 			continue;
-		free(atts[i]->links);
-		free(atts[i]->fds);
-		atts[i]->links = NULL;
-		atts[i]->fds = NULL;
-		atts[i]->nlinks = atts[i]->nfds = 0;
+		if (w.n < 0)
+			dt_serial(a);
+		free(a->links);
+		free(a->fds);
+		a->links = NULL;
+		a->fds = NULL;
+		a->nlinks = a->nfds = 0;
 	}
 }

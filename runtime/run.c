@@ -154,21 +154,8 @@ static int rt_attach(struct rt *r, int *count)
 
 static void rt_detach(struct rt *r, bool keep_end)
 {
-	struct prov_att **v = calloc((size_t)r->p->nprogs + 1, sizeof(*v));
-	int n = 0;
-
-	for (int i = 0; r->att && i < r->p->nprogs; i++) {
-		struct prov_att *a = &r->att[i];
-		if (!a->pp || (keep_end && a->pp->probe->kind == PK_END))
-			continue;
-		if (v)
-			v[n++] = a;
-		else
-			dt_release(&a, 1);   /* no memory for the list: one by one */
-	}
-	if (v)
-		dt_release(v, n);
-	free(v);
+	if (r->att)
+		dt_release(r->att, r->p->nprogs, keep_end ? PK_END : -1);
 }
 
 /* Reads every record committed so far.  One consume can stop short while
