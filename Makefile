@@ -98,6 +98,16 @@ $(BUILD)/asan/obj/%.o: %.c | $(LIBPERF_A)
 	@mkdir -p $(@D)
 	$(CC) $(BASE_CFLAGS) $(ASAN_CFLAGS) $(CPPFLAGS_ALL) -c -o $@ $<
 
+# syscalls.c's table of syscall numbers, from the C library's headers.
+$(BUILD)/gen/sysnames.h:
+	@mkdir -p $(@D)
+	printf '#include <sys/syscall.h>\n' | $(CC) -dM -E - | \
+		sed -n 's/^#define SYS_\([a-z0-9_]*\) .*/\t{ "\1", SYS_\1 },/p' | LC_ALL=C sort >$@.tmp
+	mv $@.tmp $@
+
+$(BUILD)/obj/compiler/syscalls.o $(BUILD)/asan/obj/compiler/syscalls.o: $(BUILD)/gen/sysnames.h
+$(BUILD)/obj/compiler/syscalls.o $(BUILD)/asan/obj/compiler/syscalls.o: CPPFLAGS += -I$(BUILD)/gen
+
 $(foreach s,$(INTERNAL_SRCS),$(eval $(BUILD)/obj/$(s:.c=.o) $(BUILD)/asan/obj/$(s:.c=.o): \
 	CPPFLAGS += $(LIBPERF_INTERNAL_CFLAGS)))
 

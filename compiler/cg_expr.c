@@ -316,6 +316,8 @@ static LLVMValueRef ident(struct cg *g, struct node *n)
 		return comm(g);
 	if (!strcmp(s, "ustack") || !strcmp(s, "kstack"))
 		return stack_id(g, s[0] == 'u');
+	if (!strcmp(s, "probe") && p->sys_raw && probe_name_per_site(p))
+		return cg_sys_probe_name(g, n->type->size);
 	if (!strcmp(s, "probe")) {
 		char buf[1024];
 		const char *nm = probe_site_name(p, g->site, buf, sizeof(buf));
@@ -375,6 +377,8 @@ static LLVMValueRef field(struct cg *g, struct node *n)
 	}
 	if (g->probe->kind == PK_RAWTP || g->probe->kind == PK_FENTRY || g->probe->kind == PK_FEXIT)
 		return cg_to_int_type(g, ctx_load(g, f->offset, 8), t);
+	if (g->probe->sys_raw)
+		return cg_sys_field(g, f, t);
 	if (t->kind == T_STR && t->data_loc) {
 		v = ctx_load(g, f->offset, 4);
 		off = LLVMBuildAnd(g->b, v, cg_const(g, 0xffff), "");

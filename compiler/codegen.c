@@ -535,6 +535,24 @@ void cg_counters(struct cg *g)
 	g->prog->counters_map_name = strdup(".bss");
 }
 
+/* Constant bytes the programs index at run time: libbpf makes .rodata a
+ * frozen array map.  The name must be unique in the object. */
+LLVMValueRef cg_rodata(struct cg *g, const char *name, const void *data, uint32_t size)
+{
+	LLVMValueRef init = LLVMConstStringInContext(g->ctx, data, size, 1);
+	LLVMValueRef gv = LLVMAddGlobal(g->mod, LLVMTypeOf(init), name);
+
+	LLVMSetInitializer(gv, init);
+	LLVMSetGlobalConstant(gv, 1);
+	LLVMSetSection(gv, ".rodata");
+	LLVMSetAlignment(gv, 8);
+	LLVMGlobalSetMetadata(gv, LLVMGetMDKindIDInContext(g->ctx, "dbg", 3),
+		LLVMDIBuilderCreateGlobalVariableExpression(g->di, g->di_cu, name, strlen(name),
+			name, strlen(name), g->di_file, 0, di_bytes(g, size), 0,
+			LLVMDIBuilderCreateExpression(g->di, NULL, 0), NULL, 64));
+	return gv;
+}
+
 /* Sets a slot to 1: a plain store, no atomic add needed. */
 void cg_flag(struct cg *g, int slot)
 {
@@ -595,6 +613,10 @@ static struct sec_info section_of(const struct probe *p, int idx, char *sec, siz
 		snprintf(sec, n, "kretprobe/p%d", idx);
 		return (struct sec_info){ "kretprobe", BPF_PROG_TYPE_KPROBE };
 	case PK_TRACEPOINT:
+		if (p->sys_raw) {
+			snprintf(sec, n, "raw_tp/%s", p->sys_raw == SYS_ENTER ? "sys_enter" : "sys_exit");
+			return (struct sec_info){ "syscalls", BPF_PROG_TYPE_RAW_TRACEPOINT };
+		}
 		snprintf(sec, n, "tracepoint/%s/%s", p->category ? p->category : "x",
 			 p->event ? p->event : "x");
 		return (struct sec_info){ "tracepoint", BPF_PROG_TYPE_TRACEPOINT };
@@ -654,6 +676,7 @@ static void func_begin(struct cg *g, const char *name, const char *sec, struct n
 	g->heap_ptr = NULL;
 	g->heap_off = 0;
 	g->pid_tgid = NULL;
+	g->sys_nr = g->sys_site = g->sys_regs = NULL;
 }
 
 static void func_end(struct cg *g)
@@ -700,11 +723,10 @@ void cg_func_end(struct cg *g)
 	func_end(g);
 }
 
-/* Returns 0 from the program unless v is true (non-zero). */
-static void ret0_unless(struct cg *g, LLVMValueRef v, bool want)
+void cg_ret0_unless(struct cg *g, LLVMValueRef v, bool want)
 {
 	LLVMBasicBlockRef go = cg_block(g, "go"), stop = cg_block(g, "stop");
-	LLVMValueRef c = LLVMBuildICmp(g->b, LLVMIntNE, v, cg_const(g, 0), "");
+	LLVMValueRef c = LLVMBuildICmp(g->b, LLVMIntNE, v, LLVMConstNull(LLVMTypeOf(v)), "");
 
 	LLVMBuildCondBr(g->b, c, want ? go : stop, want ? stop : go);
 	LLVMPositionBuilderAtEnd(g->b, stop);
@@ -718,7 +740,7 @@ static void ret0_unless(struct cg *g, LLVMValueRef v, bool want)
 static void skip_after_exit(struct cg *g)
 {
 	cg_counters(g);
-	ret0_unless(g, LLVMBuildLoad2(g->b, g->i64,
+	cg_ret0_unless(g, LLVMBuildLoad2(g->b, g->i64,
 				      cg_gep(g, g->counters, 8 * (uint64_t)CG_EXIT), "exited"),
 		    false);
 }
@@ -742,6 +764,8 @@ static int gen_function(struct cg *g, struct node *pn, const struct probe *p, in
 			*c = '_';
 	g->probe = p;
 	func_begin(g, name, sec, pn);
+	if (p->sys_raw)
+		cg_sys_prologue(g);
 	if (g->s->has_exit && p->kind != PK_BEGIN && p->kind != PK_END)
 		skip_after_exit(g);
 	if (pn->a) {
@@ -750,7 +774,7 @@ static int gen_function(struct cg *g, struct node *pn, const struct probe *p, in
 		cg_at(g, pn->a);
 		LLVMValueRef c = cg_expr(g, pn->a);
 		cg_tmp_release(g, mark);
-		ret0_unless(g, c, true);
+		cg_ret0_unless(g, c, true);
 	}
 	cg_block_stmts(g, pn->b);
 	func_end(g);
@@ -1015,7 +1039,8 @@ int cg_generate(struct sema_probe *probes, int nprobes, struct sema *s,
 
 	for (int i = 0; i < nprobes; i++)
 		for (int j = 0; j < probes[i].nprobes; j++)
-			nfn += probes[i].per_site ? probes[i].probes[j]->nsites : 1;
+			nfn += probes[i].per_site && !probes[i].probes[j]->sys_raw ?
+				probes[i].probes[j]->nsites : 1;
 	out->progs = calloc(nfn ? nfn : 1, sizeof(*out->progs));
 	if (!out->progs)
 		return -1;
@@ -1030,7 +1055,7 @@ int cg_generate(struct sema_probe *probes, int nprobes, struct sema *s,
 		for (int j = 0; j < probes[i].nprobes; j++, idx++) {
 			const struct probe *p = probes[i].probes[j];
 
-			if (!probes[i].per_site) {
+			if (!probes[i].per_site || p->sys_raw) {
 				gen_function(&g, probes[i].node, p, idx, -1);
 				continue;
 			}

@@ -69,6 +69,7 @@ struct cg {
 	LLVMBasicBlockRef brk[32], cont[32];
 	int nloops;
 	LLVMValueRef pid_tgid;      /* computed once per hit, in the entry block */
+	LLVMValueRef sys_nr, sys_site, sys_regs; /* raw syscalls program (cg_syscall.c) */
 	LLVMValueRef heap_ptr;      /* this hit's heap, looked up in the entry block */
 	uint32_t heap_off;          /* first free heap byte */
 	LLVMValueRef *tmp;          /* temporaries of the statements being built */
@@ -101,6 +102,8 @@ void cg_memcpy(struct cg *g, LLVMValueRef dst, LLVMValueRef src, uint32_t size);
 LLVMBasicBlockRef cg_block(struct cg *g, const char *name);
 /* Branches on v != 0 into a new block and returns the block for "else". */
 LLVMBasicBlockRef cg_if(struct cg *g, LLVMValueRef v, const char *name);
+/* Returns 0 from the program unless (v != 0) == want. */
+void cg_ret0_unless(struct cg *g, LLVMValueRef v, bool want);
 LLVMValueRef cg_store_const_str(struct cg *g, const char *s, size_t len, uint32_t size);
 LLVMValueRef cg_ringbuf(struct cg *g);
 /* Sends the record at rec (size bytes) to the ring buffer; one that finds
@@ -115,6 +118,7 @@ LLVMValueRef cg_heap_ptr(struct cg *g);
 enum { CG_LOST = PR_LOST, CG_DROPS = PR_DROPS, CG_FAULTS = PR_FAULTS,
        CG_EXIT = PR_EXIT, CG_NCOUNTERS = PR_NCOUNTERS };
 void cg_counters(struct cg *g);
+LLVMValueRef cg_rodata(struct cg *g, const char *name, const void *data, uint32_t size);
 void cg_count(struct cg *g, int slot);
 void cg_flag(struct cg *g, int slot);
 void cg_comm_into(struct cg *g, LLVMValueRef dst);
@@ -156,6 +160,15 @@ void cg_print_args(struct cg *g, int id, struct loc loc);
 void cg_print_place(struct cg *g, int id, struct node *m);
 /* After every script function: the entry companions DWL_ENTRY_VALUE asked for. */
 int cg_entry_companions(struct cg *g);
+
+/* cg_syscall.c: a program on raw_syscalls for a syscalls:* wildcard
+ * (syscalls.h).  The prologue returns at once for a syscall that is not a
+ * site, and keeps its number, site and registers for the two below. */
+void cg_sys_prologue(struct cg *g);
+/* A field of the syscall's tracepoint: __syscall_nr, an argument, ret. */
+LLVMValueRef cg_sys_field(struct cg *g, const struct field *f, const struct type *t);
+/* The `probe` builtin: this site's name, size bytes. */
+LLVMValueRef cg_sys_probe_name(struct cg *g, uint32_t size);
 
 /* cg_stmt.c */
 void cg_block_stmts(struct cg *g, struct node *blk);

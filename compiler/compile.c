@@ -16,6 +16,7 @@
 #include "parser.h"
 #include "program.h"
 #include "sema.h"
+#include "syscalls.h"
 
 static bool reads_args(const struct node *n)
 {
@@ -62,6 +63,28 @@ static char *expand_params(const char *text, struct loc loc, const struct pr_com
 	return out;
 }
 
+/* Adds pr to the program, or the probes sys_split() makes of it. */
+static int add_split(struct program *p, struct sema_probe *s, struct probe *pr)
+{
+	struct probe *raw[2];
+	int rc = sys_split(pr, raw);
+
+	for (int k = 0; k < 2; k++)
+		if (raw[k] && rc == 0) {
+			p->probes[p->nprobes++] = raw[k];
+			s->nprobes++;
+		} else {
+			probe_free(raw[k]);
+		}
+	if (pr->nsites == 0 && (raw[0] || raw[1]) && rc == 0) {
+		probe_free(pr);
+		return 0;
+	}
+	p->probes[p->nprobes++] = pr;
+	s->nprobes++;
+	return rc;
+}
+
 static int resolve_probes(struct node *root, const struct pr_compile_opts *o,
 			  struct program *p, struct sema_probe **out, int *nout,
 			  struct diag *d)
@@ -75,7 +98,8 @@ static int resolve_probes(struct node *root, const struct pr_compile_opts *o,
 			nattach += ast_count(n->list);
 		}
 	sp = calloc(nprobe ? nprobe : 1, sizeof(*sp));
-	p->probes = calloc(nattach ? nattach : 1, sizeof(*p->probes));
+	/* sys_split() can make three probes of one attach point. */
+	p->probes = calloc(nattach ? 3 * nattach : 1, sizeof(*p->probes));
 	if (!sp || !p->probes) {
 		free(sp);
 		return -1;
@@ -100,8 +124,8 @@ static int resolve_probes(struct node *root, const struct pr_compile_opts *o,
 				continue;
 			}
 			free(text);
-			p->probes[p->nprobes++] = pr;
-			s->nprobes++;
+			if (add_split(p, s, pr) < 0)
+				rc = -1;
 		}
 	}
 	*out = sp;

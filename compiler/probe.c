@@ -703,12 +703,16 @@ void probe_free(struct probe *p)
 	free(p->path);
 	free(p->category);
 	free(p->event);
+	free(p->sys_site);
 	free(p);
 }
 
 void probe_dump(FILE *out, const struct probe *p)
 {
 	fprintf(out, "%s (%s)\n", p->name, probe_kind_name(p->kind));
+	if (p->sys_raw)
+		fprintf(out, "  one program on raw_syscalls:%s\n",
+			p->sys_raw == SYS_ENTER ? "sys_enter" : "sys_exit");
 	if (p->path)
 		fprintf(out, "  binary %s\n", p->path);
 	if (p->kind == PK_TRACEPOINT && p->args)
@@ -724,6 +728,9 @@ void probe_dump(FILE *out, const struct probe *p)
 	for (int i = 0; i < p->nsites; i++) {
 		const struct probe_site *s = &p->sites[i];
 		fprintf(out, "  site %s", s->func);
+		for (int nr = 0; nr < p->nsys; nr++)
+			if (p->sys_site[nr] == i)
+				fprintf(out, " nr %d", nr);
 		if (p->path)
 			fprintf(out, " addr 0x%llx offset 0x%llx", (unsigned long long)s->addr,
 				(unsigned long long)s->offset);

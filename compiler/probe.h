@@ -69,6 +69,12 @@ struct probe {
 	char *category;
 	char *event;
 	const struct type *args;
+	/* syscalls:sys_enter_* or sys_exit_* wildcard attached once to the
+	 * raw_syscalls tracepoint (syscalls.h): SYS_ENTER or SYS_EXIT, and
+	 * sys_site[nr] the site of syscall nr (-1: none) for nr < nsys. */
+	enum { SYS_PERF, SYS_ENTER, SYS_EXIT } sys_raw;
+	int16_t *sys_site;
+	int nsys;
 
 	/* profile (freq hz on every cpu), interval (period ns on one cpu),
 	 * software and hardware (perf type/config, sample period). */

@@ -368,11 +368,12 @@ static const struct type *check_ident(struct sctx *c, struct node *n)
 		size_t m = 0;
 		char buf[1024];
 
-		/* A wildcard names each match: one program per site. */
+		/* A wildcard names each match: one program per site, but
+		 * a raw syscalls program looks the name up (cg_syscall.c). */
 		for (int i = 0; i < c->cur->nprobes; i++) {
 			const struct probe *p = c->cur->probes[i];
 
-			c->cur->per_site |= probe_name_per_site(p);
+			c->cur->per_site |= probe_name_per_site(p) && !p->sys_raw;
 			for (int k = 0; k < (p->nsites ? p->nsites : 1); k++) {
 				size_t l = strlen(probe_site_name(p, k, buf, sizeof(buf)));
 

@@ -1,7 +1,8 @@
 /*
  * prov_tracepoint.c - tracepoint:CAT:NAME through the tracepoint PMU
  * (bpf_program__attach_tracepoint).  A wildcard that matched several
- * tracepoints lists them as sites "cat:event"; each is one attach point.
+ * tracepoints lists them as sites "cat:event"; each is one attach point,
+ * except for a syscalls:* wildcard made one raw_syscalls program.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -47,10 +48,30 @@ static int tp_attach_site(struct prov_att *a, const struct prov_env *e, const ch
 	return tp_attach_one(a, e, cat, colon + 1);
 }
 
+/* A syscalls:* wildcard's one program (syscalls.h) stands for every site. */
+static int tp_attach_raw(struct prov_att *a, const struct prov_env *e)
+{
+	const struct probe *p = a->pp->probe;
+	const char *tp = p->sys_raw == SYS_ENTER ? "sys_enter" : "sys_exit";
+	struct bpf_link *l = bpf_program__attach_raw_tracepoint(a->prog, tp);
+
+	if (!l) {
+		diag_error(e->d, a->pp->loc, "cannot attach raw_syscalls:%s for %s: %s", tp,
+			   p->name, strerror(errno));
+		return -1;
+	}
+	if (prov_add_link(a, l))
+		return -1;
+	a->count += p->nsites;
+	return 0;
+}
+
 static int tp_attach(struct prov_att *a, const struct prov_env *e)
 {
 	const struct probe *p = a->pp->probe;
 
+	if (p->sys_raw)
+		return tp_attach_raw(a, e);
 	tp_mount_tracefs();
 	if (p->nsites == 0)
 		return tp_attach_one(a, e, p->category, p->event);

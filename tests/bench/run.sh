@@ -266,51 +266,62 @@ part_b() {
 
 # The traced many<N> 0 calls nothing and writes stamp_now= as it starts, i.e.
 # once every probe is live; the rest of the run is its exit and the detach.
-part_c() {
-	local n tool i runs tmo t r m x late
-	for n in 1000 10000; do
-		for tool in perf-run bpftrace; do
-			m=attach.uprobes$n late=""
-			if ! have $tool; then
-				na $m.attached $tool ms "$(why_not $tool)"
-				continue
-			fi
-			runs=$RUNS tmo=$TMO
-			[ $tool = bpftrace ] && runs=$SLOW_RUNS tmo=$SLOW_TMO
-			if [ $tool = bpftrace ] && [ $n -gt 1000 ] && [ -z "${BENCH_BIG:-}" ]; then
-				# A timeout does not help: killed, it still closes its perf
-				# events one by one, each waiting for an RCU grace period.
-				na $m.total $tool ms "skipped: bpftrace detaches one uprobe at a time (see uprobes1000.detach); BENCH_BIG=1 runs it"
-				continue
-			fi
-			for ((i = 0; i < runs; i++)); do
-				set_cmd $tool "uprobe:$ROOT/$B/many$n:f* { @ = count(); }" "$ROOT/$B/many$n 0"
-				run_stamp -t "$tmo" -m Attach -- "${CMD[@]}"
-				case $? in
-				2) late=1; break ;;
-				1) REASON[$m.attached.$tool]="failed: $(tail_err)"; break ;;
-				esac
-				t=$(field total_ms) r=$(field release_ms)
-				sample $m.attached $tool "$r"
-				sample $m.detach $tool "$(echo "$t - $r" | bc)"
-				sample $m.total $tool "$t"
-				sample rss.uprobes$n $tool "$(field rss_kb)"
-			done
-			if [ -n "$late" ]; then
-				# Not finished within the bound: "> T s", as ">T000" ms in the TSV.
-				printf '%s\t%s\t>%d\t>%d\t>%d\tms\n' $m.total $tool $((tmo * 1000)) \
-					$((tmo * 1000)) $((tmo * 1000)) >>"$TSV"
-				rm -f "$W"/s.$m.* "$W"/s.rss.uprobes$n.$tool
-				continue
-			fi
-			for x in attached detach total; do
-				REASON[$m.$x.$tool]=${REASON[$m.attached.$tool]:-}
-				finish $m.$x $tool ms
-			done
-			REASON[rss.uprobes$n.$tool]=${REASON[$m.attached.$tool]:-}
-			finish rss.uprobes$n $tool KB
+# attach_many CASE PROG CMDLINE N: attached (the command starts), detach
+# (from then to the tracer's exit) and total, for a script on many probes;
+# N is the uprobe count (bpftrace is skipped above 1,000 unless BENCH_BIG).
+attach_many() {
+	local c=$1 prog=$2 cmd=$3 n=$4 tool i runs tmo t r m=attach.$1 x late
+	for tool in perf-run bpftrace; do
+		late=""
+		if ! have $tool; then
+			na $m.attached $tool ms "$(why_not $tool)"
+			continue
+		fi
+		runs=$RUNS tmo=$TMO
+		[ $tool = bpftrace ] && runs=$SLOW_RUNS tmo=$SLOW_TMO
+		if [ $tool = bpftrace ] && [ $n -gt 1000 ] && [ -z "${BENCH_BIG:-}" ]; then
+			# A timeout does not help: killed, it still closes its perf
+			# events one by one, each waiting for an RCU grace period.
+			na $m.total $tool ms "skipped: bpftrace detaches one uprobe at a time (see uprobes1000.detach); BENCH_BIG=1 runs it"
+			continue
+		fi
+		for ((i = 0; i < runs; i++)); do
+			set_cmd $tool "$prog" "$cmd"
+			run_stamp -t "$tmo" -m Attach -- "${CMD[@]}"
+			case $? in
+			2) late=1; break ;;
+			1) REASON[$m.attached.$tool]="failed: $(tail_err)"; break ;;
+			esac
+			t=$(field total_ms) r=$(field release_ms)
+			sample $m.attached $tool "$r"
+			sample $m.detach $tool "$(echo "$t - $r" | bc)"
+			sample $m.total $tool "$t"
+			sample rss.$c $tool "$(field rss_kb)"
 		done
+		if [ -n "$late" ]; then
+			# Not finished within the bound: "> T s", as ">T000" ms in the TSV.
+			printf '%s\t%s\t>%d\t>%d\t>%d\tms\n' $m.total $tool $((tmo * 1000)) \
+				$((tmo * 1000)) $((tmo * 1000)) >>"$TSV"
+			rm -f "$W"/s.$m.* "$W"/s.rss.$c.$tool
+			continue
+		fi
+		for x in attached detach total; do
+			REASON[$m.$x.$tool]=${REASON[$m.attached.$tool]:-}
+			finish $m.$x $tool ms
+		done
+		REASON[rss.$c.$tool]=${REASON[$m.attached.$tool]:-}
+		finish rss.$c $tool KB
 	done
+}
+
+part_c() {
+	local n
+	for n in 1000 10000; do
+		attach_many uprobes$n "uprobe:$ROOT/$B/many$n:f* { @ = count(); }" "$ROOT/$B/many$n 0" $n
+	done
+	# Every syscall tracepoint: the kernel tears each perf event down on
+	# its own, with two grace periods (perf-run: one raw_syscalls program).
+	attach_many syscalls 'tracepoint:syscalls:sys_enter_* { @[probe] = count(); }' "$LOOP 1000" 0
 }
 
 # ---- d: cost per hit ---------------------------------------------------------
