@@ -38,6 +38,10 @@ $(FUZZ_DIR)/obj/%.o: %.c
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
 
+# syscalls.c includes the table the Makefile generates from the C library.
+$(FUZZ_DIR)/obj/compiler/syscalls.o: $(BUILD)/gen/sysnames.h
+$(FUZZ_DIR)/obj/compiler/syscalls.o: FUZZ_CFLAGS += -I$(BUILD)/gen
+
 $(FUZZ_DIR)/fuzz_%: $(FUZZ_DIR)/obj/fuzz/fuzz_%.o $(FUZZ_OBJS)
 	$(FUZZ_CC) $(FUZZ_SAN) -fsanitize=fuzzer -o $@ $^ $(FUZZ_LIBS)
 
