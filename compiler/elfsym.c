@@ -232,13 +232,14 @@ static int loads_offset(const struct loads *l, uint64_t addr, uint64_t *offset)
 struct collector {
 	const char *pattern;
 	bool literal;
+	size_t prefix;            /* pattern's length before its first wildcard */
 	struct nameset seen;
 	struct loads loads;
 	struct elfsym *out;
 	int n, cap;
 };
 
-static int co_add(struct collector *co, const char *name, const GElf_Sym *sym)
+static int co_add(struct collector *co, const char *name, const Elf64_Sym *sym)
 {
 	if (co->n == co->cap) {
 		int cap = co->cap ? co->cap * 2 : 16;
@@ -260,36 +261,101 @@ static int co_add(struct collector *co, const char *name, const GElf_Sym *sym)
 	return 0;
 }
 
-/* Collects matching functions of one symbol table. */
+/* Whether name matches: a literal compares, a pattern is tried only on
+ * names that start with its literal prefix (fnmatch is the slow part). */
+static bool co_match(const struct collector *co, const char *name)
+{
+	if (co->literal)
+		return !strcmp(name, co->pattern);
+	return !strncmp(name, co->pattern, co->prefix) && !fnmatch(co->pattern, name, 0);
+}
+
+/* Checks symbol i and adds it if it is a defined function that matches. */
+static int co_take(struct collector *co, const Elf64_Sym *syms, size_t i, const Elf_Data *strs)
+{
+	const Elf64_Sym *sym = &syms[i];
+	int type = ELF64_ST_TYPE(sym->st_info);
+
+	if ((type != STT_FUNC && type != STT_GNU_IFUNC) || sym->st_shndx == SHN_UNDEF ||
+	    !sym->st_value || !sym->st_name || sym->st_name >= strs->d_size)
+		return 0;
+	const char *name = (const char *)strs->d_buf + sym->st_name;
+	if (!memchr(name, 0, strs->d_size - sym->st_name) || !co_match(co, name))
+		return 0;
+	int fresh = ns_add(&co->seen, name);
+	return fresh < 0 || (fresh && co_add(co, name, sym)) ? -1 : 0;
+}
+
+static uint32_t gnu_hash(const char *s)
+{
+	uint32_t h = 5381;
+
+	while (*s)
+		h = h * 33 + (unsigned char)*s++;
+	return h;
+}
+
+/* A literal name in .dynsym through the dynamic loader's .gnu.hash: the
+ * chain of its bucket, in symbol order, instead of every symbol.  Returns
+ * 1 if done, 0 if there is no usable table (then every symbol is read). */
+static int collect_hashed(Elf *elf, size_t symndx, const Elf64_Sym *syms, size_t cnt,
+			  const Elf_Data *strs, struct collector *co, int *rc)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	Elf_Data *d = NULL;
+
+	while ((scn = elf_nextscn(elf, scn)))
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_GNU_HASH && sh.sh_link == symndx)
+			break;
+	if (!scn || !(d = elf_getdata(scn, NULL)) || d->d_size < 16)
+		return 0;
+	const uint32_t *w = d->d_buf;
+	size_t nb = w[0], off = w[1], words = d->d_size / 4;
+	size_t first_bucket = 4 + 2 * (size_t)w[2];   /* after the 64-bit bloom words */
+	if (!nb || first_bucket + nb > words)
+		return 0;
+	uint32_t h = gnu_hash(co->pattern);
+	const uint32_t *chain = w + first_bucket + nb;
+	size_t nchain = words - first_bucket - nb;
+	*rc = 0;
+	for (size_t i = w[first_bucket + h % nb]; i >= off && i < cnt && i - off < nchain; i++) {
+		uint32_t c = chain[i - off];
+
+		if ((c | 1) == (h | 1) && (*rc = co_take(co, syms, i, strs)))
+			break;
+		if (c & 1)
+			break;
+	}
+	return 1;
+}
+
+/* Collects matching functions of one symbol table.  Symbols and names are
+ * read in place (libelf gives the file's class in memory layout): the
+ * gelf_getsym() and elf_strptr() calls per symbol were most of the time
+ * in a library of 100,000 symbols. */
 static int collect(Elf *elf, Elf_Scn *scn, struct collector *co)
 {
 	GElf_Shdr sh;
-	Elf_Data *data = elf_getdata(scn, NULL);
-	if (!gelf_getshdr(scn, &sh) || !data || !sh.sh_entsize)
+	Elf_Data *data = elf_getdata(scn, NULL), *strs;
+	if (!gelf_getshdr(scn, &sh) || !data || !sh.sh_entsize || gelf_getclass(elf) != ELFCLASS64 ||
+	    !(strs = elf_getdata(elf_getscn(elf, sh.sh_link), NULL)))
 		return 0;
-	size_t cnt = sh.sh_size / sh.sh_entsize;
-	for (size_t i = 0; i < cnt; i++) {
-		GElf_Sym sym;
-		if (!gelf_getsym(data, (int)i, &sym))
-			continue;
-		int type = GELF_ST_TYPE(sym.st_info);
-		if ((type != STT_FUNC && type != STT_GNU_IFUNC) || sym.st_shndx == SHN_UNDEF || !sym.st_value)
-			continue;
-		const char *name = elf_strptr(elf, sh.sh_link, sym.st_name);
-		if (!name || !*name)
-			continue;
-		if (co->literal ? strcmp(name, co->pattern) : fnmatch(co->pattern, name, 0))
-			continue;
-		int fresh = ns_add(&co->seen, name);
-		if (fresh < 0 || (fresh && co_add(co, name, &sym)))
-			return -1;
-	}
-	return 0;
+	const Elf64_Sym *syms = data->d_buf;
+	size_t cnt = data->d_size / sizeof(*syms);
+	int rc = 0;
+	if (co->literal && sh.sh_type == SHT_DYNSYM &&
+	    collect_hashed(elf, elf_ndxscn(scn), syms, cnt, strs, co, &rc))
+		return rc;
+	for (size_t i = 0; i < cnt && !rc; i++)
+		rc = co_take(co, syms, i, strs);
+	return rc;
 }
 
 int elfsym_match(const char *path, const char *pattern, struct elfsym **out)
 {
-	struct collector co = { .pattern = pattern, .literal = !strpbrk(pattern, "*?[") };
+	struct collector co = { .pattern = pattern, .literal = !strpbrk(pattern, "*?["),
+				.prefix = strcspn(pattern, "*?[\\") };
 	struct elf_file ef;
 	int rc = 0;
 
@@ -382,9 +448,9 @@ static char *search_dir(const char *dir, const char *want)
 	char pat[PATH_MAX];
 	glob_t g;
 	char *found = NULL;
-	snprintf(pat, sizeof(pat), "%s/%s%s*", dir, strncmp(want, "lib", 3) ? "lib" : "", want);
-	if (strchr(want, '/'))
+	if (!dir || !want || strchr(want, '/'))
 		return NULL;
+	snprintf(pat, sizeof(pat), "%s/%s%s*", dir, strncmp(want, "lib", 3) ? "lib" : "", want);
 	if (glob(pat, 0, NULL, &g))
 		return NULL;
 	for (size_t i = 0; i < g.gl_pathc && !found; i++) {
