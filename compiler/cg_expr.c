@@ -316,7 +316,7 @@ static LLVMValueRef ident(struct cg *g, struct node *n)
 		return comm(g);
 	if (!strcmp(s, "ustack") || !strcmp(s, "kstack"))
 		return stack_id(g, s[0] == 'u');
-	if (!strcmp(s, "probe") && p->sys_raw && probe_name_per_site(p))
+	if (!strcmp(s, "probe") && p->sys_raw)
 		return cg_sys_probe_name(g, n->type->size);
 	if (!strcmp(s, "probe")) {
 		char buf[1024];

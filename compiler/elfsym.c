@@ -270,17 +270,16 @@ static bool co_match(const struct collector *co, const char *name)
 	return !strncmp(name, co->pattern, co->prefix) && !fnmatch(co->pattern, name, 0);
 }
 
-/* Checks symbol i and adds it if it is a defined function that matches. */
-static int co_take(struct collector *co, const Elf64_Sym *syms, size_t i, const Elf_Data *strs)
+/* Adds sym if it is a defined function that matches. */
+static int co_take(struct collector *co, const Elf64_Sym *sym, const Elf_Data *strs)
 {
-	const Elf64_Sym *sym = &syms[i];
 	int type = ELF64_ST_TYPE(sym->st_info);
 
 	if ((type != STT_FUNC && type != STT_GNU_IFUNC) || sym->st_shndx == SHN_UNDEF ||
 	    !sym->st_value || !sym->st_name || sym->st_name >= strs->d_size)
 		return 0;
 	const char *name = (const char *)strs->d_buf + sym->st_name;
-	if (!memchr(name, 0, strs->d_size - sym->st_name) || !co_match(co, name))
+	if (!*name || !memchr(name, 0, strs->d_size - sym->st_name) || !co_match(co, name))
 		return 0;
 	int fresh = ns_add(&co->seen, name);
 	return fresh < 0 || (fresh && co_add(co, name, sym)) ? -1 : 0;
@@ -322,7 +321,7 @@ static int collect_hashed(Elf *elf, size_t symndx, const Elf64_Sym *syms, size_t
 	for (size_t i = w[first_bucket + h % nb]; i >= off && i < cnt && i - off < nchain; i++) {
 		uint32_t c = chain[i - off];
 
-		if ((c | 1) == (h | 1) && (*rc = co_take(co, syms, i, strs)))
+		if ((c | 1) == (h | 1) && (*rc = co_take(co, &syms[i], strs)))
 			break;
 		if (c & 1)
 			break;
@@ -330,25 +329,32 @@ static int collect_hashed(Elf *elf, size_t symndx, const Elf64_Sym *syms, size_t
 	return 1;
 }
 
-/* Collects matching functions of one symbol table.  Symbols and names are
- * read in place (libelf gives the file's class in memory layout): the
- * gelf_getsym() and elf_strptr() calls per symbol were most of the time
- * in a library of 100,000 symbols. */
+/* Collects matching functions of one symbol table.  A 64-bit file's
+ * symbols and names are read in place (libelf gives them in memory
+ * layout): gelf_getsym() and elf_strptr() per symbol were most of the
+ * time in a library of 100,000 symbols.  A 32-bit file's go through gelf. */
 static int collect(Elf *elf, Elf_Scn *scn, struct collector *co)
 {
 	GElf_Shdr sh;
 	Elf_Data *data = elf_getdata(scn, NULL), *strs;
-	if (!gelf_getshdr(scn, &sh) || !data || !sh.sh_entsize || gelf_getclass(elf) != ELFCLASS64 ||
+	if (!gelf_getshdr(scn, &sh) || !data || !sh.sh_entsize ||
 	    !(strs = elf_getdata(elf_getscn(elf, sh.sh_link), NULL)))
 		return 0;
+	bool in_place = gelf_getclass(elf) == ELFCLASS64;
 	const Elf64_Sym *syms = data->d_buf;
-	size_t cnt = data->d_size / sizeof(*syms);
+	size_t cnt = sh.sh_size / sh.sh_entsize;
+	if (in_place && cnt > data->d_size / sizeof(*syms))
+		cnt = data->d_size / sizeof(*syms);
 	int rc = 0;
-	if (co->literal && sh.sh_type == SHT_DYNSYM &&
+	if (in_place && co->literal && sh.sh_type == SHT_DYNSYM &&
 	    collect_hashed(elf, elf_ndxscn(scn), syms, cnt, strs, co, &rc))
 		return rc;
-	for (size_t i = 0; i < cnt && !rc; i++)
-		rc = co_take(co, syms, i, strs);
+	for (size_t i = 0; i < cnt && !rc; i++) {
+		GElf_Sym tmp;   /* GElf_Sym is Elf64_Sym */
+		const Elf64_Sym *sym = in_place ? &syms[i] : gelf_getsym(data, (int)i, &tmp);
+
+		rc = sym ? co_take(co, sym, strs) : 0;
+	}
 	return rc;
 }
 

@@ -104,7 +104,7 @@ static int move_site(struct probe *p, int i, struct probe *r)
 	return 0;
 }
 
-/* The sites of family f whose syscall numbers are known and distinct. */
+/* How many sites are of family f with a known syscall number; *max the largest. */
 static int count_family(const struct probe *p, int f, int *max)
 {
 	int n = 0;
