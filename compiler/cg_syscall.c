@@ -115,7 +115,7 @@ LLVMValueRef cg_sys_probe_name(struct cg *g, uint32_t size)
 	char name[128], buf[1024];
 	size_t len;
 
-	/* 8-byte aligned entries: copied 8 bytes at a time. */
+	/* 8-byte aligned entries, as the stack buffers of other strings. */
 	uint32_t stride = (size + 7) & ~7u;
 
 	snprintf(name, sizeof(name), "%s_names%u", LLVMGetValueName2(g->fn, &len), size);
@@ -133,10 +133,10 @@ LLVMValueRef cg_sys_probe_name(struct cg *g, uint32_t size)
 		tab = cg_rodata(g, name, all, stride * (uint32_t)p->nsites);
 		free(all);
 	}
+	/* The entry itself, not a copy: whoever uses the value copies it
+	 * (a key, a record) or reads it, and the kernel refuses a program
+	 * that would write to .rodata. */
 	LLVMValueRef off = LLVMBuildMul(g->b, g->sys_site, cg_const(g, stride), "");
-	LLVMValueRef dst = cg_alloca(g, size, "probe");
 
-	LLVMBuildMemCpy(g->b, dst, 8, LLVMBuildGEP2(g->b, g->i8, tab, &off, 1, ""), 8,
-			cg_const(g, size));
-	return dst;
+	return LLVMBuildGEP2(g->b, g->i8, tab, &off, 1, "probe");
 }

@@ -167,7 +167,7 @@ int cg_entry_companions(struct cg *g);
 void cg_sys_prologue(struct cg *g);
 /* A field of the syscall's tracepoint: __syscall_nr, an argument, ret. */
 LLVMValueRef cg_sys_field(struct cg *g, const struct field *f, const struct type *t);
-/* The `probe` builtin: this site's name, size bytes. */
+/* The `probe` builtin: this site's name, size bytes, in .rodata: read-only. */
 LLVMValueRef cg_sys_probe_name(struct cg *g, uint32_t size);
 
 /* cg_stmt.c */
