@@ -511,6 +511,17 @@ LLVMValueRef cg_config(struct cg *g)
 	return g->config;
 }
 
+/* Debug info of a global of size bytes: libbpf reads the section's
+ * variables from it (BTF DATASEC). */
+static void di_global(struct cg *g, LLVMValueRef gv, const char *name, uint32_t size)
+{
+	LLVMMetadataRef gve = LLVMDIBuilderCreateGlobalVariableExpression(g->di, g->di_cu,
+			name, strlen(name), name, strlen(name), g->di_file, 0, di_bytes(g, size), 0,
+			LLVMDIBuilderCreateExpression(g->di, NULL, 0), NULL, 64);
+
+	LLVMGlobalSetMetadata(gv, LLVMGetMDKindIDInContext(g->ctx, "dbg", 3), gve);
+}
+
 /*
  * The loss counters, u64 [CG_LOST] ring buffer records that did not fit,
  * [CG_DROPS] map updates that failed, [CG_FAULTS] reads that faulted, and
@@ -527,11 +538,7 @@ void cg_counters(struct cg *g)
 	LLVMSetInitializer(g->counters, LLVMConstNull(t));
 	LLVMSetSection(g->counters, ".bss");
 	LLVMSetAlignment(g->counters, 8);
-	LLVMMetadataRef gve = LLVMDIBuilderCreateGlobalVariableExpression(g->di, g->di_cu,
-			"pr_counters", 11, "pr_counters", 11, g->di_file, 0,
-			di_bytes(g, 8 * CG_NCOUNTERS), 0,
-			LLVMDIBuilderCreateExpression(g->di, NULL, 0), NULL, 64);
-	LLVMGlobalSetMetadata(g->counters, LLVMGetMDKindIDInContext(g->ctx, "dbg", 3), gve);
+	di_global(g, g->counters, "pr_counters", 8 * CG_NCOUNTERS);
 	g->prog->counters_map_name = strdup(".bss");
 }
 
@@ -546,10 +553,7 @@ LLVMValueRef cg_rodata(struct cg *g, const char *name, const void *data, uint32_
 	LLVMSetGlobalConstant(gv, 1);
 	LLVMSetSection(gv, ".rodata");
 	LLVMSetAlignment(gv, 8);
-	LLVMGlobalSetMetadata(gv, LLVMGetMDKindIDInContext(g->ctx, "dbg", 3),
-		LLVMDIBuilderCreateGlobalVariableExpression(g->di, g->di_cu, name, strlen(name),
-			name, strlen(name), g->di_file, 0, di_bytes(g, size), 0,
-			LLVMDIBuilderCreateExpression(g->di, NULL, 0), NULL, 64));
+	di_global(g, gv, name, size);
 	return gv;
 }
 
