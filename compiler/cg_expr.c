@@ -171,7 +171,7 @@ LLVMValueRef cg_map_read(struct cg *g, struct node *m)
 
 /* ---- builtins ---- */
 
-static LLVMValueRef ctx_load(struct cg *g, unsigned off, unsigned size)
+LLVMValueRef cg_ctx_load(struct cg *g, unsigned off, unsigned size)
 {
 	LLVMTypeRef t = LLVMIntTypeInContext(g->ctx, 8 * size);
 	LLVMValueRef v = LLVMBuildLoad2(g->b, t, cg_gep(g, g->ctxarg, off), "");
@@ -280,7 +280,7 @@ static LLVMValueRef usdt_arg(struct cg *g, int i)
 
 	if (a->kind == UA_CONST)
 		return cg_const(g, (uint64_t)a->value);
-	v = ctx_load(g, a->reg_off, 8);
+	v = cg_ctx_load(g, a->reg_off, 8);
 	if (a->kind == UA_MEM)
 		v = cg_read_user(g, LLVMBuildAdd(g->b, v, cg_const(g, (uint64_t)a->value), ""),
 				 a->size);
@@ -328,13 +328,13 @@ static LLVMValueRef ident(struct cg *g, struct node *n)
 		return usdt_arg(g, s[3] - '0');
 	if (!strncmp(s, "arg", 3))
 		/* A raw tracepoint's context is its arguments as u64s. */
-		return ctx_load(g, p->kind == PK_RAWTP ? 8u * (unsigned)(s[3] - '0')
-						       : arg_regs[s[3] - '0'], 8);
+		return cg_ctx_load(g, p->kind == PK_RAWTP ? 8u * (unsigned)(s[3] - '0')
+							  : arg_regs[s[3] - '0'], 8);
 	if (!strcmp(s, "retval") && p->kind == PK_FEXIT)
 		/* fexit's context: the arguments' u64 slots, then the result. */
-		return ctx_load(g, 8u * (unsigned)p->args->nfields, 8);
+		return cg_ctx_load(g, 8u * (unsigned)p->args->nfields, 8);
 	if (!strcmp(s, "retval"))
-		return ctx_load(g, REG_AX, 8);
+		return cg_ctx_load(g, REG_AX, 8);
 	if (!strcmp(s, "func") && n->type->kind == T_USYM && site_func(g) >= 0)
 		return usym_of(g, cg_const(g, PR_SITE_TAG | (uint64_t)probe_index(g) << 32 |
 						(uint64_t)site_func(g)));
@@ -342,7 +342,7 @@ static LLVMValueRef ident(struct cg *g, struct node *n)
 		/* At a return probe the ip is the caller's: ask the kernel for
 		 * the probed address instead. */
 		LLVMValueRef ip = p->kind == PK_URETPROBE || p->kind == PK_KRETPROBE ?
-			cg_helper(g, H_GET_FUNC_IP, &g->ctxarg, 1) : ctx_load(g, REG_IP, 8);
+			cg_helper(g, H_GET_FUNC_IP, &g->ctxarg, 1) : cg_ctx_load(g, REG_IP, 8);
 
 		return n->type->kind == T_USYM ? usym_of(g, ip) : ip;
 	}
@@ -376,11 +376,11 @@ static LLVMValueRef field(struct cg *g, struct node *n)
 		return cg_const(g, 0);
 	}
 	if (g->probe->kind == PK_RAWTP || g->probe->kind == PK_FENTRY || g->probe->kind == PK_FEXIT)
-		return cg_to_int_type(g, ctx_load(g, f->offset, 8), t);
+		return cg_to_int_type(g, cg_ctx_load(g, f->offset, 8), t);
 	if (g->probe->sys_raw)
 		return cg_sys_field(g, f, t);
 	if (t->kind == T_STR && t->data_loc) {
-		v = ctx_load(g, f->offset, 4);
+		v = cg_ctx_load(g, f->offset, 4);
 		off = LLVMBuildAnd(g->b, v, cg_const(g, 0xffff), "");
 		return read_str(g, H_READ_KERNEL_STR,
 				LLVMBuildGEP2(g->b, g->i8, g->ctxarg, &off, 1, ""), t->size);
@@ -397,7 +397,7 @@ static LLVMValueRef field(struct cg *g, struct node *n)
 	if (t->kind == T_INT || t->kind == T_ENUM || t->kind == T_BOOL || t->kind == T_PTR) {
 		unsigned sz = t->size ? t->size : 8;
 
-		return cg_to_int_type(g, ctx_load(g, f->offset, sz > 8 ? 8 : sz), t);
+		return cg_to_int_type(g, cg_ctx_load(g, f->offset, sz > 8 ? 8 : sz), t);
 	}
 	cg_error(g, n->loc, "field '%s' of type %s cannot be read yet", n->name,
 		 type_str_name(t, (char[64]){ 0 }, 64));
@@ -413,8 +413,8 @@ static LLVMValueRef index_expr(struct cg *g, struct node *n)
 	    cg_is_dwarf_var(g, n->a) ||
 	    !(f = type_field(g->probe->args, n->a->name)))
 		return cg_place_value(g, n);
-	return cg_to_int_type(g, ctx_load(g, f->offset + a->elem->size * n->b->ival,
-					  a->elem->size), n->type);
+	return cg_to_int_type(g, cg_ctx_load(g, f->offset + a->elem->size * n->b->ival,
+					     a->elem->size), n->type);
 }
 
 /* ---- operators ---- */

@@ -22,11 +22,6 @@ enum { PT_ORIG_AX = 120, PT_CS = 136 };
 /* The syscall arguments' registers: di, si, dx, r10, r8, r9. */
 static const unsigned arg_reg[6] = { 112, 104, 96, 56, 72, 64 };
 
-static LLVMValueRef ctx_u64(struct cg *g, unsigned i)
-{
-	return LLVMBuildLoad2(g->b, g->i64, cg_gep(g, g->ctxarg, 8u * i), "");
-}
-
 /* size bytes at the registers plus off, into dst; false (an i1) if the read failed. */
 static LLVMValueRef read_regs(struct cg *g, LLVMValueRef dst, unsigned off, unsigned size)
 {
@@ -61,9 +56,9 @@ void cg_sys_prologue(struct cg *g)
 	const struct probe *p = g->probe;
 	LLVMValueRef buf = cg_alloca_var(g, 24, "regs"), ok = NULL, cs;
 
-	g->sys_regs = LLVMBuildIntToPtr(g->b, ctx_u64(g, 0), g->ptr, "");
+	g->sys_regs = LLVMBuildIntToPtr(g->b, cg_ctx_load(g, 0, 8), g->ptr, "");
 	if (p->sys_raw == SYS_ENTER) {
-		g->sys_nr = ctx_u64(g, 1);
+		g->sys_nr = cg_ctx_load(g, 8, 8);
 	} else {
 		/* The result is in ctx[1]; the number is where the kernel's
 		 * syscall_get_nr() finds it. */
@@ -95,7 +90,7 @@ LLVMValueRef cg_sys_field(struct cg *g, const struct field *f, const struct type
 	if (f->offset == 8)
 		return cg_to_int_type(g, g->sys_nr, t);
 	if (f->offset == 16 && g->probe->sys_raw == SYS_EXIT)
-		return cg_to_int_type(g, ctx_u64(g, 1), t);
+		return cg_to_int_type(g, cg_ctx_load(g, 8, 8), t);
 	if (f->offset < 16 || f->offset % 8 || i >= 6 || g->probe->sys_raw != SYS_ENTER) {
 		cg_error(g, (struct loc){ 0 }, "internal error: syscall field '%s' at %u", f->name,
 			 f->offset);

@@ -134,6 +134,8 @@ void cg_func_end(struct cg *g);
 
 /* cg_expr.c */
 LLVMValueRef cg_expr(struct cg *g, struct node *n);
+/* size bytes of the program's context at off, as an i64 (zero-extended). */
+LLVMValueRef cg_ctx_load(struct cg *g, unsigned off, unsigned size);
 /* Converts an i64 to the representation of type t (masking, sign). */
 LLVMValueRef cg_to_int_type(struct cg *g, LLVMValueRef v, const struct type *t);
 LLVMValueRef cg_bool(struct cg *g, LLVMValueRef i1);
