@@ -621,6 +621,10 @@ static struct sec_info section_of(const struct probe *p, int idx, char *sec, siz
 			snprintf(sec, n, "raw_tp/%s", p->sys_raw == SYS_ENTER ? "sys_enter" : "sys_exit");
 			return (struct sec_info){ "syscalls", BPF_PROG_TYPE_RAW_TRACEPOINT };
 		}
+		if (p->tp_raw) {
+			snprintf(sec, n, "raw_tp/%s", p->event ? p->event : "x");
+			return (struct sec_info){ "tracepoint", BPF_PROG_TYPE_RAW_TRACEPOINT };
+		}
 		snprintf(sec, n, "tracepoint/%s/%s", p->category ? p->category : "x",
 			 p->event ? p->event : "x");
 		return (struct sec_info){ "tracepoint", BPF_PROG_TYPE_TRACEPOINT };

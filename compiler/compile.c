@@ -18,17 +18,23 @@
 #include "sema.h"
 #include "syscalls.h"
 
-static bool reads_args(const struct node *n)
+/* Does the expression or statement list n name the builtin `name`? */
+static bool names(const struct node *n, const char *name)
 {
 	for (; n; n = n->next) {
-		if (n->kind == N_IDENT && n->name && !strcmp(n->name, "args"))
+		if (n->kind == N_IDENT && n->name && !strcmp(n->name, name))
 			return true;
 		if (n->kind != N_ATTACH &&
-		    (reads_args(n->a) || reads_args(n->b) || reads_args(n->c) ||
-		     reads_args(n->list)))
+		    (names(n->a, name) || names(n->b, name) || names(n->c, name) ||
+		     names(n->list, name)))
 			return true;
 	}
 	return false;
+}
+
+static bool probe_names(const struct node *probe, const char *name)
+{
+	return names(probe->a, name) || names(probe->b, name);
 }
 
 /* "$N" in an attach point becomes the Nth positional parameter, as in
@@ -63,12 +69,16 @@ static char *expand_params(const char *text, struct loc loc, const struct pr_com
 	return out;
 }
 
-/* Adds pr to the program, or the probes sys_split() makes of it. */
-static int add_split(struct program *p, struct sema_probe *s, struct probe *pr)
+/* Adds pr to the program, or the probes sys_split() makes of it; the
+ * tracepoints left attach as raw tracepoints where the program allows. */
+static int add_split(struct program *p, struct sema_probe *s, struct probe *pr,
+		     bool no_context)
 {
 	struct probe *raw[2];
 	int rc = sys_split(pr, raw);
 
+	if (no_context)
+		probe_use_raw_tp(pr);
 	for (int k = 0; k < 2; k++)
 		if (raw[k] && rc == 0) {
 			p->probes[p->nprobes++] = raw[k];
@@ -113,7 +123,10 @@ static int resolve_probes(struct node *root, const struct pr_compile_opts *o,
 		s = &sp[k++];
 		s->node = n;
 		s->probes = &p->probes[p->nprobes];
-		po.use_args = reads_args(n->a) || reads_args(n->b);
+		po.use_args = probe_names(n, "args");
+		/* A raw tracepoint's kernel stack would start in BPF's own
+		 * frames, where the tracepoint's starts at its caller. */
+		po.no_context = !po.use_args && !probe_names(n, "kstack");
 		for (struct node *a = n->list; a; a = a->next) {
 			struct probe *pr = NULL;
 			char *text = expand_params(a->name, a->loc, o, d);
@@ -124,7 +137,7 @@ static int resolve_probes(struct node *root, const struct pr_compile_opts *o,
 				continue;
 			}
 			free(text);
-			if (add_split(p, s, pr) < 0)
+			if (add_split(p, s, pr, po.no_context) < 0)
 				rc = -1;
 		}
 	}

@@ -349,6 +349,10 @@ static int parse_tracepoint(struct pctx *c, const char *rest)
 		free(p->event);
 		p->category = strndup(p->sites[0].func, (size_t)(ev - 1 - p->sites[0].func));
 		p->event = strdup(ev);
+	}
+	if (c->o->no_context) {
+		p->args = type_record("tracepoint fields", false, 0, NULL, 0);
+	} else if (p->nsites == 1) {
 		p->args = tpf_read(p->category, p->event);
 	} else {
 		p->args = common_fields(p);
@@ -707,12 +711,35 @@ void probe_free(struct probe *p)
 	free(p);
 }
 
+void probe_use_raw_tp(struct probe *p)
+{
+	if (p->kind != PK_TRACEPOINT || p->sys_raw || p->nsites == 0)
+		return;
+	for (int i = 0; i < p->nsites; i++) {
+		char *cat = strdup(p->sites[i].func), *ev = cat ? strchr(cat, ':') : NULL;
+		bool tp;
+
+		if (!ev) {
+			free(cat);
+			return;
+		}
+		*ev++ = 0;
+		tp = tpf_is_tracepoint(cat, ev);
+		free(cat);
+		if (!tp)
+			return;
+	}
+	p->tp_raw = true;
+}
+
 void probe_dump(FILE *out, const struct probe *p)
 {
 	fprintf(out, "%s (%s)\n", p->name, probe_kind_name(p->kind));
 	if (p->sys_raw)
 		fprintf(out, "  one program on raw_syscalls:%s\n",
 			p->sys_raw == SYS_ENTER ? "sys_enter" : "sys_exit");
+	if (p->tp_raw)
+		fprintf(out, "  raw tracepoints (the program reads no trace record)\n");
 	if (p->path)
 		fprintf(out, "  binary %s\n", p->path);
 	if (p->kind == PK_TRACEPOINT && p->args)

@@ -75,6 +75,9 @@ struct probe {
 	enum { SYS_PERF, SYS_ENTER, SYS_EXIT } sys_raw;
 	int16_t *sys_site;
 	int nsys;
+	/* Each site attached as the raw tracepoint of its event rather than
+	 * through the tracepoint PMU (probe_use_raw_tp()). */
+	bool tp_raw;
 
 	/* profile (freq hz on every cpu), interval (period ns on one cpu),
 	 * software and hardware (perf type/config, sample period). */
@@ -90,6 +93,9 @@ struct probe_opts {
 	bool use_args;            /* the probe body reads `args`: a uprobe on a plain
 	                           * function then goes where perf probe puts it (after
 	                           * the prologue, through DWARF) instead of the symbol */
+	bool no_context;          /* reads neither `args` nor `kstack`: a tracepoint
+	                           * need not read the trace record, and its formats
+	                           * are not read */
 };
 
 /* Resolves one attach point.  On error reports through d (pointing at
@@ -97,6 +103,13 @@ struct probe_opts {
 int probe_resolve(const char *text, struct loc loc, const struct probe_opts *o,
 		  struct diag *d, struct probe **out);
 void probe_free(struct probe *p);
+/* Makes tracepoint probe p attach as raw tracepoints (tp_raw) if each of
+ * its sites is a kernel tracepoint (tpformat.h) and p is not a raw
+ * syscalls program.  For a program that reads no trace record: it then
+ * costs less per hit, and detaching a raw tracepoint is closing a link,
+ * where the kernel frees each tracepoint perf event after two RCU grace
+ * periods under a global mutex (~40-80 ms each, one at a time). */
+void probe_use_raw_tp(struct probe *p);
 /* --dump probes: kind, binary, each site's function, address and file offset. */
 void probe_dump(FILE *out, const struct probe *p);
 const char *probe_kind_name(enum probe_kind k);

@@ -229,3 +229,86 @@ int tpf_match(const char *cat_pattern, const char *event_pattern,
 	closedir(d);
 	return r;
 }
+
+/* "p:kprobes/name do_sys_open" -> group "kprobes", event "name"; a line
+ * without a group ("name u64 lat", older synthetic events) leaves group "". */
+static void dyn_event_name(const char *line, char *group, char *event, size_t n)
+{
+	size_t len = strcspn(line, " \t\n");
+	const char *colon = memchr(line, ':', len), *slash;
+
+	if (colon) {
+		len -= (size_t)(colon + 1 - line);
+		line = colon + 1;
+	}
+	slash = memchr(line, '/', len);
+	*group = 0;
+	if (slash && (size_t)(slash - line) < n) {
+		memcpy(group, line, (size_t)(slash - line));
+		group[slash - line] = 0;
+		len -= (size_t)(slash + 1 - line);
+		line = slash + 1;
+	}
+	len = len < n ? len : n - 1;
+	memcpy(event, line, len);
+	event[len] = 0;
+}
+
+/* The dynamic events' list, read once: dynamic_events, or on kernels
+ * before it kprobe_events and uprobe_events.  "" if there is none. */
+static const char *dynamic_events(void)
+{
+	static const char *const lists[] = { "dynamic_events", "kprobe_events", "uprobe_events" };
+	static char *text;
+	const char *dir = tpf_events_dir();
+	size_t len = 0;
+	FILE *out;
+
+	if (text)
+		return text;
+	out = open_memstream(&text, &len);
+	for (size_t i = 0; out && dir && i < sizeof(lists) / sizeof(lists[0]); i++) {
+		char path[512], buf[4096];
+		size_t n;
+		FILE *f;
+
+		snprintf(path, sizeof(path), "%.*s/%s", (int)(strlen(dir) - strlen("/events")),
+			 dir, lists[i]);
+		f = fopen(path, "re");
+		if (!f)
+			continue;
+		while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+			fwrite(buf, 1, n, out);
+		fclose(f);
+		if (i == 0)
+			break;
+	}
+	if (out)
+		fclose(out);
+	return text ? text : "";
+}
+
+static bool is_dynamic_event(const char *category, const char *event)
+{
+	char group[256], ev[256];
+
+	for (const char *l = dynamic_events(); *l;) {
+		size_t len = strcspn(l, "\n");
+
+		dyn_event_name(l, group, ev, sizeof(ev));
+		if (!strcmp(ev, event) && (!*group || !strcmp(group, category)))
+			return true;
+		l += len + (l[len] == '\n');
+	}
+	return false;
+}
+
+bool tpf_is_tracepoint(const char *category, const char *event)
+{
+	static const char *const not_tp[] = { "syscalls", "ftrace", "synthetic", "user_events" };
+
+	for (size_t i = 0; i < sizeof(not_tp) / sizeof(not_tp[0]); i++)
+		if (!strcmp(category, not_tp[i]))
+			return false;
+	return !is_dynamic_event(category, event);
+}

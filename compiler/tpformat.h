@@ -18,5 +18,11 @@ const struct type *tpf_read(const char *category, const char *event);
 /* Calls fn for every "category:event" matching the fnmatch patterns. */
 int tpf_match(const char *cat_pattern, const char *event_pattern,
 	      int (*fn)(const char *category, const char *event, void *arg), void *arg);
+/* True if CATEGORY:EVENT is a tracepoint compiled into the kernel (or a
+ * module), which BPF also reaches as the raw tracepoint EVENT.  False for
+ * the events that are not: syscalls:* (they hang off raw_syscalls),
+ * ftrace's own, and dynamic events (kprobes, uprobes, synthetic, eprobes,
+ * fprobes, user events: tracefs lists them in dynamic_events). */
+bool tpf_is_tracepoint(const char *category, const char *event);
 
 #endif

@@ -1,8 +1,10 @@
 /*
  * prov_tracepoint.c - tracepoint:CAT:NAME through the tracepoint PMU
- * (bpf_program__attach_tracepoint).  A wildcard that matched several
- * tracepoints lists them as sites "cat:event"; each is one attach point,
- * except for a syscalls:* wildcard made one raw_syscalls program.
+ * (bpf_program__attach_tracepoint), or as raw tracepoint NAME where the
+ * program reads no trace record (probe.h, tp_raw).  A wildcard that
+ * matched several tracepoints lists them as sites "cat:event"; each is one
+ * attach point, except for a syscalls:* wildcard made one raw_syscalls
+ * program.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -24,11 +26,13 @@ static void tp_mount_tracefs(void)
 static int tp_attach_one(struct prov_att *a, const struct prov_env *e,
 			 const char *cat, const char *event)
 {
-	struct bpf_link *l = bpf_program__attach_tracepoint(a->prog, cat, event);
+	bool raw = a->pp->probe->tp_raw;
+	struct bpf_link *l = raw ? bpf_program__attach_raw_tracepoint(a->prog, event)
+				 : bpf_program__attach_tracepoint(a->prog, cat, event);
 	if (!l) {
 		int err = -errno;
-		diag_error(e->d, a->pp->loc, "cannot attach tracepoint:%s:%s: %s", cat, event,
-			   strerror(-err));
+		diag_error(e->d, a->pp->loc, "cannot attach tracepoint:%s:%s%s: %s", cat, event,
+			   raw ? " as a raw tracepoint" : "", strerror(-err));
 		return -1;
 	}
 	if (prov_add_link(a, l))

@@ -322,6 +322,9 @@ part_c() {
 	# Every syscall tracepoint: the kernel tears each perf event down on
 	# its own, with two grace periods (perf-run: one raw_syscalls program).
 	attach_many syscalls 'tracepoint:syscalls:sys_enter_* { @[probe] = count(); }' "$LOOP 1000" 0
+	# Every sched tracepoint (~28): perf events for bpftrace, raw
+	# tracepoints for perf-run (the program reads no args).
+	attach_many sched 'tracepoint:sched:* { @[probe] = count(); }' "$LOOP 1000" 0
 }
 
 # ---- d: cost per hit ---------------------------------------------------------
