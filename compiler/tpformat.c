@@ -230,8 +230,9 @@ int tpf_match(const char *cat_pattern, const char *event_pattern,
 	return r;
 }
 
-/* "p:kprobes/name do_sys_open" -> group "kprobes", event "name"; a line
- * without a group ("name u64 lat", older synthetic events) leaves group "". */
+/* "p:kprobes/name do_sys_open" -> group "kprobes", event "name" (group and
+ * event are n bytes each); a line without a group ("name u64 lat", older
+ * synthetic events) leaves group "". */
 static void dyn_event_name(const char *line, char *group, char *event, size_t n)
 {
 	size_t len = strcspn(line, " \t\n");
