@@ -301,6 +301,21 @@ static int tp_found(const char *cat, const char *ev, void *arg)
 	return add_site(w->c->p, name, 0, 0);
 }
 
+/* A wildcard's site "category:event": the category (to free) and, in
+ * *event, the event; NULL if out of memory or there is no colon. */
+static char *site_category(const char *site, const char **event)
+{
+	char *cat = strdup(site), *colon = cat ? strchr(cat, ':') : NULL;
+
+	if (!colon) {
+		free(cat);
+		return NULL;
+	}
+	*colon = 0;
+	*event = colon + 1;
+	return cat;
+}
+
 /* Fields that every matched tracepoint has at the same place with the same type. */
 static const struct type *common_fields(struct probe *p)
 {
@@ -308,9 +323,9 @@ static const struct type *common_fields(struct probe *p)
 	struct field keep[128];
 	int nkeep = 0;
 	for (int i = 0; i < p->nsites; i++) {
-		char *cat = strdup(p->sites[i].func), *ev = strchr(cat, ':');
-		*ev++ = '\0';
-		const struct type *t = tpf_read(cat, ev);
+		const char *ev;
+		char *cat = site_category(p->sites[i].func, &ev);
+		const struct type *t = cat ? tpf_read(cat, ev) : NULL;
 		free(cat);
 		if (!t)
 			continue;
@@ -716,15 +731,10 @@ void probe_use_raw_tp(struct probe *p)
 	if (p->kind != PK_TRACEPOINT || p->sys_raw || p->nsites == 0)
 		return;
 	for (int i = 0; i < p->nsites; i++) {
-		char *cat = strdup(p->sites[i].func), *ev = cat ? strchr(cat, ':') : NULL;
-		bool tp;
+		const char *ev;
+		char *cat = site_category(p->sites[i].func, &ev);
+		bool tp = cat && tpf_is_tracepoint(cat, ev);
 
-		if (!ev) {
-			free(cat);
-			return;
-		}
-		*ev++ = 0;
-		tp = tpf_is_tracepoint(cat, ev);
 		free(cat);
 		if (!tp)
 			return;
