@@ -4,8 +4,8 @@
  * program.h), and the actions whose records go through the ring buffer.
  *
  * Every failure that would lose data is counted: a ring buffer record that
- * does not fit increments "lost", a map update that fails (map full)
- * increments "drops".
+ * does not fit increments "lost", a map update that fails (map full, or
+ * no element free at that moment) increments "drops".
  */
 #define _GNU_SOURCE
 #include <stdlib.h>

@@ -336,7 +336,10 @@ static bool rt_map_full(struct rt *r, int i)
 }
 
 /* Nothing is lost silently: records the ring buffer had no room for, and
- * map updates refused because the map was full. */
+ * map updates refused because the map was full or, with room left, because
+ * the kernel could not get an element then (hash maps allocate on insert,
+ * and a probe inside the allocator or inside another probe's update of
+ * that map on the same CPU is refused). */
 static void rt_report_losses(struct rt *r)
 {
 	uint64_t c[PR_NCOUNTERS];
@@ -345,11 +348,17 @@ static void rt_report_losses(struct rt *r)
 	if (lost)
 		fprintf(stderr, "%llu events lost\n", (unsigned long long)lost);
 	if (drops) {
-		fprintf(stderr, "%llu map updates dropped: map full", (unsigned long long)drops);
-		for (int i = 0, n = 0; i < r->p->nmaps; i++)
+		int n = 0;
+
+		fprintf(stderr, "%llu map updates dropped", (unsigned long long)drops);
+		for (int i = 0; i < r->p->nmaps; i++)
 			if (rt_map_full(r, i))
-				fprintf(stderr, "%s%s has %u entries", n++ ? ", " : ": ",
+				fprintf(stderr, "%s%s has %u entries", n++ ? ", " : ": map full: ",
 					r->p->maps[i].name, r->p->maps[i].max_entries);
+		if (!n)
+			fputs(": no map is full; the kernel refused inserts made while that CPU "
+			      "was inside its allocator or another update of the map "
+			      "(probes on the kernel's memory, lock or interrupt paths)", stderr);
 		fputc('\n', stderr);
 	}
 	if (faults)
