@@ -337,9 +337,9 @@ static bool rt_map_full(struct rt *r, int i)
 
 /* Nothing is lost silently: records the ring buffer had no room for, and
  * map updates refused because the map was full or, with room left, because
- * the kernel could not get an element then (hash maps allocate on insert,
- * and a probe inside the allocator or inside another probe's update of
- * that map on the same CPU is refused). */
+ * the kernel had no element ready: hash maps take one on insert from a
+ * per-CPU cache that the kernel refills later (after interrupts are back
+ * on), and refuses an insert from inside another update of the map. */
 static void rt_report_losses(struct rt *r)
 {
 	uint64_t c[PR_NCOUNTERS];
@@ -356,9 +356,9 @@ static void rt_report_losses(struct rt *r)
 				fprintf(stderr, "%s%s has %u entries", n++ ? ", " : ": map full: ",
 					r->p->maps[i].name, r->p->maps[i].max_entries);
 		if (!n)
-			fputs(": no map is full; the kernel refused inserts made while that CPU "
-			      "was inside its allocator or another update of the map "
-			      "(probes on the kernel's memory, lock or interrupt paths)", stderr);
+			fputs(": no map is full; the kernel had no element ready on that CPU "
+			      "(new keys inserted faster than it refills them, as with interrupts "
+			      "off, or from inside another update of the map)", stderr);
 		fputc('\n', stderr);
 	}
 	if (faults)
