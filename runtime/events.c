@@ -59,12 +59,12 @@ static int ev_name_cmp(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-void ev_print_maps(struct ev_ctx *e)
+void ev_print_maps(struct ev_ctx *e, bool at_exit)
 {
 	const struct program *p = e->p;
 	const struct pr_map **order = calloc((size_t)p->nmaps + 1, sizeof(*order));
-	if (!e->json)
-		fputs("\n\n", e->out);   /* bpftrace separates the maps so */
+	if (!e->json && at_exit)
+		fputs("\n\n", e->out);   /* bpftrace separates the maps so (not on SIGUSR1) */
 	if (!order)
 		return;
 	for (int i = 0; i < p->nmaps; i++)

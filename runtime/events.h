@@ -37,6 +37,6 @@ int ev_record(void *ctx, void *data, size_t len);
 /* print(@map, top, div) now. */
 void ev_print_map(struct ev_ctx *e, int map, int64_t top, int64_t div);
 /* At exit: every non-empty map in name order, as bpftrace does. */
-void ev_print_maps(struct ev_ctx *e);
+void ev_print_maps(struct ev_ctx *e, bool at_exit);
 
 #endif

@@ -30,6 +30,7 @@
 #define RT_POLL_MS 100
 
 static volatile sig_atomic_t rt_stop_sig;
+static volatile sig_atomic_t rt_dump_maps;   /* SIGUSR1: print the maps, go on */
 
 /* A pipe the signal handlers write a byte to, read by rt_wait(): a signal
  * that comes just before the wait still ends it (a plain sleep missed the
@@ -75,6 +76,13 @@ static double rt_now_ms(void)
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
+static void rt_on_usr1(int sig)
+{
+	(void)sig;
+	rt_dump_maps = 1;
+	rt_poke();
+}
+
 static void rt_on_child(int sig)
 {
 	(void)sig;   /* only to end the wait early: the child stopped or exited */
@@ -95,6 +103,8 @@ static void rt_signals(void)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
+	sa.sa_handler = rt_on_usr1;
+	sigaction(SIGUSR1, &sa, NULL);
 	sa.sa_handler = rt_on_child;
 	sigaction(SIGCHLD, &sa, NULL);
 }
@@ -285,6 +295,11 @@ static void rt_loop(struct rt *r)
 			break;
 		if (n > 0)
 			fflush(r->o->out);
+		if (rt_dump_maps) {   /* as bpftrace: the maps as they are now */
+			rt_dump_maps = 0;
+			ev_print_maps(&r->ev, false);
+			fflush(r->o->out);
+		}
 		if (r->ev.exit_flag && *r->ev.exit_flag) {
 			rt_detach(r, true);   /* nothing more after exit() */
 			rt_drain(r);   /* up to its record, or one buffer's worth */
@@ -431,7 +446,7 @@ static void rt_finish(struct rt *r)
 	r->ev.exit_flag = NULL;
 	rt_run_special(r, PK_END);
 	rt_detach(r, false);
-	ev_print_maps(&r->ev);
+	ev_print_maps(&r->ev, true);
 	fflush(r->o->out);
 	rt_report_losses(r);
 }
