@@ -63,8 +63,11 @@ void ev_print_maps(struct ev_ctx *e, bool at_exit)
 {
 	const struct program *p = e->p;
 	const struct pr_map **order = calloc((size_t)p->nmaps + 1, sizeof(*order));
-	if (!e->json && at_exit)
-		fputs("\n\n", e->out);   /* bpftrace separates the maps so (not on SIGUSR1) */
+	/* bpftrace separates the maps so (not on SIGUSR1); it also writes the
+	 * two empty lines among its JSON, where perf-run keeps every line a
+	 * JSON object */
+	if (at_exit && !e->json)
+		fputs("\n\n", e->out);
 	if (!order)
 		return;
 	for (int i = 0; i < p->nmaps; i++)
@@ -127,6 +130,39 @@ static void ev_join(struct ev_ctx *e, const struct pr_action *a, const char *rec
 	fmt_free(&b);
 }
 
+/* system(): the command's output goes where perf-run's goes (-o FILE, and
+ * as "syscall" records with -f json), as bpftrace does; a SIGINT that comes
+ * meanwhile stops the run after this command, not only the command. */
+static void ev_system(struct ev_ctx *e, const char *cmd)
+{
+	struct fmt_buf out;
+	char chunk[4096];
+	size_t n;
+
+	if (e->no_system || (e->stop && *e->stop)) {
+		e->system_skipped++;
+		return;
+	}
+	fflush(e->out);
+	FILE *f = popen(cmd, "r");
+	if (!f) {
+		fprintf(stderr, "perf-run: system: cannot run '%s': %s\n", cmd, strerror(errno));
+		return;
+	}
+	fmt_init(&out);
+	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0) {
+		if (e->json) {
+			fmt_putn(&out, chunk, n);
+		} else {
+			fwrite(chunk, 1, n, e->out);
+		}
+	}
+	pclose(f);
+	if (e->json && out.len)
+		ev_emit(e, "syscall", out.s);
+	fmt_free(&out);
+}
+
 static void ev_formatted(struct ev_ctx *e, const struct pr_action *a, const char *rec,
 			 size_t len)
 {
@@ -137,9 +173,7 @@ static void ev_formatted(struct ev_ctx *e, const struct pr_action *a, const char
 	} else if (a->kind == ACT_PRINTF) {
 		ev_emit(e, "printf", b.s);
 	} else if (a->kind == ACT_SYSTEM) {
-		fflush(e->out);
-		if (system(b.s) < 0)
-			fprintf(stderr, "perf-run: system: cannot run '%s'\n", b.s);
+		ev_system(e, b.s);
 	} else {
 		ev_cat(e, b.s);
 	}
@@ -154,8 +188,13 @@ static void ev_printv(struct ev_ctx *e, const struct pr_action *a, const char *r
 	fmt_init(&b);
 	fmt_value(&b, a->args[0].type, rec + a->args[0].offset, &e->fc);
 	if (e->json) {
-		fmt_putc(&b, '\n');
-		ev_emit(e, "value", b.s);
+		/* bpftrace: a number stays a JSON number, anything else a string */
+		enum type_kind k = a->args[0].type->kind;
+		if (k == T_INT || k == T_BOOL) {
+			fprintf(e->out, "{\"type\": \"value\", \"data\": %s}\n", b.s);
+		} else {
+			ev_emit(e, "value", b.s);
+		}
 	} else {
 		fmt_putc(&b, '\n');
 		fputs(b.s, e->out);

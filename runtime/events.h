@@ -28,6 +28,10 @@ struct ev_ctx {
 	const volatile uint64_t *exit_flag;
 	uint64_t flag_budget, after_flag;
 	const volatile sig_atomic_t *stop;   /* nonzero: SIGINT or SIGTERM came */
+	/* after a stop by signal: system() records still queued are not run
+	 * (each may take as long as it likes), only counted */
+	bool no_system;
+	uint64_t system_skipped;
 };
 
 /* ring_buffer_sample_fn: decodes one record and runs its action.  Returns

@@ -379,6 +379,9 @@ static void rt_report_losses(struct rt *r)
 	if (faults)
 		fprintf(stderr, "%llu memory read%s failed (read as 0, strings as \"\")\n",
 			(unsigned long long)faults, faults == 1 ? "" : "s");
+	if (r->ev.system_skipped)
+		fprintf(stderr, "perf-run: %llu queued system() command%s not run: the run was stopped\n",
+			(unsigned long long)r->ev.system_skipped, r->ev.system_skipped == 1 ? "" : "s");
 	if (r->ev.bad)
 		fprintf(stderr, "perf-run: %llu records could not be decoded\n",
 			(unsigned long long)r->ev.bad);
@@ -440,6 +443,7 @@ static int rt_setup_output(struct rt *r)
 static void rt_finish(struct rt *r)
 {
 	rt_detach(r, true);
+	r->ev.no_system = rt_stop_sig != 0;   /* stopped: run no queued command */
 	r->ev.stop = NULL;   /* the probes are gone: read to the end */
 	rt_drain(r);   /* what came before the stop; after an exit() it is dropped */
 	r->ev.exit_requested = false;   /* END still prints, as in bpftrace */
