@@ -149,12 +149,25 @@ static int rt_write_config(struct rt *r)
 	return 0;
 }
 
+static bool rt_is_uprobe(const struct prov_att *a)
+{
+	enum probe_kind k = a->pp->probe->kind;
+	return k == PK_UPROBE || k == PK_URETPROBE || k == PK_USDT;
+}
+
+/* The kernel runs the consumers of one uprobe newest first: uprobes are
+ * attached last to first, so that probes on one address run in script
+ * order, as in bpftrace. */
 static int rt_attach(struct rt *r, int *count)
 {
 	struct prov_env env = { r->o->pid, r->o->verbose, r->d };
+	int n = r->p->nprogs;
 	*count = 0;
-	for (int i = 0; i < r->p->nprogs; i++) {
+	for (int j = 0; j < 2 * n; j++) {
+		int i = j < n ? j : 2 * n - 1 - j;
 		struct prov_att *a = &r->att[i];
+		if (rt_is_uprobe(a) != (j >= n))
+			continue;
 		if (prov_for(a->pp->probe->kind)->attach(a, &env))
 			return -1;
 		*count += a->count;
