@@ -71,7 +71,7 @@ BENCH_BINS  := $(patsubst tests/bench/%.c,$(BUILD)/bench/%,$(wildcard tests/benc
 SCRIPTS     := $(wildcard scripts/*.bt)
 PERF_EXEC_PATH = $(shell perf --exec-path 2>/dev/null)
 
-.PHONY: all deps test demo install uninstall bench clean distclean unit asan progs \
+.PHONY: all deps test demo install uninstall bench compat clean distclean unit asan progs \
 	test-build
 .DEFAULT_GOAL := all
 
@@ -149,6 +149,12 @@ demo: deps
 	@echo "== tracing build/demo: histogram of work()'s argument (microseconds slept)"
 	$(BUILD)/perf-run -e 'uprobe:./$(BUILD)/demo:work { @us = hist(arg0); @calls = count(); }' \
 		-- ./$(BUILD)/demo
+
+# bpftrace 0.17 beside perf-run on tests/compat/*.compat and on bpftrace's
+# own tools: prints `compat: N same of M`; a measure, not a gate.
+compat: deps
+	@$(MAKE) --no-print-directory $(BUILD)/perf-run progs
+	@PERF_RUN=$(BUILD)/perf-run tests/compat/run.sh
 
 bench: deps
 	@$(MAKE) --no-print-directory $(BUILD)/perf-run progs $(BENCH_BINS)

@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <linux/perf_event.h>
@@ -86,8 +87,26 @@ static int pf_link_all(struct prov_att *a, const struct prov_env *e,
 		}
 		if (prov_add_link(a, l))
 			return -1;
+		/* interval keeps an fd of its own, to restart its period in pf_start */
+		if (a->pp->probe->kind == PK_INTERVAL && (fd = dup(*fdp)) >= 0 && prov_add_fd(a, fd))
+			return -1;
 	}
 	return 0;
+}
+
+/*
+ * The events count from their attach, which comes before BEGIN runs; in
+ * bpftrace BEGIN runs first.  Setting the period again restarts the timer
+ * with the whole period, so that interval:s:1 fires a second after BEGIN,
+ * not a second after the attach.
+ */
+static void pf_start(struct prov_att *a)
+{
+	uint64_t period = a->pp->probe->period;
+	for (int i = 0; i < a->nfds; i++)
+		if (ioctl(a->fds[i], PERF_EVENT_IOC_PERIOD, &period))
+			fprintf(stderr, "perf-run: cannot restart %s: %s\n", a->pp->probe->spec,
+				strerror(errno));
 }
 
 static int pf_attach(struct prov_att *a, const struct prov_env *e)
@@ -129,4 +148,5 @@ out:
 const struct provider prov_perf = {
 	.name = "perf",
 	.attach = pf_attach,
+	.start = pf_start,
 };

@@ -45,6 +45,8 @@ struct provider {
 	/* Attaches a->prog as a->pp says.  Reports through e->d at the probe's
 	 * location and returns -1 on failure (what was attached stays in a). */
 	int (*attach)(struct prov_att *a, const struct prov_env *e);
+	/* Once BEGIN has run (NULL if nothing to do). */
+	void (*start)(struct prov_att *a);
 };
 
 extern const struct provider prov_uprobe;

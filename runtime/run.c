@@ -208,6 +208,16 @@ static void rt_run_special(struct rt *r, enum probe_kind k)
 	rt_drain(r);
 }
 
+/* Each provider's start hook, once BEGIN has run. */
+static void rt_start_probes(struct rt *r)
+{
+	for (int i = 0; i < r->p->nprogs; i++) {
+		const struct provider *pv = prov_for(r->p->progs[i].probe->kind);
+		if (pv->start)
+			pv->start(&r->att[i]);
+	}
+}
+
 static bool rt_target_gone(const struct rt *r)
 {
 	if (r->o->child || r->o->pid <= 0)
@@ -520,6 +530,7 @@ int rt_run(struct program *p, const struct rt_opts *o, struct diag *d)
 		/* BEGIN's output comes before the command's first instruction,
 		 * and an exit() in BEGIN means the command never runs */
 		rt_run_special(&r, PK_BEGIN);
+		rt_start_probes(&r);
 		if (o->child && !r.ev.exit_requested && !rt_stop_sig) {
 			if (child_release(o->child))
 				fprintf(stderr, "perf-run: cannot start the traced command\n");
