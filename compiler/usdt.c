@@ -148,6 +148,17 @@ static int reg_offset(const char *s, size_t len)
 	return -1;
 }
 
+/* An immediate in the argument's own type: compilers write an unsigned
+ * char 255 as "1@$-1", which is 255, not -1. */
+static int64_t usdt_narrow(int64_t v, int size, bool is_signed)
+{
+	if (size >= 8)
+		return v;
+	int shift = 64 - 8 * size;
+	uint64_t u = (uint64_t)v << shift;
+	return is_signed ? (int64_t)u >> shift : (int64_t)(u >> shift);
+}
+
 static int parse_one(const char *s, size_t len, struct usdt_arg *a, char *err, size_t errlen)
 {
 	char buf[128], *end;
@@ -166,7 +177,7 @@ static int parse_one(const char *s, size_t len, struct usdt_arg *a, char *err, s
 	char *op = at + 1;
 	if (*op == '$') {
 		a->kind = UA_CONST;
-		a->value = strtoll(op + 1, &end, 0);
+		a->value = usdt_narrow(strtoll(op + 1, &end, 0), a->size, a->is_signed);
 		if (*end)
 			goto bad;
 		return 0;
