@@ -94,6 +94,8 @@ static char *split_bin(struct pctx *c, const char *rest, const char **spec)
 			if (!path)
 				fail(c, "cannot find '%s': %s; give the path of an executable or library",
 				     bin, strerror(errno));
+			else if (strchr(bin, '/'))
+				c->p->path_shown = strdup(bin);
 			free(bin);
 			*spec = colon + 1;
 			return path;
@@ -264,8 +266,10 @@ static int parse_uprobe(struct pctx *c, const char *rest)
 		r = dwarf_sites(c, s, false);
 	}
 	free(sym);
+	/* a wildcard that matched one function is named by it, as in bpftrace */
+	const char *fn = !r && strpbrk(s, "*?[") && p->nsites == 1 ? p->sites[0].func : s;
 	if (!r && asprintf(&p->name, "%s:%s:%s", p->kind == PK_URETPROBE ? "uretprobe" : "uprobe",
-			   p->path, s) < 0)
+			   probe_path_shown(p), fn) < 0)
 		r = -1;
 	free(s);
 	return r;
@@ -495,7 +499,12 @@ const char *probe_perf_event_name(bool hardware, int i)
 bool probe_name_per_site(const struct probe *p)
 {
 	return p->nsites > 1 && (p->kind == PK_TRACEPOINT || p->kind == PK_UPROBE ||
-				 p->kind == PK_URETPROBE);
+				 p->kind == PK_URETPROBE || p->kind == PK_USDT);
+}
+
+const char *probe_path_shown(const struct probe *p)
+{
+	return p->path_shown ? p->path_shown : p->path ? p->path : "";
 }
 
 const char *probe_site_name(const struct probe *p, int site, char *buf, size_t n)
@@ -505,7 +514,8 @@ const char *probe_site_name(const struct probe *p, int site, char *buf, size_t n
 	if (p->kind == PK_TRACEPOINT)
 		snprintf(buf, n, "tracepoint:%s", p->sites[site].func);
 	else
-		snprintf(buf, n, "%s:%s:%s", probe_kind_name(p->kind), p->path, p->sites[site].func);
+		snprintf(buf, n, "%s:%s:%s", probe_kind_name(p->kind), probe_path_shown(p),
+			 p->sites[site].func);
 	return buf;
 }
 
@@ -630,7 +640,8 @@ static int parse_usdt(struct pctx *c, const char *rest)
 		r = fail(c, "no USDT probe '%s' in %s; list them with: perf-run -l 'usdt:%s:*'", spec,
 			 p->path, p->path);
 	free(prov ? prov : name);
-	if (!r && asprintf(&p->name, "usdt:%s:%s", p->path, spec) < 0)
+	/* bpftrace names a USDT probe by its note's provider:name */
+	if (!r && asprintf(&p->name, "usdt:%s:%s", probe_path_shown(p), p->sites[0].func) < 0)
 		r = -1;
 	return r;
 }
@@ -720,6 +731,7 @@ void probe_free(struct probe *p)
 	free(p->spec);
 	free(p->name);
 	free(p->path);
+	free(p->path_shown);
 	free(p->category);
 	free(p->event);
 	free(p->sys_site);

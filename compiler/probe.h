@@ -57,6 +57,9 @@ struct probe {
 
 	/* uprobe, uretprobe, usdt, kprobe: binary (absolute path) and sites */
 	char *path;
+	/* the binary as `probe` and -l name it: as written where the user gave
+	 * a path ("./app"), else the path found ("libc" names the library's) */
+	char *path_shown;
 	struct probe_site *sites;
 	int nsites;
 
@@ -120,6 +123,8 @@ const char *probe_perf_event_name(bool hardware, int i);
  * ("tracepoint:sched:sched_switch", "uprobe:/bin/x:f1"), as bpftrace names
  * it; p->name where one name fits every site.  Writes into buf. */
 const char *probe_site_name(const struct probe *p, int site, char *buf, size_t n);
+/* The binary as `probe` names it (path_shown, else path). */
+const char *probe_path_shown(const struct probe *p);
 /* True if the `probe` builtin differs from site to site. */
 bool probe_name_per_site(const struct probe *p);
 

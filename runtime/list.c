@@ -213,22 +213,28 @@ static char *ls_pid_binary(pid_t pid)
 }
 
 /* BIN from the front of rest, or the binary of pid when rest has none;
- * *pat is left at what follows. */
-static char *ls_binary(const char *rest, pid_t pid, const char **pat)
+ * *pat is left at what follows.  *shown is how the list names it: as
+ * written where the user gave a path ("./app"), as bpftrace lists it,
+ * else the path found. */
+static char *ls_binary(const char *rest, pid_t pid, const char **pat, char **shown)
 {
 	const char *colon = strchr(rest, ':');
 	char *first = strndup(rest, colon ? (size_t)(colon - rest) : strlen(rest));
 	char *path = first && *first ? elfsym_find_binary(first, pid) : NULL;
-	free(first);
 	if (path) {
 		*pat = colon ? colon + 1 : "";
+		*shown = strdup(strchr(first, '/') ? first : path);
+		free(first);
 		return path;
 	}
+	free(first);
 	*pat = rest;
-	return pid > 0 ? ls_pid_binary(pid) : NULL;
+	path = pid > 0 ? ls_pid_binary(pid) : NULL;
+	*shown = path ? strdup(path) : NULL;
+	return path;
 }
 
-static int ls_uprobes(struct ls_ctx *c, const char *type, const char *path)
+static int ls_uprobes(struct ls_ctx *c, const char *type, const char *path, const char *shown)
 {
 	struct elfsym *syms = NULL;
 	int n = elfsym_match(path, "*", &syms);
@@ -238,12 +244,12 @@ static int ls_uprobes(struct ls_ctx *c, const char *type, const char *path)
 		return 1;
 	}
 	for (int i = 0; i < n; i++)
-		ls_add(c, "%s:%s:%s", type, path, syms[i].name);
+		ls_add(c, "%s:%s:%s", type, shown, syms[i].name);
 	elfsym_free(syms, n);
 	return 0;
 }
 
-static int ls_usdt(struct ls_ctx *c, const char *path)
+static int ls_usdt(struct ls_ctx *c, const char *path, const char *shown)
 {
 	struct usdt_note *notes;
 	int n = usdt_notes(path, &notes);
@@ -253,7 +259,7 @@ static int ls_usdt(struct ls_ctx *c, const char *path)
 		return 1;
 	}
 	for (int i = 0; i < n; i++)
-		ls_add(c, "usdt:%s:%s:%s", path, notes[i].provider, notes[i].name);
+		ls_add(c, "usdt:%s:%s:%s", shown, notes[i].provider, notes[i].name);
 	usdt_notes_free(notes, n);
 	return 0;
 }
@@ -261,24 +267,27 @@ static int ls_usdt(struct ls_ctx *c, const char *path)
 static int ls_binary_type(struct ls_ctx *c, enum ls_type t, const char *rest, pid_t pid)
 {
 	const char *fpat;
-	char *path = ls_binary(rest, pid, &fpat), *full = NULL;
-	if (!path) {
+	char *shown = NULL, *path = ls_binary(rest, pid, &fpat, &shown), *full = NULL;
+	if (!path || !shown) {
+		free(path);
 		fprintf(stderr, "perf-run: no binary '%.*s'; give %s:BIN:PATTERN or -p PID\n",
 			(int)strcspn(rest, ":"), rest, ls_types[t].name);
 		return 1;
 	}
 	/* "usdt:BIN:NAME" also finds NAME under any provider. */
 	bool any_prov = t == LT_USDT && *fpat && !strchr(fpat, ':');
-	if (asprintf(&full, "%s:%s:%s%s", ls_types[t].name, path, any_prov ? "*:" : "",
+	if (asprintf(&full, "%s:%s:%s%s", ls_types[t].name, shown, any_prov ? "*:" : "",
 		     *fpat ? fpat : "*") < 0) {
 		free(path);
+		free(shown);
 		return 1;
 	}
 	c->pat = full;
-	int r = t == LT_USDT ? ls_usdt(c, path) : ls_uprobes(c, ls_types[t].name, path);
+	int r = t == LT_USDT ? ls_usdt(c, path, shown) : ls_uprobes(c, ls_types[t].name, path, shown);
 	ls_flush(c);
 	free(full);
 	free(path);
+	free(shown);
 	return r;
 }
 
