@@ -129,6 +129,11 @@ static int parse_one(struct opts *o, int c, const char *arg)
 	case 'l':
 		o->list = true;
 		o->list_pat = arg;
+		/* bpftrace's -lv: list verbosely, the pattern follows */
+		if (arg && *arg && !arg[strspn(arg, "v")]) {
+			o->verbose += (int)strlen(arg);
+			o->list_pat = NULL;
+		}
 		break;
 	case 'p':
 		o->pid = (pid_t)strtol(arg, &end, 10);
@@ -190,7 +195,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 
 static int do_list(const struct opts *o)
 {
-	return ls_list(stdout, o->list_pat, o->pid);
+	return ls_list(stdout, o->list_pat, o->pid, o->verbose > 0);
 }
 
 /* -L / -V: "BIN:SPEC" (an optional "uprobe:" in front), or SPEC alone with -p. */

@@ -20,6 +20,7 @@
 
 #include <bpf/btf.h>
 
+#include "../compiler/dwarf.h"
 #include "../compiler/elfsym.h"
 #include "../compiler/probe.h"
 #include "../compiler/tpformat.h"
@@ -57,6 +58,8 @@ struct ls_ctx {
 	char **v;
 	size_t n, cap;
 	bool nomem;
+	bool verbose;             /* -lv: each probe's arguments under it */
+	const char *path;         /* uprobe listing: the binary, for DWARF */
 };
 
 static void ls_add(struct ls_ctx *c, const char *fmt, ...)
@@ -93,12 +96,73 @@ static int ls_cmp(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* -lv of a tracepoint: its format's fields but the common ones, as
+ * bpftrace prints them ("    const char * filename"). */
+static void ls_tp_args(FILE *out, const char *cat, const char *ev)
+{
+	char path[PATH_MAX], line[1024];
+	if (strstr(cat, "..") || strstr(ev, ".."))
+		return;
+	snprintf(path, sizeof(path), "%s/%s/%s/format", tpf_events_dir(), cat, ev);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		char *d = strstr(line, "field:"), *end;
+		if (!d || !(end = strchr(d, ';')))
+			continue;
+		d += 6;
+		*end = '\0';
+		const char *name = strrchr(d, ' ');
+		if (!name || strncmp(name + 1 + strspn(name + 1, "*"), "common_", 7))
+			fprintf(out, "    %s\n", d);
+	}
+	fclose(f);
+}
+
+/* -lv of a function: its parameters from DWARF, as bpftrace prints them
+ * ("    int i"); nothing where the binary has no DWARF for it. */
+static void ls_func_args(FILE *out, const char *path, const char *func)
+{
+	struct probe_site *sites = NULL;
+	const struct dw_var *vars;
+	char err[256];
+	int n = 0;
+	if (dw_resolve(path, func, false, &sites, &n, err, sizeof(err)) == 0 && n > 0 && sites[0].dw) {
+		int nv = dw_vars(sites[0].dw, &vars);
+		for (int i = 0; i < nv; i++)
+			if (vars[i].is_param && !vars[i].in_inline)
+				fprintf(out, "    %s %s\n", vars[i].type_name ? vars[i].type_name : "?",
+					vars[i].name);
+	}
+	for (int i = 0; i < n; i++) {
+		free(sites[i].func);
+		dw_probe_free(sites[i].dw);
+	}
+	free(sites);
+}
+
+static void ls_args(struct ls_ctx *c, const char *name)
+{
+	char cat[256], ev[256];
+	if (sscanf(name, "tracepoint:%255[^:]:%255s", cat, ev) == 2) {
+		ls_tp_args(c->out, cat, ev);
+	} else if (c->path && (!strncmp(name, "uprobe:", 7) || !strncmp(name, "uretprobe:", 10))) {
+		const char *f = strrchr(name, ':');
+		if (f)
+			ls_func_args(c->out, c->path, f + 1);
+	}
+}
+
 static void ls_flush(struct ls_ctx *c)
 {
 	qsort(c->v, c->n, sizeof(*c->v), ls_cmp);
 	for (size_t i = 0; i < c->n; i++) {
-		if (!i || strcmp(c->v[i], c->v[i - 1]))
-			fprintf(c->out, "%s\n", c->v[i]);
+		if (i && !strcmp(c->v[i], c->v[i - 1]))
+			continue;
+		fprintf(c->out, "%s\n", c->v[i]);
+		if (c->verbose)
+			ls_args(c, c->v[i]);
 	}
 	for (size_t i = 0; i < c->n; i++)
 		free(c->v[i]);
@@ -283,8 +347,10 @@ static int ls_binary_type(struct ls_ctx *c, enum ls_type t, const char *rest, pi
 		return 1;
 	}
 	c->pat = full;
+	c->path = path;
 	int r = t == LT_USDT ? ls_usdt(c, path, shown) : ls_uprobes(c, ls_types[t].name, path, shown);
 	ls_flush(c);
+	c->path = NULL;
 	free(full);
 	free(path);
 	free(shown);
@@ -325,9 +391,9 @@ static int ls_all(struct ls_ctx *c, pid_t pid)
 	return r;
 }
 
-int ls_list(FILE *out, const char *pattern, pid_t pid)
+int ls_list(FILE *out, const char *pattern, pid_t pid, bool verbose)
 {
-	struct ls_ctx c = { .out = out, .pat = "*" };
+	struct ls_ctx c = { .out = out, .pat = "*", .verbose = verbose };
 	const char *rest = NULL;
 	char *full = NULL;
 	int r;

@@ -5,6 +5,7 @@
 #ifndef PR_LIST_H
 #define PR_LIST_H
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <sys/types.h>
 
@@ -15,7 +16,9 @@
  * and SDT notes (BIN may be left out with pid).  NULL lists tracepoints,
  * software and hardware events and, where the kernel has kprobes, kernel
  * functions; with pid, also the functions and notes of its binary.
+ * With verbose (-lv), each probe's arguments follow it: a tracepoint's
+ * fields, a function's parameters where DWARF has them.
  * Returns 0, or 1 after printing one error line to stderr. */
-int ls_list(FILE *out, const char *pattern, pid_t pid);
+int ls_list(FILE *out, const char *pattern, pid_t pid, bool verbose);
 
 #endif
