@@ -95,6 +95,40 @@ static int add_split(struct program *p, struct sema_probe *s, struct probe *pr,
 	return rc;
 }
 
+/* uprobes on functions a binary lacks, in a script that names other attach
+ * points: skipped as bpftrace skips them, and named in one warning. */
+struct skips {
+	struct loc first;
+	int n;
+	FILE *f;
+	char *text;
+	size_t len;
+};
+
+static void skip_add(struct skips *k, const struct node *a)
+{
+	if (!k->n++)
+		k->first = a->loc;
+	fprintf(k->f, "%s%s", k->n > 1 ? ", " : "", a->name);
+}
+
+/* Says what was skipped; an error (returns -1) if nothing is left to
+ * attach.  rc: the resolution's result so far (no report after errors). */
+static int skip_report(struct skips *k, const struct program *p, int rc, struct diag *d)
+{
+	int ret = 0;
+	fclose(k->f);
+	if (rc == 0 && k->n && !p->nprobes) {
+		diag_error(d, k->first, "no probe to attach: the binaries have none of the functions named");
+		ret = -1;
+	} else if (rc == 0 && k->n) {
+		diag_warn(d, k->first, "skipped %d attach point%s whose function the binary lacks: %s",
+			  k->n, k->n == 1 ? "" : "s", k->text);
+	}
+	free(k->text);
+	return ret;
+}
+
 static int resolve_probes(struct node *root, const struct pr_compile_opts *o,
 			  struct program *p, struct sema_probe **out, int *nout,
 			  struct diag *d)
@@ -114,8 +148,12 @@ static int resolve_probes(struct node *root, const struct pr_compile_opts *o,
 		free(sp);
 		return -1;
 	}
+	struct skips sk = { .f = open_memstream(&sk.text, &sk.len) };
+	if (!sk.f)
+		return -1;
 	for (struct node *n = root->list; n; n = n->next) {
-		struct probe_opts po = { .pid = o->pid, .default_bin = o->default_bin };
+		struct probe_opts po = { .pid = o->pid, .default_bin = o->default_bin,
+					 .missing_ok = nattach > 1 };
 		struct sema_probe *s;
 
 		if (n->kind != N_PROBE)
@@ -137,10 +175,17 @@ static int resolve_probes(struct node *root, const struct pr_compile_opts *o,
 				continue;
 			}
 			free(text);
+			if ((pr->kind == PK_UPROBE || pr->kind == PK_URETPROBE) && !pr->nsites) {
+				skip_add(&sk, a);
+				probe_free(pr);
+				continue;
+			}
 			if (add_split(p, s, pr, po.no_context) < 0)
 				rc = -1;
 		}
 	}
+	if (skip_report(&sk, p, rc, d))
+		rc = -1;
 	*out = sp;
 	*nout = nprobe;
 	return rc;

@@ -99,6 +99,9 @@ struct probe_opts {
 	bool no_context;          /* reads neither `args` nor `kstack`: a tracepoint
 	                           * need not read the trace record, and its formats
 	                           * are not read */
+	bool missing_ok;          /* the script names other attach points: a uprobe
+	                           * whose function the binary lacks is a warning and
+	                           * resolves with no sites (bpftrace skips it) */
 };
 
 /* Resolves one attach point.  On error reports through d (pointing at
