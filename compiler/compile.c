@@ -115,7 +115,8 @@ static int resolve_probes(struct node *root, const struct pr_compile_opts *o,
 		return -1;
 	}
 	for (struct node *n = root->list; n; n = n->next) {
-		struct probe_opts po = { .pid = o->pid, .default_bin = o->default_bin };
+		struct probe_opts po = { .pid = o->pid, .default_bin = o->default_bin,
+					 .unsafe = o->unsafe };
 		struct sema_probe *s;
 
 		if (n->kind != N_PROBE)

@@ -22,6 +22,7 @@
 
 #include "dwarf.h"
 #include "elfsym.h"
+#include "insn.h"
 #include "kbtf.h"
 #include "tpformat.h"
 #include "types.h"
@@ -123,6 +124,45 @@ static char *split_bin(struct pctx *c, const char *rest, const char **spec)
 	return NULL;
 }
 
+/*
+ * Refuses a uprobe at sym+off unless off starts an instruction: the kernel
+ * would write int3 over the middle of one, and the traced program would
+ * run a different instruction (or the probe would silently never fire).
+ * With --unsafe, a warning.  Only offsets pay for decoding.
+ */
+static int check_boundary(struct pctx *c, const struct elfsym *sym, uint64_t off,
+			  const char *label)
+{
+	enum insn_where w;
+	uint64_t start = 0, next = 0;
+	const char *f = sym->name;
+	char msg[768], at[300];
+
+	if (!label) {
+		snprintf(at, sizeof(at), "%s+%llu", f, (unsigned long long)off);
+		label = at;
+	}
+	if (!off || !elfsym_is_x86_64(c->p->path))
+		return 0;
+	if (insn_locate_file(c->p->path, sym->offset, sym->size, off, &w, &start, &next))
+		return fail(c, "cannot read %s of %s: %s", f, c->p->path, strerror(errno));
+	if (w == INSN_BOUNDARY)
+		return 0;
+	if (w == INSN_INSIDE)
+		snprintf(msg, sizeof(msg), "%s is inside the instruction at %s+%llu (%llu bytes); "
+			 "use %s+%llu or %s+%llu", label, f,
+			 (unsigned long long)start, (unsigned long long)(next - start), f,
+			 (unsigned long long)start, f, (unsigned long long)next);
+	else
+		snprintf(msg, sizeof(msg), "cannot decode the instruction at %s+%llu, so %s may "
+			 "be inside an instruction", f, (unsigned long long)start, label);
+	if (c->o->unsafe) {
+		diag_warn(c->d, c->loc, "%s (allowed by --unsafe)", msg);
+		return 0;
+	}
+	return fail(c, "%s", msg);
+}
+
 static int symbol_sites(struct pctx *c, const char *spec, uint64_t off)
 {
 	struct elfsym *syms;
@@ -137,6 +177,10 @@ static int symbol_sites(struct pctx *c, const char *spec, uint64_t off)
 		if (off && syms[i].size && off >= syms[i].size) {
 			fail(c, "offset +0x%llx is past the end of %s, which is %llu bytes long",
 			     (unsigned long long)off, syms[i].name, (unsigned long long)syms[i].size);
+			elfsym_free(syms, n);
+			return -1;
+		}
+		if (check_boundary(c, &syms[i], off, NULL)) {
 			elfsym_free(syms, n);
 			return -1;
 		}
@@ -196,6 +240,32 @@ static void alias_views(struct pctx *c)
 	}
 }
 
+/* A raw address must start an instruction of the function that holds it;
+ * one outside every function symbol cannot be checked. */
+static int check_address(struct pctx *c, const char *text, uint64_t addr)
+{
+	struct elfsym *syms;
+	int n = elfsym_match(c->p->path, "*", &syms), r = -2;
+	char label[300];
+
+	if (n < 0)
+		return fail(c, "cannot read '%s' as an ELF file: %s", c->p->path, strerror(errno));
+	for (int i = 0; i < n && r == -2; i++) {
+		if (addr < syms[i].addr || addr >= syms[i].addr + syms[i].size)
+			continue;
+		snprintf(label, sizeof(label), "%s (%s+%llu)", text, syms[i].name,
+			 (unsigned long long)(addr - syms[i].addr));
+		r = check_boundary(c, &syms[i], addr - syms[i].addr, label);
+	}
+	elfsym_free(syms, n);
+	if (r != -2)
+		return r;
+	if (c->o->unsafe || !elfsym_is_x86_64(c->p->path))
+		return 0;
+	return fail(c, "address %s is in no function symbol of %s, so whether it starts an "
+		    "instruction cannot be checked; pass --unsafe to probe it anyway", text, c->p->path);
+}
+
 /* "func+0x10" without DWARF: symbol plus offset. */
 static bool symbol_plus_offset(const char *spec, char **sym, uint64_t *off)
 {
@@ -243,12 +313,14 @@ static int parse_uprobe(struct pctx *c, const char *rest)
 		uint64_t addr = strtoull(s, NULL, 16), offset;
 		/* With args, the DWARF view at the address (the same place). */
 		r = -1;
-		if (c->o->use_args && p->kind == PK_UPROBE)
-			r = dwarf_sites(c, s, true);
-		if (r && elfsym_offset(p->path, addr, &offset))
+		if (elfsym_offset(p->path, addr, &offset))
 			r = fail(c, "address %s is not in a loaded segment of %s", s, p->path);
-		else if (r)
+		else if (check_address(c, s, addr))
+			r = -1;
+		else if (!c->o->use_args || p->kind != PK_UPROBE || dwarf_sites(c, s, true))
 			r = add_site(p, s, addr, offset);
+		else
+			r = 0;
 	} else if (is_plain_symbol(s)) {
 		/* A body that reads args wants perf probe's place after the prologue,
 		 * where DWARF locations hold; otherwise the symbol's entry, where arg0..

@@ -96,6 +96,8 @@ struct probe_opts {
 	bool no_context;          /* reads neither `args` nor `kstack`: a tracepoint
 	                           * need not read the trace record, and its formats
 	                           * are not read */
+	bool unsafe;              /* --unsafe: a uprobe offset that cannot be checked,
+	                           * or is inside an instruction, is only warned about */
 };
 
 /* Resolves one attach point.  On error reports through d (pointing at
