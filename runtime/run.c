@@ -335,6 +335,34 @@ static bool rt_map_full(struct rt *r, int i)
 	return n >= m->max_entries;
 }
 
+/* Hits the kernel skipped without running the program (recursion_misses):
+ * one BPF tracing program at a time per CPU, so a tracepoint that fires
+ * inside another program (signal:signal_generate under signal(), a lock
+ * or allocation tracepoint under a helper) is not run there. */
+static void rt_report_misses(struct rt *r)
+{
+	for (int i = 0; i < r->p->nprogs; i++) {
+		const struct pr_prog *pp = &r->p->progs[i];
+		uint64_t n = 0;
+
+		for (int k = i; k < r->p->nprogs && r->p->progs[k].probe == pp->probe; k++, i = k - 1) {
+			struct bpf_program *bp = bpf_object__find_program_by_name(r->obj,
+										  r->p->progs[k].name);
+			struct bpf_prog_info info;
+			uint32_t len = sizeof(info);
+
+			memset(&info, 0, sizeof(info));
+			if (bp && bpf_program__fd(bp) >= 0 &&
+			    !bpf_obj_get_info_by_fd(bpf_program__fd(bp), &info, &len))
+				n += info.recursion_misses;
+		}
+		if (n)
+			fprintf(stderr, "%llu hit%s of %s skipped by the kernel: another BPF "
+				"program was running on that CPU\n", (unsigned long long)n,
+				n == 1 ? "" : "s", pp->probe->name);
+	}
+}
+
 /* Nothing is lost silently: records the ring buffer had no room for, and
  * map updates refused because the map was full or, with room left, because
  * the kernel had no element ready: hash maps take one on insert from a
@@ -367,6 +395,7 @@ static void rt_report_losses(struct rt *r)
 	if (r->ev.bad)
 		fprintf(stderr, "perf-run: %llu records could not be decoded\n",
 			(unsigned long long)r->ev.bad);
+	rt_report_misses(r);
 }
 
 /*
