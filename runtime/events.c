@@ -13,10 +13,36 @@
 #include "events.h"
 #include "mapprint.h"
 
+/* One record's output (or one printed map): counted until a flush shows
+ * whether it reached the file. */
+static void ev_put(struct ev_ctx *e, const char *text)
+{
+	errno = 0;
+	fputs(text, e->out);   /* a full buffer is written here, and can fail */
+	if (ferror(e->out) && !e->write_errno)
+		e->write_errno = errno ? errno : EIO;
+	e->pending++;
+}
+
+void ev_flush(struct ev_ctx *e)
+{
+	if (fflush(e->out) == 0 && !ferror(e->out)) {
+		e->pending = 0;
+		return;
+	}
+	if (!e->write_errno)
+		e->write_errno = errno ? errno : EIO;   /* fflush() set it */
+	/* What was buffered since the last good flush is gone; later records
+	 * are still counted (and tried, in case the disk frees up). */
+	e->unwritten += e->pending;
+	e->pending = 0;
+	clearerr(e->out);
+}
+
 static void ev_emit(struct ev_ctx *e, const char *type, const char *text)
 {
 	if (!e->json) {
-		fputs(text, e->out);
+		ev_put(e, text);
 		return;
 	}
 	struct fmt_buf b;
@@ -24,7 +50,7 @@ static void ev_emit(struct ev_ctx *e, const char *type, const char *text)
 	fmt_addf(&b, "{\"type\": \"%s\", \"data\": \"", type);
 	fmt_json_str(&b, text);
 	fmt_puts(&b, "\"}\n");
-	fputs(b.s, e->out);
+	ev_put(e, b.s);
 	fmt_free(&b);
 }
 
@@ -47,7 +73,7 @@ void ev_print_map(struct ev_ctx *e, int map, int64_t top, int64_t div)
 		mp_json(&b, m, &d, top, div, &e->fc);
 	else
 		mp_text(&b, m, &d, top, div, &e->fc);
-	fputs(b.s, e->out);
+	ev_put(e, b.s);
 	fmt_free(&b);
 	mp_data_free(&d);
 }
@@ -137,7 +163,7 @@ static void ev_formatted(struct ev_ctx *e, const struct pr_action *a, const char
 	} else if (a->kind == ACT_PRINTF) {
 		ev_emit(e, "printf", b.s);
 	} else if (a->kind == ACT_SYSTEM) {
-		fflush(e->out);
+		ev_flush(e);
 		if (system(b.s) < 0)
 			fprintf(stderr, "perf-run: system: cannot run '%s'\n", b.s);
 	} else {
@@ -158,7 +184,7 @@ static void ev_printv(struct ev_ctx *e, const struct pr_action *a, const char *r
 		ev_emit(e, "value", b.s);
 	} else {
 		fmt_putc(&b, '\n');
-		fputs(b.s, e->out);
+		ev_put(e, b.s);
 	}
 	fmt_free(&b);
 }

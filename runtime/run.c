@@ -168,7 +168,7 @@ static void rt_drain(struct rt *r)
 		if (n == 0 || (n < 0 && n != -EINTR))
 			break;
 	}
-	fflush(r->o->out);
+	ev_flush(&r->ev);
 }
 
 /* BEGIN or END: run each such program once, then print what it sent. */
@@ -284,7 +284,7 @@ static void rt_loop(struct rt *r)
 		if (n < 0 && n != -EINTR)
 			break;
 		if (n > 0)
-			fflush(r->o->out);
+			ev_flush(&r->ev);
 		if (r->ev.exit_flag && *r->ev.exit_flag) {
 			rt_detach(r, true);   /* nothing more after exit() */
 			rt_drain(r);   /* up to its record, or one buffer's worth */
@@ -396,6 +396,10 @@ static void rt_report_losses(struct rt *r)
 		fprintf(stderr, "perf-run: %llu records could not be decoded\n",
 			(unsigned long long)r->ev.bad);
 	rt_report_misses(r);
+	if (r->ev.write_errno)
+		fprintf(stderr, "perf-run: writing output: %s; %llu record%s not written\n",
+			strerror(r->ev.write_errno), (unsigned long long)r->ev.unwritten,
+			r->ev.unwritten == 1 ? "" : "s");
 }
 
 /*
@@ -451,7 +455,8 @@ static int rt_setup_output(struct rt *r)
 	return 0;
 }
 
-static void rt_finish(struct rt *r)
+/* Returns -1 if output was lost to a write error. */
+static int rt_finish(struct rt *r)
 {
 	rt_detach(r, true);
 	r->ev.stop = NULL;   /* the probes are gone: read to the end */
@@ -461,8 +466,9 @@ static void rt_finish(struct rt *r)
 	rt_run_special(r, PK_END);
 	rt_detach(r, false);
 	ev_print_maps(&r->ev);
-	fflush(r->o->out);
+	ev_flush(&r->ev);
 	rt_report_losses(r);
+	return r->ev.write_errno ? -1 : 0;
 }
 
 static void rt_cleanup(struct rt *r)
@@ -523,8 +529,7 @@ int rt_run(struct program *p, const struct rt_opts *o, struct diag *d)
 			rt_wait_exec(&r);
 		}
 		rt_loop(&r);
-		rt_finish(&r);
-		ret = 0;
+		ret = rt_finish(&r) ? 1 : 0;
 	}
 	rt_cleanup(&r);
 	return ret;
