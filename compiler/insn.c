@@ -10,7 +10,6 @@
 #include "insn.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -53,21 +52,19 @@ enum insn_where insn_locate(const uint8_t *code, size_t len, uint64_t off,
 	return INSN_BOUNDARY;
 }
 
-int insn_locate_file(const char *path, uint64_t foff, uint64_t size, uint64_t off,
-		     enum insn_where *where, uint64_t *start, uint64_t *next)
+int insn_locate_fd(int fd, uint64_t foff, uint64_t size, uint64_t off,
+		   enum insn_where *where, uint64_t *start, uint64_t *next)
 {
 	/* Bytes past off matter only to finish the instruction that holds it. */
 	size_t len = (size_t)(size && size < off + 16 ? size : off + 16);
-	uint8_t *code = malloc(len ? len : 1);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t got = code && fd >= 0 ? pread(fd, code, len, (off_t)foff) : -1;
-	int saved = errno;
+	uint8_t *code = malloc(len);
+	ssize_t got = code ? pread(fd, code, len, (off_t)foff) : -1;
 
-	if (fd >= 0)
-		close(fd);
 	if (got < 0) {
+		int saved = code ? errno : ENOMEM;
+
 		free(code);
-		errno = code ? saved : ENOMEM;
+		errno = saved;
 		return -1;
 	}
 	*where = insn_locate(code, (size_t)got, off, start, next);

@@ -22,9 +22,10 @@ enum insn_where {
 enum insn_where insn_locate(const uint8_t *code, size_t len, uint64_t off,
 			    uint64_t *start, uint64_t *next);
 
-/* The same for a function of an x86-64 ELF file: size bytes at file offset
- * foff.  Returns -1 (errno set) if they cannot be read. */
-int insn_locate_file(const char *path, uint64_t foff, uint64_t size, uint64_t off,
-		     enum insn_where *where, uint64_t *start, uint64_t *next);
+/* The same for a function of an x86-64 ELF file open as fd: size bytes at
+ * file offset foff (size 0: unknown).  Returns -1 (errno set) if they
+ * cannot be read. */
+int insn_locate_fd(int fd, uint64_t foff, uint64_t size, uint64_t off,
+		   enum insn_where *where, uint64_t *start, uint64_t *next);
 
 #endif

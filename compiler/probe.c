@@ -12,6 +12,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <fnmatch.h>
 #include <linux/perf_event.h>
 #include <stdio.h>
@@ -130,7 +131,7 @@ static char *split_bin(struct pctx *c, const char *rest, const char **spec)
  * run a different instruction (or the probe would silently never fire).
  * With --unsafe, a warning.  Only offsets pay for decoding.
  */
-static int check_boundary(struct pctx *c, const struct elfsym *sym, uint64_t off,
+static int check_boundary(struct pctx *c, int fd, const struct elfsym *sym, uint64_t off,
 			  const char *label)
 {
 	enum insn_where w;
@@ -142,9 +143,9 @@ static int check_boundary(struct pctx *c, const struct elfsym *sym, uint64_t off
 		snprintf(at, sizeof(at), "%s+%llu", f, (unsigned long long)off);
 		label = at;
 	}
-	if (!off || !elfsym_is_x86_64(c->p->path))
+	if (!off || fd < 0)
 		return 0;
-	if (insn_locate_file(c->p->path, sym->offset, sym->size, off, &w, &start, &next))
+	if (insn_locate_fd(fd, sym->offset, sym->size, off, &w, &start, &next))
 		return fail(c, "cannot read %s of %s: %s", f, c->p->path, strerror(errno));
 	if (w == INSN_BOUNDARY)
 		return 0;
@@ -163,39 +164,56 @@ static int check_boundary(struct pctx *c, const struct elfsym *sym, uint64_t off
 	return fail(c, "%s", msg);
 }
 
+/* The binary open for check_boundary(), or -1 if it is not x86-64 code
+ * (nothing to check).  Returns -1 if it cannot be opened. */
+static int open_code(struct pctx *c, int *fd)
+{
+	*fd = -1;
+	if (!elfsym_is_x86_64(c->p->path))
+		return 0;
+	*fd = open(c->p->path, O_RDONLY | O_CLOEXEC);
+	return *fd < 0 ? fail(c, "cannot open '%s': %s", c->p->path, strerror(errno)) : 0;
+}
+
 static int symbol_sites(struct pctx *c, const char *spec, uint64_t off)
 {
 	struct elfsym *syms;
-	int n = elfsym_match(c->p->path, spec, &syms);
+	int fd = -1;
+	if (off && open_code(c, &fd))
+		return -1;
+	int n = elfsym_match(c->p->path, spec, &syms), r = 0;
+	if (n <= 0 && fd >= 0)
+		close(fd);
 	if (n < 0)
 		return fail(c, "cannot read '%s' as an ELF file: %s", c->p->path, strerror(errno));
 	if (n == 0)
 		return fail(c, "no function matches '%s' in %s; list them with: perf-run -l 'uprobe:%s:*'",
 			    spec, c->p->path, c->p->path);
-	for (int i = 0; i < n; i++) {
+	for (int i = 0; i < n && !r; i++) {
 		uint64_t addr = syms[i].addr + off, offset = syms[i].offset + off;
 		if (off && syms[i].size && off >= syms[i].size) {
-			fail(c, "offset +0x%llx is past the end of %s, which is %llu bytes long",
-			     (unsigned long long)off, syms[i].name, (unsigned long long)syms[i].size);
-			elfsym_free(syms, n);
-			return -1;
+			r = fail(c, "offset +0x%llx is past the end of %s, which is %llu bytes long",
+				 (unsigned long long)off, syms[i].name,
+				 (unsigned long long)syms[i].size);
+			break;
 		}
-		if (check_boundary(c, &syms[i], off, NULL)) {
-			elfsym_free(syms, n);
-			return -1;
+		if (check_boundary(c, fd, &syms[i], off, NULL)) {
+			r = -1;
+			break;
 		}
-		/* elfsym_match() gave each symbol's offset; only an added
-		 * offset can leave its segment (and reopening the file per
-		 * symbol made f* on 10,000 functions cost a second). */
-		if (off && elfsym_offset(c->p->path, addr, &offset))
+		/* elfsym_match() gave each symbol's offset; only an offset
+		 * past a symbol of unknown size can leave its segment (and
+		 * reopening the file per symbol made f* on 10,000 functions
+		 * cost a second). */
+		if (off && !syms[i].size && elfsym_offset(c->p->path, addr, &offset))
 			offset = syms[i].offset + off;
-		if (add_site(c->p, syms[i].name, addr, offset)) {
-			elfsym_free(syms, n);
-			return fail(c, "out of memory");
-		}
+		if (add_site(c->p, syms[i].name, addr, offset))
+			r = fail(c, "out of memory");
 	}
+	if (fd >= 0)
+		close(fd);
 	elfsym_free(syms, n);
-	return 0;
+	return r;
 }
 
 static int dwarf_sites(struct pctx *c, const char *spec, bool quiet)
@@ -245,22 +263,29 @@ static void alias_views(struct pctx *c)
 static int check_address(struct pctx *c, const char *text, uint64_t addr)
 {
 	struct elfsym *syms;
-	int n = elfsym_match(c->p->path, "*", &syms), r = -2;
+	int fd, n, r = -2;
 	char label[300];
 
-	if (n < 0)
+	if (open_code(c, &fd))
+		return -1;
+	if (fd < 0)
+		return 0;
+	if ((n = elfsym_match(c->p->path, "*", &syms)) < 0) {
+		close(fd);
 		return fail(c, "cannot read '%s' as an ELF file: %s", c->p->path, strerror(errno));
+	}
 	for (int i = 0; i < n && r == -2; i++) {
 		if (addr < syms[i].addr || addr >= syms[i].addr + syms[i].size)
 			continue;
 		snprintf(label, sizeof(label), "%s (%s+%llu)", text, syms[i].name,
 			 (unsigned long long)(addr - syms[i].addr));
-		r = check_boundary(c, &syms[i], addr - syms[i].addr, label);
+		r = check_boundary(c, fd, &syms[i], addr - syms[i].addr, label);
 	}
+	close(fd);
 	elfsym_free(syms, n);
 	if (r != -2)
 		return r;
-	if (c->o->unsafe || !elfsym_is_x86_64(c->p->path))
+	if (c->o->unsafe)
 		return 0;
 	return fail(c, "address %s is in no function symbol of %s, so whether it starts an "
 		    "instruction cannot be checked; pass --unsafe to probe it anyway", text, c->p->path);
@@ -334,6 +359,10 @@ static int parse_uprobe(struct pctx *c, const char *rest)
 		r = symbol_sites(c, sym, off);
 	} else {
 		r = dwarf_sites(c, s, false);
+		/* perf probe's FUNC[@SRC]+OFFS: DWARF gave the address, not
+		 * whether an instruction starts there. */
+		for (int i = 0; !r && strchr(s, '+') && i < p->nsites; i++)
+			r = check_address(c, s, p->sites[i].addr);
 	}
 	free(sym);
 	if (!r && asprintf(&p->name, "%s:%s:%s", p->kind == PK_URETPROBE ? "uretprobe" : "uprobe",
