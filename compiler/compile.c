@@ -153,7 +153,7 @@ static int resolve_probes(struct node *root, const struct pr_compile_opts *o,
 		return -1;
 	for (struct node *n = root->list; n; n = n->next) {
 		struct probe_opts po = { .pid = o->pid, .default_bin = o->default_bin,
-					 .missing_ok = nattach > 1 };
+					 .missing_ok = nattach > 1, .unsafe = o->unsafe };
 		struct sema_probe *s;
 
 		if (n->kind != N_PROBE)

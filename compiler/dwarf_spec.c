@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "dwarf.h"
 #include "dwarf_type.h"
@@ -38,41 +39,131 @@ static bool has_debug_info(Elf *elf)
 	return false;
 }
 
-/* Separate debuginfo by build-id: distribution -dbgsym packages (under
- * $PERF_RUN_DEBUGINFO_DIR instead of /usr/lib/debug when set, so that tests
- * and unpacked packages need no root-owned tree), then debuginfod. */
-static int open_debuglink(Elf *elf, Elf **delf)
+/* CRC-32 of the whole file (zlib's is the one .gnu_debuglink uses). */
+static uint32_t file_crc32(int fd)
 {
-	const void *id;
-	ssize_t n = dwelf_elf_gnu_build_id(elf, &id);
-	char hex[2 * 64 + 1], path[512];
-	const unsigned char *b = id;
-	const char *root = getenv("PERF_RUN_DEBUGINFO_DIR");
+	unsigned char buf[65536];
+	uLong crc = crc32(0L, Z_NULL, 0);
+	ssize_t n;
+	off_t off = 0;
 
-	if (n <= 0 || n > 64)
-		return -1;
-	for (ssize_t i = 0; i < n; i++)
+	while ((n = pread(fd, buf, sizeof(buf), off)) > 0) {
+		crc = crc32(crc, buf, (uInt)n);
+		off += n;
+	}
+	return (uint32_t)crc;
+}
+
+static void to_hex(const void *id, size_t n, char *hex)
+{
+	const unsigned char *b = id;
+
+	for (size_t i = 0; i < n; i++)
 		sprintf(hex + 2 * i, "%02x", b[i]);
-	if (!root || !*root)
-		root = "/usr/lib/debug";
-	const char *home = getenv("HOME");
-	for (int k = 0; k < 2; k++) {
-		if (k == 0)
-			snprintf(path, sizeof(path), "%s/.build-id/%.2s/%s.debug", root, hex, hex + 2);
-		else
-			snprintf(path, sizeof(path), "%s/.cache/debuginfod_client/%s/debuginfo",
-				 home ? home : "/root", hex);
-		int fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
-			continue;
-		*delf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-		if (*delf && has_debug_info(*delf))
-			return fd;
+	hex[2 * n] = '\0';
+}
+
+/* A candidate debug file is taken only if it has DWARF and is the one built
+ * with this binary: its build-id equals the binary's (when both have one;
+ * else crc, from .gnu_debuglink, must be the file's CRC-32).  A debug file
+ * of another build gives wrong variable locations and types, silently. */
+static int open_candidate(const char *path, const void *id, ssize_t n, const GElf_Word *crc,
+			  Elf **delf)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	const void *did;
+	ssize_t dn;
+	char want[2 * 64 + 1], got[2 * 64 + 1];
+
+	if (fd < 0)
+		return -1;
+	*delf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!*delf || !has_debug_info(*delf))
+		goto skip;
+	dn = dwelf_elf_gnu_build_id(*delf, &did);
+	if (n > 0 && dn > 0 && (dn != n || memcmp(did, id, (size_t)n))) {
+		to_hex(id, (size_t)n, want);
+		to_hex(did, dn <= 64 ? (size_t)dn : 64, got);
+		fprintf(stderr, "perf-run: warning: ignoring %s: its build-id %s is not the "
+			"binary's %s\n", path, got, want);
+		goto skip;
+	}
+	if (crc && (n <= 0 || dn <= 0)) {
+		uint32_t c = file_crc32(fd);
+
+		if (c != *crc) {
+			fprintf(stderr, "perf-run: warning: ignoring %s: its CRC 0x%08x is not the "
+				"0x%08x that .gnu_debuglink names\n", path, c, (unsigned)*crc);
+			goto skip;
+		}
+	}
+	return fd;
+skip:
+	if (*delf)
 		elf_end(*delf);
-		*delf = NULL;
-		close(fd);
+	*delf = NULL;
+	close(fd);
+	return -1;
+}
+
+/* .gnu_debuglink's file, where gdb looks for it: beside the binary, in
+ * .debug/ beside it, and under the debug root at the binary's directory. */
+static int open_gnu_debuglink(Elf *elf, const char *bin, const char *root, const void *id,
+			      ssize_t n, Elf **delf)
+{
+	GElf_Word crc;
+	const char *name = dwelf_elf_gnu_debuglink(elf, &crc);
+	const char *slash = strrchr(bin, '/');
+	int dirlen = slash ? (int)(slash - bin) : 1;
+	const char *dir = slash ? bin : ".";
+	char path[4096];
+
+	if (!name || !*name || strchr(name, '/'))
+		return -1;
+	for (int k = 0; k < 3; k++) {
+		if (k == 0)
+			snprintf(path, sizeof(path), "%.*s/%s", dirlen, dir, name);
+		else if (k == 1)
+			snprintf(path, sizeof(path), "%.*s/.debug/%s", dirlen, dir, name);
+		else
+			snprintf(path, sizeof(path), "%s%.*s/%s", root, dirlen, dir, name);
+		if (!strcmp(path, bin))
+			continue;   /* the stripped binary itself */
+		int fd = open_candidate(path, id, n, &crc, delf);
+		if (fd >= 0)
+			return fd;
 	}
 	return -1;
+}
+
+/* Separate debuginfo by build-id: distribution -dbgsym packages (under
+ * $PERF_RUN_DEBUGINFO_DIR instead of /usr/lib/debug when set, so that tests
+ * and unpacked packages need no root-owned tree), then by .gnu_debuglink,
+ * then the debuginfod cache. */
+static int open_debuglink(Elf *elf, const char *bin, Elf **delf)
+{
+	const void *id = NULL;
+	ssize_t n = dwelf_elf_gnu_build_id(elf, &id);
+	char hex[2 * 64 + 1], path[512];
+	const char *root = getenv("PERF_RUN_DEBUGINFO_DIR");
+	const char *home = getenv("HOME");
+	int fd;
+
+	if (n > 64)
+		n = -1;
+	if (!root || !*root)
+		root = "/usr/lib/debug";
+	if (n > 0) {
+		to_hex(id, (size_t)n, hex);
+		snprintf(path, sizeof(path), "%s/.build-id/%.2s/%s.debug", root, hex, hex + 2);
+		if ((fd = open_candidate(path, id, n, NULL, delf)) >= 0)
+			return fd;
+	}
+	if ((fd = open_gnu_debuglink(elf, bin, root, id, n, delf)) >= 0 || n <= 0)
+		return fd;
+	snprintf(path, sizeof(path), "%s/.cache/debuginfod_client/%s/debuginfo",
+		 home ? home : "/root", hex);
+	return open_candidate(path, id, n, NULL, delf);
 }
 
 static void mod_close(struct dw_mod *m)
@@ -111,10 +202,10 @@ static int mod_load(struct dw_mod *m, char *err, size_t errlen)
 	m->pie = eh.e_type == ET_DYN;
 	Elf *dwelf = m->elf;
 	if (!has_debug_info(m->elf)) {
-		m->dfd = open_debuglink(m->elf, &m->delf);
+		m->dfd = open_debuglink(m->elf, m->path, &m->delf);
 		if (m->dfd < 0) {
 			snprintf(err, errlen, "'%s' has no debug information (no .debug_info and "
-				 "no debuginfo found by build-id)", m->path);
+				 "no debuginfo found by build-id or .gnu_debuglink)", m->path);
 			return -1;
 		}
 		dwelf = m->delf;

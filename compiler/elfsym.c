@@ -75,6 +75,17 @@ int elfsym_offset(const char *path, uint64_t addr, uint64_t *offset)
 	return r;
 }
 
+bool elfsym_is_x86_64(const char *path)
+{
+	struct elf_file ef;
+	if (ef_open(path, &ef))
+		return false;
+	GElf_Ehdr eh;
+	bool r = gelf_getehdr(ef.elf, &eh) && eh.e_machine == EM_X86_64;
+	ef_close(&ef);
+	return r;
+}
+
 bool elfsym_is_exec(const char *path)
 {
 	struct elf_file ef;

@@ -30,6 +30,8 @@ int elfsym_offset(const char *path, uint64_t addr, uint64_t *offset);
  * default directories), or a program name looked up in PATH.  Returns a
  * malloc'd path or NULL. */
 char *elfsym_find_binary(const char *bin, pid_t pid);
+/* True if the file is x86-64 code (EM_X86_64). */
+bool elfsym_is_x86_64(const char *path);
 /* True if the file is an ET_EXEC (not PIE). */
 bool elfsym_is_exec(const char *path);
 

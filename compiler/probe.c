@@ -12,6 +12,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <fnmatch.h>
 #include <linux/perf_event.h>
 #include <stdio.h>
@@ -22,6 +23,7 @@
 
 #include "dwarf.h"
 #include "elfsym.h"
+#include "insn.h"
 #include "kbtf.h"
 #include "tpformat.h"
 #include "types.h"
@@ -125,10 +127,65 @@ static char *split_bin(struct pctx *c, const char *rest, const char **spec)
 	return NULL;
 }
 
+/*
+ * Refuses a uprobe at sym+off unless off starts an instruction: the kernel
+ * would write int3 over the middle of one, and the traced program would
+ * run a different instruction (or the probe would silently never fire).
+ * With --unsafe, a warning.  Only offsets pay for decoding.
+ */
+static int check_boundary(struct pctx *c, int fd, const struct elfsym *sym, uint64_t off,
+			  const char *label)
+{
+	enum insn_where w;
+	uint64_t start = 0, next = 0;
+	const char *f = sym->name;
+	char msg[768], at[300];
+
+	if (!label) {
+		snprintf(at, sizeof(at), "%s+%llu", f, (unsigned long long)off);
+		label = at;
+	}
+	if (!off || fd < 0)
+		return 0;
+	if (insn_locate_fd(fd, sym->offset, sym->size, off, &w, &start, &next))
+		return fail(c, "cannot read %s of %s: %s", f, c->p->path, strerror(errno));
+	if (w == INSN_BOUNDARY)
+		return 0;
+	if (w == INSN_INSIDE)
+		snprintf(msg, sizeof(msg), "%s is inside the instruction at %s+%llu (%llu bytes); "
+			 "use %s+%llu or %s+%llu", label, f,
+			 (unsigned long long)start, (unsigned long long)(next - start), f,
+			 (unsigned long long)start, f, (unsigned long long)next);
+	else
+		snprintf(msg, sizeof(msg), "cannot decode the instruction at %s+%llu, so %s may "
+			 "be inside an instruction", f, (unsigned long long)start, label);
+	if (c->o->unsafe) {
+		diag_warn(c->d, c->loc, "%s (allowed by --unsafe)", msg);
+		return 0;
+	}
+	return fail(c, "%s", msg);
+}
+
+/* The binary open for check_boundary(), or -1 if it is not x86-64 code
+ * (nothing to check).  Returns -1 if it cannot be opened. */
+static int open_code(struct pctx *c, int *fd)
+{
+	*fd = -1;
+	if (!elfsym_is_x86_64(c->p->path))
+		return 0;
+	*fd = open(c->p->path, O_RDONLY | O_CLOEXEC);
+	return *fd < 0 ? fail(c, "cannot open '%s': %s", c->p->path, strerror(errno)) : 0;
+}
+
 static int symbol_sites(struct pctx *c, const char *spec, uint64_t off)
 {
 	struct elfsym *syms;
-	int n = elfsym_match(c->p->path, spec, &syms);
+	int fd = -1;
+	if (off && open_code(c, &fd))
+		return -1;
+	int n = elfsym_match(c->p->path, spec, &syms), r = 0;
+	if (n <= 0 && fd >= 0)
+		close(fd);
 	if (n < 0)
 		return fail(c, "cannot read '%s' as an ELF file: %s", c->p->path, strerror(errno));
 	if (n == 0 && c->o->missing_ok)   /* OpenSSL 3 lacks some the ssl tools name */
@@ -136,26 +193,31 @@ static int symbol_sites(struct pctx *c, const char *spec, uint64_t off)
 	if (n == 0)
 		return fail(c, "no function matches '%s' in %s; list them with: perf-run -l 'uprobe:%s:*'",
 			    spec, c->p->path, c->p->path);
-	for (int i = 0; i < n; i++) {
+	for (int i = 0; i < n && !r; i++) {
 		uint64_t addr = syms[i].addr + off, offset = syms[i].offset + off;
 		if (off && syms[i].size && off >= syms[i].size) {
-			fail(c, "offset +0x%llx is past the end of %s, which is %llu bytes long",
-			     (unsigned long long)off, syms[i].name, (unsigned long long)syms[i].size);
-			elfsym_free(syms, n);
-			return -1;
+			r = fail(c, "offset +0x%llx is past the end of %s, which is %llu bytes long",
+				 (unsigned long long)off, syms[i].name,
+				 (unsigned long long)syms[i].size);
+			break;
 		}
-		/* elfsym_match() gave each symbol's offset; only an added
-		 * offset can leave its segment (and reopening the file per
-		 * symbol made f* on 10,000 functions cost a second). */
-		if (off && elfsym_offset(c->p->path, addr, &offset))
+		if (check_boundary(c, fd, &syms[i], off, NULL)) {
+			r = -1;
+			break;
+		}
+		/* elfsym_match() gave each symbol's offset; only an offset
+		 * past a symbol of unknown size can leave its segment (and
+		 * reopening the file per symbol made f* on 10,000 functions
+		 * cost a second). */
+		if (off && !syms[i].size && elfsym_offset(c->p->path, addr, &offset))
 			offset = syms[i].offset + off;
-		if (add_site(c->p, syms[i].name, addr, offset)) {
-			elfsym_free(syms, n);
-			return fail(c, "out of memory");
-		}
+		if (add_site(c->p, syms[i].name, addr, offset))
+			r = fail(c, "out of memory");
 	}
+	if (fd >= 0)
+		close(fd);
 	elfsym_free(syms, n);
-	return 0;
+	return r;
 }
 
 static int dwarf_sites(struct pctx *c, const char *spec, bool quiet)
@@ -198,6 +260,39 @@ static void alias_views(struct pctx *c)
 		}
 		free(ds);
 	}
+}
+
+/* A raw address must start an instruction of the function that holds it;
+ * one outside every function symbol cannot be checked. */
+static int check_address(struct pctx *c, const char *text, uint64_t addr)
+{
+	struct elfsym *syms;
+	int fd, n, r = -2;
+	char label[300];
+
+	if (open_code(c, &fd))
+		return -1;
+	if (fd < 0)
+		return 0;
+	if ((n = elfsym_match(c->p->path, "*", &syms)) < 0) {
+		close(fd);
+		return fail(c, "cannot read '%s' as an ELF file: %s", c->p->path, strerror(errno));
+	}
+	for (int i = 0; i < n && r == -2; i++) {
+		if (addr < syms[i].addr || addr >= syms[i].addr + syms[i].size)
+			continue;
+		snprintf(label, sizeof(label), "%s (%s+%llu)", text, syms[i].name,
+			 (unsigned long long)(addr - syms[i].addr));
+		r = check_boundary(c, fd, &syms[i], addr - syms[i].addr, label);
+	}
+	close(fd);
+	elfsym_free(syms, n);
+	if (r != -2)
+		return r;
+	if (c->o->unsafe)
+		return 0;
+	return fail(c, "address %s is in no function symbol of %s, so whether it starts an "
+		    "instruction cannot be checked; pass --unsafe to probe it anyway", text, c->p->path);
 }
 
 /* "func+0x10" without DWARF: symbol plus offset. */
@@ -247,12 +342,14 @@ static int parse_uprobe(struct pctx *c, const char *rest)
 		uint64_t addr = strtoull(s, NULL, 16), offset;
 		/* With args, the DWARF view at the address (the same place). */
 		r = -1;
-		if (c->o->use_args && p->kind == PK_UPROBE)
-			r = dwarf_sites(c, s, true);
-		if (r && elfsym_offset(p->path, addr, &offset))
+		if (elfsym_offset(p->path, addr, &offset))
 			r = fail(c, "address %s is not in a loaded segment of %s", s, p->path);
-		else if (r)
+		else if (check_address(c, s, addr))
+			r = -1;
+		else if (!c->o->use_args || p->kind != PK_UPROBE || dwarf_sites(c, s, true))
 			r = add_site(p, s, addr, offset);
+		else
+			r = 0;
 	} else if (is_plain_symbol(s)) {
 		/* A body that reads args wants perf probe's place after the prologue,
 		 * where DWARF locations hold; otherwise the symbol's entry, where arg0..
@@ -266,6 +363,10 @@ static int parse_uprobe(struct pctx *c, const char *rest)
 		r = symbol_sites(c, sym, off);
 	} else {
 		r = dwarf_sites(c, s, false);
+		/* perf probe's FUNC[@SRC]+OFFS: DWARF gave the address, not
+		 * whether an instruction starts there. */
+		for (int i = 0; !r && strchr(s, '+') && i < p->nsites; i++)
+			r = check_address(c, s, p->sites[i].addr);
 	}
 	free(sym);
 	/* a wildcard that matched one function is named by it, as in bpftrace */

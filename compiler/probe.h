@@ -102,6 +102,8 @@ struct probe_opts {
 	bool missing_ok;          /* the script names other attach points: a uprobe
 	                           * whose function the binary lacks is a warning and
 	                           * resolves with no sites (bpftrace skips it) */
+	bool unsafe;              /* --unsafe: a uprobe offset that cannot be checked,
+	                           * or is inside an instruction, is only warned about */
 };
 
 /* Resolves one attach point.  On error reports through d (pointing at

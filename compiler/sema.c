@@ -11,9 +11,11 @@
 #define _GNU_SOURCE
 #include <ctype.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "ctypes.h"
 #include "dwarf.h"
@@ -1133,6 +1135,61 @@ static enum agg_kind agg_of(const char *name)
 	return AGG_NONE;
 }
 
+/* "KILL", "SIGKILL", "kill" -> 9 (glibc's names of signals 1..31); 0 if none. */
+static int signal_number(const char *name)
+{
+	if (!strncasecmp(name, "SIG", 3))
+		name += 3;
+	for (int sig = 1; sig < 32; sig++) {
+		const char *abbrev = sigabbrev_np(sig);
+
+		if (abbrev && !strcasecmp(abbrev, name))
+			return sig;
+	}
+	return 0;
+}
+
+/*
+ * signal(SIG): --unsafe only, as in bpftrace (it can kill whatever process
+ * a probe fires in), a signal name or a number 1..64, and never in BEGIN or
+ * END, where the process it signals is perf-run itself.
+ */
+static const struct type *check_signal(struct sctx *c, struct node *n)
+{
+	struct node *a = n->list;
+
+	if (!c->o->unsafe) {
+		err(c, n->loc, "signal() can kill the processes it fires in; pass --unsafe to allow it");
+		return NULL;
+	}
+	if (!need_args(c, n, 1, 1))
+		return NULL;
+	for (int i = 0; i < c->cur->nprobes; i++)
+		if (c->cur->probes[i]->kind == PK_BEGIN || c->cur->probes[i]->kind == PK_END) {
+			err(c, n->loc, "signal() cannot be used in BEGIN or END: it would signal perf-run");
+			return NULL;
+		}
+	if (a->kind == N_STR) {
+		int sig = signal_number(a->name);
+
+		if (!sig) {
+			err(c, a->loc, "'%s' is not a signal; write a name (\"KILL\", \"SIGTERM\") or "
+			    "a number 1..64", a->name);
+			return NULL;
+		}
+		free(a->name);
+		a->name = NULL;
+		fold_to_int(a, sig);
+	}
+	if (!int_arg(c, n, 0))
+		return NULL;
+	if (a->kind == N_INT && (a->ival < 1 || a->ival > 64)) {
+		err(c, a->loc, "%lld is not a signal number; signals are 1..64", (long long)a->ival);
+		return NULL;
+	}
+	return type_void();
+}
+
 static const struct type *check_call(struct sctx *c, struct node *n)
 {
 	const char *f = n->name;
@@ -1152,7 +1209,7 @@ static const struct type *check_call(struct sctx *c, struct node *n)
 	if (!strcmp(f, "usym"))
 		return need_args(c, n, 1, 1) && int_arg(c, n, 0) ? type_usym() : NULL;
 	if (!strcmp(f, "signal"))
-		return need_args(c, n, 1, 1) && int_arg(c, n, 0) ? type_void() : NULL;
+		return check_signal(c, n);
 	if (!strcmp(f, "exit")) {
 		c->s->has_actions = true;
 		c->s->has_exit = true;

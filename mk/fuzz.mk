@@ -2,7 +2,8 @@
 # checked AST) and for attach-point parsing, built with clang-19 and
 # ASan+UBSan, each run for FUZZ_SECONDS with the seeds kept in fuzz/corpus/.
 # Only the compiler modules of the front end are linked (no code generation,
-# no LLVM, no runtime; libclang if the C-declaration module uses it).  What the fuzzer finds goes to $(BUILD)/fuzz/work-*
+# no runtime; LLVM only for the X86 disassembler that checks uprobe offsets,
+# libclang if the C-declaration module uses it).  What the fuzzer finds goes to $(BUILD)/fuzz/work-*
 # (kept between runs); a crash leaves $(BUILD)/fuzz/crash-* and fails.
 #
 #   make fuzz                     both targets, FUZZ_SECONDS each (60)
@@ -22,7 +23,7 @@ FUZZ_OBJS    := $(FUZZ_SRCS:%.c=$(FUZZ_DIR)/obj/%.o)
 FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=undefined \
 	-fno-omit-frame-pointer
 FUZZ_CFLAGS  := -std=gnu11 -g -O1 -MMD -MP -Wall -Wextra -Wno-unused-parameter $(FUZZ_SAN) -I. $(LLVM_CFLAGS)
-FUZZ_LIBS    := -lbpf -ldw -lelf -lz $(CLANG_LIBS)
+FUZZ_LIBS    := -lbpf -ldw -lelf -lz $(CLANG_LIBS) $(LLVM_LIBS)
 FUZZ_BINS    := $(FUZZ_TARGETS:%=$(FUZZ_DIR)/fuzz_%)
 FUZZ_REPLAY  := $(FUZZ_TARGETS:%=$(FUZZ_DIR)/replay_%)
 # Leaks and undefined behaviour are failures, as in the test suite.

@@ -22,7 +22,7 @@
 
 LLVM_STATIC ?= 1
 LLVM_STATIC_COMPONENTS := bpfcodegen bpfdesc bpfinfo bpfasmparser bpfdisassembler \
-	core passes target analysis
+	x86disassembler x86desc x86info core passes target analysis
 
 ifeq ($(LLVM_STATIC),1)
 LLVM_STATIC_LIBS = $(shell $(LLVM_CONFIG) --ldflags 2>/dev/null) -Wl,--start-group \

@@ -13,10 +13,36 @@
 #include "events.h"
 #include "mapprint.h"
 
+/* One record's output (or one printed map): counted until a flush shows
+ * whether it reached the file. */
+static void ev_put(struct ev_ctx *e, const char *text)
+{
+	errno = 0;
+	fputs(text, e->out);   /* a full buffer is written here, and can fail */
+	if (ferror(e->out) && !e->write_errno)
+		e->write_errno = errno ? errno : EIO;
+	e->pending++;
+}
+
+void ev_flush(struct ev_ctx *e)
+{
+	if (fflush(e->out) == 0 && !ferror(e->out)) {
+		e->pending = 0;
+		return;
+	}
+	if (!e->write_errno)
+		e->write_errno = errno ? errno : EIO;   /* fflush() set it */
+	/* What was buffered since the last good flush is gone; later records
+	 * are still counted (and tried, in case the disk frees up). */
+	e->unwritten += e->pending;
+	e->pending = 0;
+	clearerr(e->out);
+}
+
 static void ev_emit(struct ev_ctx *e, const char *type, const char *text)
 {
 	if (!e->json) {
-		fputs(text, e->out);
+		ev_put(e, text);
 		return;
 	}
 	struct fmt_buf b;
@@ -24,7 +50,7 @@ static void ev_emit(struct ev_ctx *e, const char *type, const char *text)
 	fmt_addf(&b, "{\"type\": \"%s\", \"data\": \"", type);
 	fmt_json_str(&b, text);
 	fmt_puts(&b, "\"}\n");
-	fputs(b.s, e->out);
+	ev_put(e, b.s);
 	fmt_free(&b);
 }
 
@@ -47,7 +73,7 @@ void ev_print_map(struct ev_ctx *e, int map, int64_t top, int64_t div)
 		mp_json(&b, m, &d, top, div, &e->fc);
 	else
 		mp_text(&b, m, &d, top, div, &e->fc);
-	fputs(b.s, e->out);
+	ev_put(e, b.s);
 	fmt_free(&b);
 	mp_data_free(&d);
 }
@@ -143,22 +169,17 @@ static void ev_system(struct ev_ctx *e, const char *cmd)
 		e->system_skipped++;
 		return;
 	}
-	fflush(e->out);
+	ev_flush(e);
 	FILE *f = popen(cmd, "r");
 	if (!f) {
 		fprintf(stderr, "perf-run: system: cannot run '%s': %s\n", cmd, strerror(errno));
 		return;
 	}
 	fmt_init(&out);
-	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0) {
-		if (e->json) {
-			fmt_putn(&out, chunk, n);
-		} else {
-			fwrite(chunk, 1, n, e->out);
-		}
-	}
+	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
+		fmt_putn(&out, chunk, n);
 	pclose(f);
-	if (e->json && out.len)
+	if (out.len)
 		ev_emit(e, "syscall", out.s);
 	fmt_free(&out);
 }
@@ -191,13 +212,17 @@ static void ev_printv(struct ev_ctx *e, const struct pr_action *a, const char *r
 		/* bpftrace: a number stays a JSON number, anything else a string */
 		enum type_kind k = a->args[0].type->kind;
 		if (k == T_INT || k == T_BOOL) {
-			fprintf(e->out, "{\"type\": \"value\", \"data\": %s}\n", b.s);
+			struct fmt_buf j;
+			fmt_init(&j);
+			fmt_addf(&j, "{\"type\": \"value\", \"data\": %s}\n", b.s);
+			ev_put(e, j.s);
+			fmt_free(&j);
 		} else {
 			ev_emit(e, "value", b.s);
 		}
 	} else {
 		fmt_putc(&b, '\n');
-		fputs(b.s, e->out);
+		ev_put(e, b.s);
 	}
 	fmt_free(&b);
 }

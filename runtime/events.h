@@ -32,6 +32,11 @@ struct ev_ctx {
 	 * (each may take as long as it likes), only counted */
 	bool no_system;
 	uint64_t system_skipped;
+	/* Output that could not be written: records (and printed maps) since
+	 * the last good flush, those lost to failed flushes, and the first
+	 * error (0 if none). */
+	uint64_t pending, unwritten;
+	int write_errno;
 };
 
 /* ring_buffer_sample_fn: decodes one record and runs its action.  Returns
@@ -40,6 +45,8 @@ struct ev_ctx {
 int ev_record(void *ctx, void *data, size_t len);
 /* print(@map, top, div) now. */
 void ev_print_map(struct ev_ctx *e, int map, int64_t top, int64_t div);
+/* Flushes the output; a failure counts the records it lost (ev_ctx). */
+void ev_flush(struct ev_ctx *e);
 /* At exit: every non-empty map in name order, as bpftrace does. */
 void ev_print_maps(struct ev_ctx *e, bool at_exit);
 

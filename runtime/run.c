@@ -191,7 +191,7 @@ static void rt_drain(struct rt *r)
 		if (n == 0 || (n < 0 && n != -EINTR))
 			break;
 	}
-	fflush(r->o->out);
+	ev_flush(&r->ev);
 }
 
 /* BEGIN or END: run each such program once, then print what it sent. */
@@ -317,11 +317,11 @@ static void rt_loop(struct rt *r)
 		if (n < 0 && n != -EINTR)
 			break;
 		if (n > 0)
-			fflush(r->o->out);
+			ev_flush(&r->ev);
 		if (rt_dump_maps) {   /* as bpftrace: the maps as they are now */
 			rt_dump_maps = 0;
 			ev_print_maps(&r->ev, false);
-			fflush(r->o->out);
+			ev_flush(&r->ev);
 		}
 		if (r->ev.exit_flag && *r->ev.exit_flag) {
 			rt_detach(r, true);   /* nothing more after exit() */
@@ -373,6 +373,34 @@ static bool rt_map_full(struct rt *r, int i)
 	return n >= m->max_entries;
 }
 
+/* Hits the kernel skipped without running the program (recursion_misses):
+ * one BPF tracing program at a time per CPU, so a tracepoint that fires
+ * inside another program (signal:signal_generate under signal(), a lock
+ * or allocation tracepoint under a helper) is not run there. */
+static void rt_report_misses(struct rt *r)
+{
+	for (int i = 0; i < r->p->nprogs; i++) {
+		const struct pr_prog *pp = &r->p->progs[i];
+		uint64_t n = 0;
+
+		for (int k = i; k < r->p->nprogs && r->p->progs[k].probe == pp->probe; k++, i = k - 1) {
+			struct bpf_program *bp = bpf_object__find_program_by_name(r->obj,
+										  r->p->progs[k].name);
+			struct bpf_prog_info info;
+			uint32_t len = sizeof(info);
+
+			memset(&info, 0, sizeof(info));
+			if (bp && bpf_program__fd(bp) >= 0 &&
+			    !bpf_obj_get_info_by_fd(bpf_program__fd(bp), &info, &len))
+				n += info.recursion_misses;
+		}
+		if (n)
+			fprintf(stderr, "%llu hit%s of %s skipped by the kernel: another BPF "
+				"program was running on that CPU\n", (unsigned long long)n,
+				n == 1 ? "" : "s", pp->probe->name);
+	}
+}
+
 /* Nothing is lost silently: records the ring buffer had no room for, and
  * map updates refused because the map was full or, with room left, because
  * the kernel had no element ready: hash maps take one on insert from a
@@ -408,6 +436,11 @@ static void rt_report_losses(struct rt *r)
 	if (r->ev.bad)
 		fprintf(stderr, "perf-run: %llu records could not be decoded\n",
 			(unsigned long long)r->ev.bad);
+	rt_report_misses(r);
+	if (r->ev.write_errno)
+		fprintf(stderr, "perf-run: writing output: %s; %llu record%s not written\n",
+			strerror(r->ev.write_errno), (unsigned long long)r->ev.unwritten,
+			r->ev.unwritten == 1 ? "" : "s");
 }
 
 /*
@@ -463,7 +496,8 @@ static int rt_setup_output(struct rt *r)
 	return 0;
 }
 
-static void rt_finish(struct rt *r)
+/* Returns -1 if output was lost to a write error. */
+static int rt_finish(struct rt *r)
 {
 	rt_detach(r, true);
 	r->ev.no_system = rt_stop_sig != 0;   /* stopped: run no queued command */
@@ -474,8 +508,9 @@ static void rt_finish(struct rt *r)
 	rt_run_special(r, PK_END);
 	rt_detach(r, false);
 	ev_print_maps(&r->ev, true);
-	fflush(r->o->out);
+	ev_flush(&r->ev);
 	rt_report_losses(r);
+	return r->ev.write_errno ? -1 : 0;
 }
 
 static void rt_cleanup(struct rt *r)
@@ -537,8 +572,7 @@ int rt_run(struct program *p, const struct rt_opts *o, struct diag *d)
 			rt_wait_exec(&r);
 		}
 		rt_loop(&r);
-		rt_finish(&r);
-		ret = 0;
+		ret = rt_finish(&r) ? 1 : 0;
 	}
 	rt_cleanup(&r);
 	return ret;

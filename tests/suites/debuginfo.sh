@@ -48,5 +48,62 @@ out=$(PERF_RUN_DEBUGINFO_DIR=$tmp/none timeout 20 "$PERF_RUN" \
 	-e "uprobe:$tmp/greet:handle { @n = count(); }" -- "$tmp/greet" 7 2>&1)
 check "no debuginfo: symbol probes still work" '^@n: 7$' "$out"
 
+# A debug file of another build under this binary's build-id path: its
+# locations and types would be read silently wrong.  It must be refused.
+cc=${CC:-gcc}
+flags="-g -O1 -fno-omit-frame-pointer"
+other_id=
+if $cc -O0 -g -o "$tmp/other" tests/progs/greet.c 2>/dev/null; then
+	other_id=$(readelf -n "$tmp/other" | awk '/Build ID/ { print $3 }')
+	mkdir -p "$tmp/bad/.build-id/${id:0:2}"
+	objcopy --only-keep-debug "$tmp/other" "$tmp/bad/.build-id/${id:0:2}/${id:2}.debug"
+fi
+if [ -n "$other_id" ] && [ "$other_id" != "$id" ]; then
+	out=$(PERF_RUN_DEBUGINFO_DIR=$tmp/bad timeout 20 "$PERF_RUN" -e "$prog" -- "$tmp/greet" 1 2>&1)
+	check "debuginfo of another build: a warning naming both build-ids" \
+		"^perf-run: warning: ignoring $tmp/bad/.build-id/${id:0:2}/${id:2}.debug: its build-id $other_id is not the binary's $id\$" "$out"
+	check "debuginfo of another build: not used" 'args needs debuginfo, and .* has none at handle' "$out"
+else
+	echo "SKIP debuginfo of another build: cannot build a second greet"; skipped=$((skipped + 1))
+fi
+
+# .gnu_debuglink: the debug file beside the binary, in .debug/ beside it,
+# or under the debug root at the binary's directory (as gdb looks).
+for where in beside dotdebug root; do
+	d=$tmp/link-$where
+	mkdir -p "$d/bin"
+	objcopy --only-keep-debug "$src" "$d/greet.debug"
+	objcopy --strip-debug --add-gnu-debuglink="$d/greet.debug" "$src" "$d/bin/greet"
+	case $where in
+	beside) mv "$d/greet.debug" "$d/bin/" ;;
+	dotdebug) mkdir -p "$d/bin/.debug"; mv "$d/greet.debug" "$d/bin/.debug/" ;;
+	root) mkdir -p "$d/root$d/bin"; mv "$d/greet.debug" "$d/root$d/bin/" ;;
+	esac
+	out=$(PERF_RUN_DEBUGINFO_DIR=$d/root timeout 20 "$PERF_RUN" \
+		-e "uprobe:$d/bin/greet:handle { @len = sum(args.r->len); }" -- "$d/bin/greet" 10 2>&1)
+	check ".gnu_debuglink: debug file $where" '^@len: 55$' "$out"
+done
+
+# Without build-ids only the CRC tells one build from another.
+if $cc $flags -Wl,--build-id=none -o "$tmp/noid" tests/progs/greet.c 2>/dev/null &&
+   $cc -O0 -g -Wl,--build-id=none -o "$tmp/noid-other" tests/progs/greet.c 2>/dev/null; then
+	d=$tmp/crc
+	mkdir -p "$d"
+	objcopy --only-keep-debug "$tmp/noid" "$d/greet.debug"
+	objcopy --strip-debug --add-gnu-debuglink="$d/greet.debug" "$tmp/noid" "$d/greet"
+	out=$(PERF_RUN_DEBUGINFO_DIR=$tmp/none timeout 20 "$PERF_RUN" \
+		-e "uprobe:$d/greet:handle { @len = sum(args.r->len); }" -- "$d/greet" 10 2>&1)
+	check ".gnu_debuglink without build-id: CRC matches" '^@len: 55$' "$out"
+	objcopy --only-keep-debug "$tmp/noid-other" "$d/greet.debug"
+	out=$(PERF_RUN_DEBUGINFO_DIR=$tmp/none timeout 20 "$PERF_RUN" \
+		-e "uprobe:$d/greet:handle { @len = sum(args.r->len); }" -- "$d/greet" 10 2>&1)
+	check ".gnu_debuglink without build-id: a CRC mismatch is refused" \
+		"^perf-run: warning: ignoring $d/greet.debug: its CRC 0x[0-9a-f]{8} is not the 0x[0-9a-f]{8} that .gnu_debuglink names\$" "$out"
+	check ".gnu_debuglink without build-id: a CRC mismatch is not used" \
+		'args needs debuginfo, and .* has none at handle' "$out"
+else
+	echo "SKIP .gnu_debuglink CRC: cannot build greet without a build-id"; skipped=$((skipped + 1))
+fi
+
 echo "$passed passed, $failed failed, $skipped skipped"
 [ $failed = 0 ]

@@ -1,0 +1,73 @@
+/*
+ * insn.c - instruction boundaries through LLVM's MC disassembler.
+ *
+ * x86 instructions are 1 to 15 bytes long, so the only way to know where
+ * they start is to decode from a known start (the function symbol) to the
+ * offset.  The X86 target is initialised on first use only: scripts with
+ * plain function probes, source lines or tracepoints never pay for it.
+ */
+#define _GNU_SOURCE
+#include "insn.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <llvm-c/Disassembler.h>
+#include <llvm-c/Target.h>
+
+static LLVMDisasmContextRef disasm(void)
+{
+	static LLVMDisasmContextRef dc;
+	if (!dc) {
+		LLVMInitializeX86TargetInfo();
+		LLVMInitializeX86TargetMC();
+		LLVMInitializeX86Disassembler();
+		dc = LLVMCreateDisasm("x86_64-unknown-linux-gnu", NULL, 0, NULL, NULL);
+	}
+	return dc;
+}
+
+enum insn_where insn_locate(const uint8_t *code, size_t len, uint64_t off,
+			    uint64_t *start, uint64_t *next)
+{
+	LLVMDisasmContextRef dc = disasm();
+	uint64_t pc = 0;
+	char text[128];
+
+	while (pc < off) {
+		size_t n = dc && pc < len ? LLVMDisasmInstruction(dc, (uint8_t *)code + pc,
+								  len - pc, pc, text, sizeof(text)) : 0;
+		if (!n) {
+			*start = pc;
+			return INSN_UNDECODED;
+		}
+		if (pc + n > off) {
+			*start = pc;
+			*next = pc + n;
+			return INSN_INSIDE;
+		}
+		pc += n;
+	}
+	return INSN_BOUNDARY;
+}
+
+int insn_locate_fd(int fd, uint64_t foff, uint64_t size, uint64_t off,
+		   enum insn_where *where, uint64_t *start, uint64_t *next)
+{
+	/* Bytes past off matter only to finish the instruction that holds it. */
+	size_t len = (size_t)(size && size < off + 16 ? size : off + 16);
+	uint8_t *code = malloc(len);
+	ssize_t got = code ? pread(fd, code, len, (off_t)foff) : -1;
+
+	if (got < 0) {
+		int saved = code ? errno : ENOMEM;
+
+		free(code);
+		errno = saved;
+		return -1;
+	}
+	*where = insn_locate(code, (size_t)got, off, start, next);
+	free(code);
+	return 0;
+}

@@ -1,0 +1,31 @@
+/*
+ * insn.h - x86-64 instruction boundaries, so that a uprobe at FUNC+OFFS or
+ * at a raw address never lands inside an instruction (the kernel would
+ * write int3 over the middle of it and the traced program would run a
+ * different instruction).
+ */
+#ifndef PR_INSN_H
+#define PR_INSN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum insn_where {
+	INSN_BOUNDARY,   /* off starts an instruction */
+	INSN_INSIDE,     /* off is inside [*start, *next) */
+	INSN_UNDECODED,  /* the bytes at *start do not decode: cannot tell */
+};
+
+/* Walks code (len bytes of a function, from its first instruction) until
+ * off.  INSN_INSIDE gives the containing instruction's offset (*start) and
+ * the next boundary (*next); INSN_UNDECODED the offset that failed. */
+enum insn_where insn_locate(const uint8_t *code, size_t len, uint64_t off,
+			    uint64_t *start, uint64_t *next);
+
+/* The same for a function of an x86-64 ELF file open as fd: size bytes at
+ * file offset foff (size 0: unknown).  Returns -1 (errno set) if they
+ * cannot be read. */
+int insn_locate_fd(int fd, uint64_t foff, uint64_t size, uint64_t off,
+		   enum insn_where *where, uint64_t *start, uint64_t *next);
+
+#endif
