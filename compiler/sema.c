@@ -125,7 +125,7 @@ static bool storable(const struct type *t)
 {
 	switch (t->kind) {
 	case T_INT: case T_BOOL: case T_ENUM: case T_STR: case T_STACK:
-	case T_USYM: case T_KSYM: case T_PTR:
+	case T_USYM: case T_KSYM: case T_PTR: case T_UFMT:
 		return true;
 	default:
 		return false;
@@ -342,6 +342,17 @@ static const struct type *check_usdt_arg(struct sctx *c, struct node *n, int i)
 	return type_int(8, sgn);
 }
 
+/* sarg0, sarg1, ...: the N-th u64 on the stack above the return address. */
+static bool is_sarg(const char *s)
+{
+	if (!isdigit((unsigned char)s[4]) || (s[4] == '0' && s[5]))
+		return false;
+	for (const char *p = s + 4; *p; p++)
+		if (!isdigit((unsigned char)*p) || p - s > 7)
+			return false;
+	return true;
+}
+
 static const struct type *check_ident(struct sctx *c, struct node *n)
 {
 	const char *s = n->name;
@@ -422,6 +433,25 @@ static const struct type *check_ident(struct sctx *c, struct node *n)
 		else
 			err(c, n->loc, "args is not available at this probe");
 		return NULL;
+	}
+	if (!strcmp(s, "cpid")) {
+		if (!c->o->has_child) {
+			err(c, n->loc, "cpid cannot be used without a traced command (-c or --)");
+			return NULL;
+		}
+		c->s->uses_config = true;
+		return type_int(4, false);
+	}
+	if (!strcmp(s, "numaid"))
+		return type_int(4, false);
+	if (!strcmp(s, "username"))
+		return type_ufmt(UF_USERNAME, 8, NULL);
+	if (!strncmp(s, "sarg", 4) && is_sarg(s)) {
+		if (!probe_is(c, K(PK_UPROBE) | K(PK_URETPROBE) | K(PK_KPROBE) | K(PK_KRETPROBE))) {
+			err(c, n->loc, "%s is only available at uprobe and kprobe probes", s);
+			return NULL;
+		}
+		return type_int(8, true);
 	}
 	int64_t ev;
 	if (ct_enum_value(c->ct, s, &ev)) {
@@ -1036,10 +1066,15 @@ static const struct type *check_print(struct sctx *c, struct node *n)
 		return NULL;
 	c->s->has_actions = true;
 	if (m->kind == N_MAP && !m->list) {
-		map_get(c, m);
+		int mi = map_get(c, m);   /* may move c->s->maps */
+		const struct type *mt = c->s->maps[mi].value;
+
 		for (int i = 1; arg(n, i); i++)
 			if (!const_arg(c, n, i, &v))
 				return NULL;
+		if (!c->quiet && arg(n, 1) && mt && mt->kind == T_AGG && mt->agg == AGG_STATS)
+			diag_warn(c->d, n->loc, "print()'s top and div arguments are ignored "
+				  "for stats() maps");
 		return type_void();
 	}
 	if (!need_args(c, n, 1, 1))
@@ -1119,6 +1154,70 @@ static const struct type *check_agg(struct sctx *c, struct node *n, enum agg_kin
 	return type_agg(k, 0, 0, 0);
 }
 
+/* bswap(x): the bytes of x reversed at x's own width, unsigned. */
+static const struct type *check_bswap(struct sctx *c, struct node *n)
+{
+	const struct type *t;
+
+	if (!need_args(c, n, 1, 1))
+		return NULL;
+	t = check_expr(c, n->list);
+	if (!t)
+		return NULL;
+	if (t->kind != T_INT) {
+		char b1[64];
+
+		err(c, n->list->loc, "bswap() takes an integer, not %s", tname(t, b1, sizeof(b1)));
+		return NULL;
+	}
+	return type_int(t->size, false);
+}
+
+/* strncmp(a, b, n): 0 when the first n bytes (up to a NUL) agree, else 1. */
+static const struct type *check_strncmp(struct sctx *c, struct node *n)
+{
+	int64_t len;
+
+	if (!need_args(c, n, 3, 3))
+		return NULL;
+	for (int i = 0; i < 2; i++) {
+		struct node *a = arg(n, i);
+		const struct type *t = check_expr(c, a);
+
+		if (!t)
+			return NULL;
+		t = array_as_str(c, a, t);
+		if (t->kind != T_STR) {
+			err(c, a->loc, "argument %d of strncmp() must be a string", i + 1);
+			return NULL;
+		}
+	}
+	if (!const_arg(c, n, 2, &len))
+		return NULL;
+	if (len < 0) {
+		err(c, arg(n, 2)->loc, "strncmp() needs a length of 0 or more");
+		return NULL;
+	}
+	return type_int(8, true);
+}
+
+/* strftime(fmt, nsecs): the boot-time stamp, formatted when printed. */
+static const struct type *check_strftime(struct sctx *c, struct node *n)
+{
+	struct node *fmt = n->list;
+
+	if (!need_args(c, n, 2, 2))
+		return NULL;
+	if (fmt->kind != N_STR) {
+		err(c, fmt->loc, "the first argument of strftime() must be a string literal");
+		return NULL;
+	}
+	set_type(fmt, type_str(fmt->len + 1));
+	if (!int_arg(c, n, 1))
+		return NULL;
+	return type_ufmt(UF_STRFTIME, 8, fmt->name);
+}
+
 static enum agg_kind agg_of(const char *name)
 {
 	static const char *const names[] = {
@@ -1153,6 +1252,15 @@ static const struct type *check_call(struct sctx *c, struct node *n)
 		return need_args(c, n, 1, 1) && int_arg(c, n, 0) ? type_usym() : NULL;
 	if (!strcmp(f, "signal"))
 		return need_args(c, n, 1, 1) && int_arg(c, n, 0) ? type_void() : NULL;
+	if (!strcmp(f, "bswap"))
+		return check_bswap(c, n);
+	if (!strcmp(f, "strncmp"))
+		return check_strncmp(c, n);
+	if (!strcmp(f, "strftime"))
+		return check_strftime(c, n);
+	if (!strcmp(f, "strerror"))
+		return need_args(c, n, 1, 1) && int_arg(c, n, 0) ?
+		       type_ufmt(UF_STRERROR, 8, NULL) : NULL;
 	if (!strcmp(f, "exit")) {
 		c->s->has_actions = true;
 		c->s->has_exit = true;

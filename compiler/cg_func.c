@@ -1,0 +1,125 @@
+/*
+ * cg_func.c - code for the builtins and functions of bpftrace 0.17 that
+ * compute little in the kernel: cpid, numaid, username, sargN, bswap(),
+ * strncmp(), strftime(), strerror() and the like.  Values that are only
+ * printed (T_UFMT, types.h) carry raw data here; runtime/format.c turns
+ * them into text.
+ *
+ * cg_func_ident() and cg_func_call() return NULL for names they do not
+ * own, so cg_expr.c and cg_stmt.c ask them first and go on otherwise.
+ */
+#define _GNU_SOURCE
+#include <linux/bpf.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "codegen_int.h"
+
+#define H_NUMA_NODE_ID 42
+/* x86-64 struct pt_regs: sp */
+#define REG_SP 152
+
+/* The u64 at off in the config map (struct pr_config), 0 if the lookup
+ * fails (it cannot: the map has one element). */
+static LLVMValueRef config_u64(struct cg *g, unsigned off)
+{
+	LLVMValueRef key = cg_alloca(g, 4, "zero");
+	LLVMValueRef args[2] = { cg_config(g), key }, p, v;
+	LLVMBasicBlockRef done;
+
+	LLVMBuildStore(g->b, LLVMConstInt(g->i32, 0, 0), key);
+	v = cg_alloca(g, 8, "cfgval");
+	LLVMBuildStore(g->b, cg_const(g, 0), v);
+	p = LLVMBuildIntToPtr(g->b, cg_helper(g, H_MAP_LOOKUP, args, 2), g->ptr, "");
+	done = cg_if(g, LLVMBuildIsNotNull(g->b, p, ""), "cfg");
+	LLVMBuildStore(g->b, LLVMBuildLoad2(g->b, g->i64, cg_gep(g, p, off), ""), v);
+	LLVMBuildBr(g->b, done);
+	LLVMPositionBuilderAtEnd(g->b, done);
+	return LLVMBuildLoad2(g->b, g->i64, v, "");
+}
+
+/* 8 bytes of kernel memory at addr (0 on a fault, which is counted). */
+static LLVMValueRef read_kernel_u64(struct cg *g, LLVMValueRef addr)
+{
+	LLVMValueRef buf = cg_alloca(g, 8, "kval");
+	LLVMValueRef args[3] = { buf, cg_const(g, 8), LLVMBuildIntToPtr(g->b, addr, g->ptr, "") };
+
+	cg_helper(g, H_READ_KERNEL, args, 3);
+	return LLVMBuildLoad2(g->b, g->i64, buf, "");
+}
+
+/* sargN: at a function's entry the return address is at sp, the stack
+ * arguments above it (bpftrace's x86-64 arg_stack_offset of 1). */
+static LLVMValueRef sarg(struct cg *g, unsigned long i)
+{
+	LLVMValueRef sp = cg_ctx_load(g, REG_SP, 8);
+	LLVMValueRef addr = LLVMBuildAdd(g->b, sp, cg_const(g, 8 * (i + 1)), "");
+	enum probe_kind k = g->probe->kind;
+
+	if (k == PK_UPROBE || k == PK_URETPROBE)
+		return cg_read_user(g, addr, 8);
+	return read_kernel_u64(g, addr);
+}
+
+LLVMValueRef cg_func_ident(struct cg *g, struct node *n)
+{
+	const char *s = n->name;
+	LLVMValueRef v;
+
+	if (!strcmp(s, "cpid"))
+		return config_u64(g, offsetof(struct pr_config, target_pid));
+	if (!strcmp(s, "numaid"))
+		return LLVMBuildAnd(g->b, cg_helper(g, H_NUMA_NODE_ID, NULL, 0),
+				    cg_const(g, 0xffffffffu), "");
+	if (!strcmp(s, "username")) {
+		v = cg_helper(g, H_UID_GID, NULL, 0);
+		return LLVMBuildAnd(g->b, v, cg_const(g, 0xffffffffu), "");
+	}
+	if (!strncmp(s, "sarg", 4))
+		return sarg(g, strtoul(s + 4, NULL, 10));
+	return NULL;
+}
+
+/* ---- functions ---- */
+
+static LLVMValueRef bswap(struct cg *g, struct node *n)
+{
+	unsigned size = n->type->size;
+	LLVMValueRef v = cg_expr(g, n->list), fn;
+	LLVMTypeRef t = LLVMIntTypeInContext(g->ctx, 8 * size);
+	unsigned id = LLVMLookupIntrinsicID("llvm.bswap", 10);
+
+	if (size == 1)
+		return LLVMBuildAnd(g->b, v, cg_const(g, 0xff), "");
+	fn = LLVMGetIntrinsicDeclaration(g->mod, id, &t, 1);
+	v = LLVMBuildTrunc(g->b, v, t, "");
+	v = LLVMBuildCall2(g->b, LLVMGlobalGetValueType(fn), fn, &v, 1, "");
+	return size == 8 ? v : LLVMBuildZExt(g->b, v, g->i64, "");
+}
+
+/* strncmp(a, b, n): 0 when a and b agree in their first n bytes or up to
+ * a NUL within them, else 1 (as bpftrace).  Neither string is read past
+ * its own size: what lies beyond is taken as NUL. */
+static LLVMValueRef strncmp_call(struct cg *g, struct node *n)
+{
+	struct node *a = n->list, *b = a->next;
+	LLVMValueRef x = cg_expr(g, a), y = cg_expr(g, b);
+
+	return LLVMBuildXor(g->b, cg_str_eq_n(g, x, a->type, y, b->type, b->next->ival),
+			    cg_const(g, 1), "");
+}
+
+LLVMValueRef cg_func_call(struct cg *g, struct node *n)
+{
+	const char *f = n->name;
+
+	if (!strcmp(f, "bswap"))
+		return bswap(g, n);
+	if (!strcmp(f, "strncmp"))
+		return strncmp_call(g, n);
+	if (!strcmp(f, "strftime"))
+		return cg_expr(g, n->list->next);
+	if (!strcmp(f, "strerror"))
+		return cg_expr(g, n->list);
+	return NULL;
+}
