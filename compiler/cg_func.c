@@ -9,7 +9,9 @@
  * own, so cg_expr.c and cg_stmt.c ask them first and go on otherwise.
  */
 #define _GNU_SOURCE
+#include <arpa/inet.h>
 #include <linux/bpf.h>
+#include <sys/socket.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -109,9 +111,96 @@ static LLVMValueRef strncmp_call(struct cg *g, struct node *n)
 			    cg_const(g, 1), "");
 }
 
+/* Is n a field of a tracepoint's record, read from the context? */
+static bool is_ctx_field(struct cg *g, const struct node *n)
+{
+	return n->kind == N_FIELD && n->a->kind == N_IDENT && n->a->type->kind != T_PTR &&
+	       g->probe->kind == PK_TRACEPOINT && !cg_is_dwarf_var(g, (struct node *)n);
+}
+
+/* count bytes of the array a (sema's byte_array_arg) into dst. */
+static void bytes_into(struct cg *g, struct node *a, LLVMValueRef dst, uint32_t count)
+{
+	LLVMValueRef args[3] = { dst, cg_const(g, count), NULL };
+	int helper = H_READ_KERNEL;
+
+	if (a->kind == N_CALL) {   /* pton(): known when compiling */
+		unsigned char b[16];
+		bool v6 = count == 16;
+
+		inet_pton(v6 ? AF_INET6 : AF_INET, a->list->name, b);
+		cg_memcpy(g, dst, cg_store_const_str(g, (const char *)b, count, count), count);
+		return;
+	}
+	if (is_ctx_field(g, a)) {
+		const struct field *f = type_field(g->probe->args, a->name);
+
+		if (!f || g->probe->sys_raw) {
+			cg_error(g, a->loc, "field '%s' cannot be read as bytes here", a->name);
+			return;
+		}
+		args[2] = cg_gep(g, g->ctxarg, f->offset);
+	} else {
+		args[2] = cg_place_addr(g, a);
+		if (sema_place_is_user(a))
+			helper = H_READ_USER;
+	}
+	cg_helper(g, helper, args, 3);
+}
+
+/* count bytes at the address v of a's type (an integer or a pointer). */
+static void bytes_at(struct cg *g, struct node *a, LLVMValueRef v, LLVMValueRef dst,
+		     uint32_t count)
+{
+	enum probe_kind k = g->probe->kind;
+	bool user = a->type->kind == T_PTR ? a->type->is_user :
+		    k == PK_UPROBE || k == PK_URETPROBE || k == PK_USDT;
+	LLVMValueRef args[3] = { dst, cg_const(g, count), v };
+
+	cg_helper(g, user ? H_READ_USER : H_READ_KERNEL, args, 3);
+}
+
+/* ntop(): { u64 af; u8 addr[16]; } (types.h UF_INET). */
+static LLVMValueRef ntop(struct cg *g, struct node *n)
+{
+	struct node *a = n->list->next ? n->list->next : n->list;
+	bool arr = a->type->kind == T_ARRAY;
+	uint32_t count = arr ? a->type->count : 4;
+	LLVMValueRef buf = cg_alloca(g, 24, "inet");
+
+	cg_memset0(g, buf, 24);
+	LLVMBuildStore(g->b, a == n->list ? cg_const(g, count == 16 ? AF_INET6 : AF_INET)
+					  : cg_expr(g, n->list), buf);
+	if (arr)
+		bytes_into(g, a, cg_gep(g, buf, 8), count);
+	else
+		LLVMBuildStore(g->b, LLVMBuildTrunc(g->b, cg_expr(g, a), g->i32, ""),
+			       cg_gep(g, buf, 8));
+	return buf;
+}
+
+/* macaddr(): the 6 bytes of an array, or at an address. */
+static LLVMValueRef macaddr(struct cg *g, struct node *n)
+{
+	struct node *a = n->list;
+	LLVMValueRef buf = cg_alloca(g, 8, "mac");
+
+	cg_memset0(g, buf, 8);
+	if (a->type->kind == T_ARRAY)
+		bytes_into(g, a, buf, 6);
+	else
+		bytes_at(g, a, cg_expr(g, a), buf, 6);
+	return buf;
+}
+
 LLVMValueRef cg_func_call(struct cg *g, struct node *n)
 {
 	const char *f = n->name;
+
+	if (!strcmp(f, "ntop"))
+		return ntop(g, n);
+	if (!strcmp(f, "macaddr"))
+		return macaddr(g, n);
 
 	if (!strcmp(f, "bswap"))
 		return bswap(g, n);

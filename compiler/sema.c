@@ -9,6 +9,7 @@
  * codegen sees literals.  Rules follow bpftrace 0.17.
  */
 #define _GNU_SOURCE
+#include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
 #include <stdint.h>
@@ -1218,6 +1219,96 @@ static const struct type *check_strftime(struct sctx *c, struct node *n)
 	return type_ufmt(UF_STRFTIME, 8, fmt->name);
 }
 
+/* pton("1.2.3.4"), pton("::1"): the address's bytes, found when
+ * compiling; only ntop() takes them yet. */
+static const struct type *check_pton(struct sctx *c, struct node *n)
+{
+	unsigned char buf[16];
+	struct node *a = n->list;
+
+	if (!need_args(c, n, 1, 1))
+		return NULL;
+	if (a->kind != N_STR) {
+		err(c, a->loc, "pton() takes a string literal");
+		return NULL;
+	}
+	set_type(a, type_str(a->len + 1));
+	bool v6 = strchr(a->name, ':') != NULL;
+	if (inet_pton(v6 ? AF_INET6 : AF_INET, a->name, buf) != 1) {
+		err(c, a->loc, "'%s' is not an IPv%d address", a->name, v6 ? 6 : 4);
+		return NULL;
+	}
+	return type_array(type_int(1, false), v6 ? 16 : 4);
+}
+
+/* A byte array that codegen can copy (cg_func.c bytes_into): a place in
+ * memory, a tracepoint field, or pton()'s bytes; count bytes if given. */
+static const struct type *byte_array_arg(struct sctx *c, struct node *n, struct node *a,
+					 bool *is_array)
+{
+	const struct type *t;
+
+	*is_array = false;
+	if (a->kind == N_CALL && !strcmp(a->name, "pton"))
+		t = check_pton(c, a);
+	else
+		t = check_expr(c, a);
+	set_type(a, t);
+	if (!t || type_is_int(t) || t->kind == T_PTR)
+		return t;
+	if (t->kind == T_ARRAY && t->elem && t->elem->size == 1 && type_is_int(t->elem) &&
+	    (is_place(a) || a->kind == N_CALL)) {
+		*is_array = true;
+		return t;
+	}
+	char b1[64];
+
+	err(c, a->loc, "%s() takes an integer or a byte array, not %s", n->name,
+	    tname(t, b1, sizeof(b1)));
+	return NULL;
+}
+
+/* ntop([af,] addr): an integer or 4 bytes are IPv4, 16 bytes IPv6. */
+static const struct type *check_ntop(struct sctx *c, struct node *n)
+{
+	const struct type *t;
+	bool arr;
+
+	if (!need_args(c, n, 1, 2))
+		return NULL;
+	if (arg(n, 1) && !int_arg(c, n, 0))
+		return NULL;
+	t = byte_array_arg(c, n, arg(n, ast_count(n->list) - 1), &arr);
+	if (!t)
+		return NULL;
+	if (t->kind == T_PTR || (arr && t->count != 4 && t->count != 16)) {
+		char b1[64];
+
+		err(c, n->loc, "ntop() takes an integer or a 4- or 16-byte array, not %s",
+		    tname(t, b1, sizeof(b1)));
+		return NULL;
+	}
+	return type_ufmt(UF_INET, 24, NULL);
+}
+
+/* macaddr(p): 6 bytes, of an array or at the address p. */
+static const struct type *check_macaddr(struct sctx *c, struct node *n)
+{
+	const struct type *t;
+	bool arr;
+
+	if (!need_args(c, n, 1, 1))
+		return NULL;
+	t = byte_array_arg(c, n, n->list, &arr);
+	if (!t)
+		return NULL;
+	if (arr && t->count != 6) {
+		err(c, n->list->loc, "macaddr() takes 6 bytes, not %u", t->count);
+		return NULL;
+	}
+	return type_ufmt(UF_MAC, 8, NULL);
+}
+
 static enum agg_kind agg_of(const char *name)
 {
 	static const char *const names[] = {
@@ -1258,6 +1349,14 @@ static const struct type *check_call(struct sctx *c, struct node *n)
 		return check_strncmp(c, n);
 	if (!strcmp(f, "strftime"))
 		return check_strftime(c, n);
+	if (!strcmp(f, "ntop"))
+		return check_ntop(c, n);
+	if (!strcmp(f, "macaddr"))
+		return check_macaddr(c, n);
+	if (!strcmp(f, "pton")) {
+		err(c, n->loc, "pton() is only supported as the address of ntop() yet");
+		return NULL;
+	}
 	if (!strcmp(f, "strerror"))
 		return need_args(c, n, 1, 1) && int_arg(c, n, 0) ?
 		       type_ufmt(UF_STRERROR, 8, NULL) : NULL;
