@@ -193,9 +193,28 @@ static LLVMValueRef macaddr(struct cg *g, struct node *n)
 	return buf;
 }
 
+/* buf(): { u64 length; u8 bytes[length]; } (types.h UF_BUF). */
+static LLVMValueRef buf_call(struct cg *g, struct node *n)
+{
+	struct node *a = n->list;
+	uint32_t len = n->type->size - 8;
+	LLVMValueRef buf = cg_alloca(g, n->type->size, "buf");
+
+	cg_memset0(g, buf, n->type->size);
+	LLVMBuildStore(g->b, cg_const(g, len), buf);
+	if (a->type->kind == T_ARRAY)
+		bytes_into(g, a, cg_gep(g, buf, 8), len);
+	else
+		bytes_at(g, a, cg_expr(g, a), cg_gep(g, buf, 8), len);
+	return buf;
+}
+
 LLVMValueRef cg_func_call(struct cg *g, struct node *n)
 {
 	const char *f = n->name;
+
+	if (!strcmp(f, "buf"))
+		return buf_call(g, n);
 
 	if (!strcmp(f, "ntop"))
 		return ntop(g, n);

@@ -971,7 +971,7 @@ static void check_format(struct sctx *c, struct node *call, struct node *fmt, st
 			p++;
 		while (p < end && strchr("hlzjt", *p))
 			p++;
-		if (p >= end || !strchr("diuxXocsp", *p)) {
+		if (p >= end || !strchr("diuxXocspr", *p)) {
 			err(c, fmt->loc, "bad conversion '%.*s' in format",
 			    (int)(p - spec + (p < end && isgraph((unsigned char)*p))), spec);
 			return;
@@ -980,6 +980,16 @@ static void check_format(struct sctx *c, struct node *call, struct node *fmt, st
 		if (!a)
 			continue;
 		t = a->type;
+		if (*p == 'r') {
+			if (p + 1 < end && (p[1] == 'x' || p[1] == 'h'))
+				p++;
+			if (!t || t->kind != T_UFMT || t->ufmt != UF_BUF) {
+				err(c, a->loc, "%%r needs a buf() value");
+				return;
+			}
+			a = a->next;
+			continue;
+		}
 		if (t && *p != 's' && !type_is_int(t) && t->kind != T_PTR && t->kind != T_KSYM &&
 		    t->kind != T_USYM) {
 			err(c, a->loc, "%%%c needs an integer, not %s", *p, tname(t, b1, sizeof(b1)));
@@ -1268,6 +1278,30 @@ static const struct type *byte_array_arg(struct sctx *c, struct node *n, struct 
 	return NULL;
 }
 
+/* buf(p [, n]): n bytes (a constant, at most 64) at p, or an array's. */
+static const struct type *check_buf(struct sctx *c, struct node *n)
+{
+	const struct type *t;
+	int64_t len = 0;
+	bool arr;
+
+	if (!need_args(c, n, 1, 2))
+		return NULL;
+	t = byte_array_arg(c, n, n->list, &arr);
+	if (!t)
+		return NULL;
+	if (arg(n, 1) && !const_arg(c, n, 1, &len))
+		return NULL;
+	if (!arg(n, 1) && arr)
+		len = t->count;
+	if (len < 1 || len > PR_STRLEN || (arr && len > t->count)) {
+		err(c, n->loc, "buf() needs a length of 1 to %u bytes%s", arr ? t->count : PR_STRLEN,
+		    arg(n, 1) || arr ? "" : " (given as a constant)");
+		return NULL;
+	}
+	return type_ufmt(UF_BUF, 8 + (uint32_t)len, NULL);
+}
+
 /* ntop([af,] addr): an integer or 4 bytes are IPv4, 16 bytes IPv6. */
 static const struct type *check_ntop(struct sctx *c, struct node *n)
 {
@@ -1351,6 +1385,8 @@ static const struct type *check_call(struct sctx *c, struct node *n)
 		return check_strftime(c, n);
 	if (!strcmp(f, "ntop"))
 		return check_ntop(c, n);
+	if (!strcmp(f, "buf"))
+		return check_buf(c, n);
 	if (!strcmp(f, "macaddr"))
 		return check_macaddr(c, n);
 	if (!strcmp(f, "pton")) {

@@ -441,6 +441,7 @@ struct fmt_spec {
 	int width, prec;   /* -1 if absent */
 	int len;           /* 0 none, 'H' hh, 'h', 'l' (l, ll, j, z, t: 64 bits) */
 	char conv;
+	char rmode;        /* %r: 0, %rx: 'x', %rh: 'h' */
 };
 
 static const char *fmt_parse(const char *s, struct fmt_spec *sp)
@@ -463,6 +464,9 @@ static const char *fmt_parse(const char *s, struct fmt_spec *sp)
 	for (; *s && strchr("hlqjzt", *s); s++)
 		sp->len = *s != 'h' ? 'l' : sp->len == 'h' ? 'H' : 'h';
 	sp->conv = *s;
+	sp->rmode = 0;
+	if (*s == 'r' && (s[1] == 'x' || s[1] == 'h'))
+		sp->rmode = *++s;
 	return *s ? s + 1 : s;
 }
 
@@ -522,6 +526,17 @@ static void fmt_one(struct fmt_buf *b, const struct fmt_spec *sp,
 		fmt_addf(b, spec, hex);
 		return;
 	}
+	case 'r':
+		if (t && t->kind == T_UFMT && t->ufmt == UF_BUF) {
+			struct fmt_buf tmp;
+			fmt_init(&tmp);
+			fmt_bytes(&tmp, data, t->size - 8, sp->rmode);
+			fmt_spec_str(spec, sizeof(spec), sp, "", 's');
+			fmt_addf(b, spec, tmp.s);
+			fmt_free(&tmp);
+			return;
+		}
+		/* fall through */
 	default: {   /* 's' and anything unknown: the value's text */
 		struct fmt_buf tmp;
 		fmt_init(&tmp);
