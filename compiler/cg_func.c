@@ -215,6 +215,10 @@ LLVMValueRef cg_func_call(struct cg *g, struct node *n)
 
 	if (!strcmp(f, "buf"))
 		return buf_call(g, n);
+	if (!strcmp(f, "kaddr"))
+		return cg_const(g, n->ival);   /* sema found it */
+	if (!strcmp(f, "uptr") || !strcmp(f, "kptr"))
+		return cg_expr(g, n->list);
 
 	if (!strcmp(f, "ntop"))
 		return ntop(g, n);

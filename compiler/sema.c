@@ -1302,6 +1302,55 @@ static const struct type *check_buf(struct sctx *c, struct node *n)
 	return type_ufmt(UF_BUF, 8 + (uint32_t)len, NULL);
 }
 
+/* kaddr("sym"): the kernel symbol's address from /proc/kallsyms, found
+ * when compiling; codegen takes it from n->ival. */
+static const struct type *check_kaddr(struct sctx *c, struct node *n)
+{
+	struct node *a = n->list;
+	char line[512], name[256], kind;
+	unsigned long long addr;
+	FILE *f;
+	bool found = false;
+
+	if (!need_args(c, n, 1, 1))
+		return NULL;
+	if (a->kind != N_STR) {
+		err(c, a->loc, "kaddr() takes a string literal");
+		return NULL;
+	}
+	set_type(a, type_str(a->len + 1));
+	f = fopen("/proc/kallsyms", "re");
+	while (f && !found && fgets(line, sizeof(line), f))
+		found = sscanf(line, "%llx %c %255s", &addr, &kind, name) == 3 &&
+			!strcmp(name, a->name) && addr;
+	if (f)
+		fclose(f);
+	if (!found) {
+		err(c, a->loc, "no kernel symbol '%s' with an address in /proc/kallsyms", a->name);
+		return NULL;
+	}
+	n->ival = addr;
+	return type_int(8, false);
+}
+
+/* uptr(p), kptr(p): p, marked as pointing into user or kernel memory. */
+static const struct type *check_addr_space(struct sctx *c, struct node *n, bool user)
+{
+	const struct type *t;
+
+	if (!need_args(c, n, 1, 1) || !(t = check_expr(c, n->list)))
+		return NULL;
+	if (t->kind == T_PTR)
+		return type_ptr(t->elem, user);
+	if (!type_is_int(t)) {
+		char b1[64];
+
+		err(c, n->list->loc, "%s() takes a pointer, not %s", n->name, tname(t, b1, sizeof(b1)));
+		return NULL;
+	}
+	return t;
+}
+
 /* ntop([af,] addr): an integer or 4 bytes are IPv4, 16 bytes IPv6. */
 static const struct type *check_ntop(struct sctx *c, struct node *n)
 {
@@ -1387,6 +1436,10 @@ static const struct type *check_call(struct sctx *c, struct node *n)
 		return check_ntop(c, n);
 	if (!strcmp(f, "buf"))
 		return check_buf(c, n);
+	if (!strcmp(f, "kaddr"))
+		return check_kaddr(c, n);
+	if (!strcmp(f, "uptr") || !strcmp(f, "kptr"))
+		return check_addr_space(c, n, f[0] == 'u');
 	if (!strcmp(f, "macaddr"))
 		return check_macaddr(c, n);
 	if (!strcmp(f, "pton")) {
