@@ -215,6 +215,8 @@ LLVMValueRef cg_func_call(struct cg *g, struct node *n)
 
 	if (!strcmp(f, "buf"))
 		return buf_call(g, n);
+	if (!strcmp(f, "reg"))
+		return cg_ctx_load(g, (unsigned)n->ival, 8);   /* sema's pt_regs offset */
 	if (!strcmp(f, "kaddr"))
 		return cg_const(g, n->ival);   /* sema found it */
 	if (!strcmp(f, "uptr") || !strcmp(f, "kptr"))

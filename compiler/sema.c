@@ -1333,6 +1333,36 @@ static const struct type *check_kaddr(struct sctx *c, struct node *n)
 	return type_int(8, false);
 }
 
+/* reg("name"): x86-64 struct pt_regs, as bpftrace names its registers;
+ * the offset goes to codegen in n->ival. */
+static const struct type *check_reg(struct sctx *c, struct node *n)
+{
+	static const char *const regs[] = {
+		"r15", "r14", "r13", "r12", "bp", "bx", "r11", "r10", "r9", "r8", "ax", "cx",
+		"dx", "si", "di", "orig_ax", "ip", "cs", "flags", "sp", "ss",
+	};
+	struct node *a = n->list;
+
+	if (!need_args(c, n, 1, 1))
+		return NULL;
+	if (a->kind != N_STR) {
+		err(c, a->loc, "reg() takes a string literal");
+		return NULL;
+	}
+	set_type(a, type_str(a->len + 1));
+	if (!probe_is(c, K(PK_UPROBE) | K(PK_URETPROBE) | K(PK_KPROBE) | K(PK_KRETPROBE))) {
+		err(c, n->loc, "reg() is only available at uprobe and kprobe probes");
+		return NULL;
+	}
+	for (size_t i = 0; i < sizeof(regs) / sizeof(regs[0]); i++)
+		if (!strcmp(a->name, regs[i])) {
+			n->ival = 8 * i;
+			return type_int(8, false);
+		}
+	err(c, a->loc, "'%s' is not a register name (x86-64: ax, bx, ..., ip, sp)", a->name);
+	return NULL;
+}
+
 /* uptr(p), kptr(p): p, marked as pointing into user or kernel memory. */
 static const struct type *check_addr_space(struct sctx *c, struct node *n, bool user)
 {
@@ -1438,6 +1468,8 @@ static const struct type *check_call(struct sctx *c, struct node *n)
 		return check_buf(c, n);
 	if (!strcmp(f, "kaddr"))
 		return check_kaddr(c, n);
+	if (!strcmp(f, "reg"))
+		return check_reg(c, n);
 	if (!strcmp(f, "uptr") || !strcmp(f, "kptr"))
 		return check_addr_space(c, n, f[0] == 'u');
 	if (!strcmp(f, "macaddr"))
