@@ -21,7 +21,8 @@ static const unsigned arg_regs[6] = { 112, 104, 96, 88, 72, 64 };
 
 bool cg_is_mem(const struct type *t)
 {
-	return t && (t->kind == T_STR || t->kind == T_USYM || t->kind == T_TUPLE);
+	return t && (t->kind == T_STR || t->kind == T_USYM || t->kind == T_TUPLE ||
+		     type_ufmt_mem(t));
 }
 
 LLVMValueRef cg_bool(struct cg *g, LLVMValueRef i1)
@@ -291,6 +292,10 @@ static LLVMValueRef ident(struct cg *g, struct node *n)
 {
 	const char *s = n->name;
 	const struct probe *p = g->probe;
+	LLVMValueRef fv = cg_func_ident(g, n);
+
+	if (fv)
+		return fv;
 
 	if (!strcmp(s, "pid"))
 		return tgid(g);
@@ -433,14 +438,16 @@ static LLVMValueRef str_byte(struct cg *g, LLVMValueRef s, const struct type *t,
 	return LLVMBuildLoad2(g->b, g->i8, cg_gep(g, s, i), "");
 }
 
-static LLVMValueRef str_eq(struct cg *g, LLVMValueRef a, const struct type *ta, LLVMValueRef b,
-			   const struct type *tb)
+LLVMValueRef cg_str_eq_n(struct cg *g, LLVMValueRef a, const struct type *ta, LLVMValueRef b,
+			 const struct type *tb, uint64_t limit)
 {
 	uint32_t asz = ta->size - ta->str_more, bsz = tb->size - tb->str_more;
 	uint32_t n = asz < bsz ? asz : bsz;
 	LLVMValueRef res = cg_alloca(g, 8, "streq");
 	LLVMBasicBlockRef eq = cg_block(g, "streq"), done = cg_block(g, "strdone");
 
+	if (limit < n)
+		n = (uint32_t)limit;
 	LLVMBuildStore(g->b, cg_const(g, 0), res);
 	for (uint32_t i = 0; i < n; i++) {
 		LLVMValueRef ca = str_byte(g, a, ta, i);
@@ -459,6 +466,12 @@ static LLVMValueRef str_eq(struct cg *g, LLVMValueRef a, const struct type *ta, 
 	LLVMBuildBr(g->b, done);
 	LLVMPositionBuilderAtEnd(g->b, done);
 	return LLVMBuildLoad2(g->b, g->i64, res, "");
+}
+
+static LLVMValueRef str_eq(struct cg *g, LLVMValueRef a, const struct type *ta, LLVMValueRef b,
+			   const struct type *tb)
+{
+	return cg_str_eq_n(g, a, ta, b, tb, UINT64_MAX);
 }
 
 static LLVMValueRef logical(struct cg *g, struct node *n)

@@ -242,8 +242,11 @@ static void call_delete(struct cg *g, struct node *n)
 LLVMValueRef cg_call(struct cg *g, struct node *n)
 {
 	const char *f = n->name;
+	LLVMValueRef fv;
 
 	cg_at(g, n);
+	if ((fv = cg_func_call(g, n)))
+		return fv;
 	if (!strcmp(f, "str"))
 		return call_str(g, n);
 	if (!strcmp(f, "ksym"))

@@ -146,6 +146,15 @@ void cg_store_value(struct cg *g, LLVMValueRef dst, LLVMValueRef v,
 LLVMValueRef cg_map_key(struct cg *g, struct node *m, LLVMValueRef bucket);
 LLVMValueRef cg_map_read(struct cg *g, struct node *m);
 struct cg_var *cg_var(struct cg *g, const char *name, const struct type *t);
+/* 1 if strings a and b agree up to a NUL, within both sizes and the first
+ * limit bytes; else 0. */
+LLVMValueRef cg_str_eq_n(struct cg *g, LLVMValueRef a, const struct type *ta, LLVMValueRef b,
+			 const struct type *tb, uint64_t limit);
+
+/* cg_func.c: builtins and functions of bpftrace's that cg_expr and
+ * cg_stmt do not handle themselves; NULL for a name that is not one. */
+LLVMValueRef cg_func_ident(struct cg *g, struct node *n);
+LLVMValueRef cg_func_call(struct cg *g, struct node *n);
 
 /* cg_dwarf.c */
 LLVMValueRef cg_read_user(struct cg *g, LLVMValueRef addr, unsigned size);

@@ -133,6 +133,7 @@ struct pr_compile_opts {
 	char **params;            /* positional parameters $1.. */
 	int nparams;
 	bool unsafe;              /* allow system() */
+	bool has_child;           /* pid is a command's that perf-run started (cpid) */
 	unsigned dump;            /* PR_DUMP_* bits: print that stage to stdout */
 	int verbose;
 };

@@ -9,6 +9,7 @@
  * codegen sees literals.  Rules follow bpftrace 0.17.
  */
 #define _GNU_SOURCE
+#include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
 #include <signal.h>
@@ -127,7 +128,7 @@ static bool storable(const struct type *t)
 {
 	switch (t->kind) {
 	case T_INT: case T_BOOL: case T_ENUM: case T_STR: case T_STACK:
-	case T_USYM: case T_KSYM: case T_PTR:
+	case T_USYM: case T_KSYM: case T_PTR: case T_UFMT:
 		return true;
 	default:
 		return false;
@@ -344,6 +345,17 @@ static const struct type *check_usdt_arg(struct sctx *c, struct node *n, int i)
 	return type_int(8, sgn);
 }
 
+/* sarg0, sarg1, ...: the N-th u64 on the stack above the return address. */
+static bool is_sarg(const char *s)
+{
+	if (!isdigit((unsigned char)s[4]) || (s[4] == '0' && s[5]))
+		return false;
+	for (const char *p = s + 4; *p; p++)
+		if (!isdigit((unsigned char)*p) || p - s > 7)
+			return false;
+	return true;
+}
+
 static const struct type *check_ident(struct sctx *c, struct node *n)
 {
 	const char *s = n->name;
@@ -424,6 +436,25 @@ static const struct type *check_ident(struct sctx *c, struct node *n)
 		else
 			err(c, n->loc, "args is not available at this probe");
 		return NULL;
+	}
+	if (!strcmp(s, "cpid")) {
+		if (!c->o->has_child) {
+			err(c, n->loc, "cpid cannot be used without a traced command (-c or --)");
+			return NULL;
+		}
+		c->s->uses_config = true;
+		return type_int(4, false);
+	}
+	if (!strcmp(s, "numaid"))
+		return type_int(4, false);
+	if (!strcmp(s, "username"))
+		return type_ufmt(UF_USERNAME, 8, NULL);
+	if (!strncmp(s, "sarg", 4) && is_sarg(s)) {
+		if (!probe_is(c, K(PK_UPROBE) | K(PK_URETPROBE) | K(PK_KPROBE) | K(PK_KRETPROBE))) {
+			err(c, n->loc, "%s is only available at uprobe and kprobe probes", s);
+			return NULL;
+		}
+		return type_int(8, true);
 	}
 	int64_t ev;
 	if (ct_enum_value(c->ct, s, &ev)) {
@@ -942,7 +973,7 @@ static void check_format(struct sctx *c, struct node *call, struct node *fmt, st
 			p++;
 		while (p < end && strchr("hlzjt", *p))
 			p++;
-		if (p >= end || !strchr("diuxXocsp", *p)) {
+		if (p >= end || !strchr("diuxXocspr", *p)) {
 			err(c, fmt->loc, "bad conversion '%.*s' in format",
 			    (int)(p - spec + (p < end && isgraph((unsigned char)*p))), spec);
 			return;
@@ -951,6 +982,16 @@ static void check_format(struct sctx *c, struct node *call, struct node *fmt, st
 		if (!a)
 			continue;
 		t = a->type;
+		if (*p == 'r') {
+			if (p + 1 < end && (p[1] == 'x' || p[1] == 'h'))
+				p++;
+			if (!t || t->kind != T_UFMT || t->ufmt != UF_BUF) {
+				err(c, a->loc, "%%r needs a buf() value");
+				return;
+			}
+			a = a->next;
+			continue;
+		}
 		if (t && *p != 's' && !type_is_int(t) && t->kind != T_PTR && t->kind != T_KSYM &&
 		    t->kind != T_USYM) {
 			err(c, a->loc, "%%%c needs an integer, not %s", *p, tname(t, b1, sizeof(b1)));
@@ -1038,10 +1079,15 @@ static const struct type *check_print(struct sctx *c, struct node *n)
 		return NULL;
 	c->s->has_actions = true;
 	if (m->kind == N_MAP && !m->list) {
-		map_get(c, m);
+		int mi = map_get(c, m);   /* may move c->s->maps */
+		const struct type *mt = c->s->maps[mi].value;
+
 		for (int i = 1; arg(n, i); i++)
 			if (!const_arg(c, n, i, &v))
 				return NULL;
+		if (!c->quiet && arg(n, 1) && mt && mt->kind == T_AGG && mt->agg == AGG_STATS)
+			diag_warn(c->d, n->loc, "print()'s top and div arguments are ignored "
+				  "for stats() maps");
 		return type_void();
 	}
 	if (!need_args(c, n, 1, 1))
@@ -1119,6 +1165,263 @@ static const struct type *check_agg(struct sctx *c, struct node *n, enum agg_kin
 	if (!need_args(c, n, 1, 1) || !int_arg(c, n, 0))
 		return NULL;
 	return type_agg(k, 0, 0, 0);
+}
+
+/* bswap(x): the bytes of x reversed at x's own width, unsigned. */
+static const struct type *check_bswap(struct sctx *c, struct node *n)
+{
+	const struct type *t;
+
+	if (!need_args(c, n, 1, 1))
+		return NULL;
+	t = check_expr(c, n->list);
+	if (!t)
+		return NULL;
+	if (t->kind != T_INT) {
+		char b1[64];
+
+		err(c, n->list->loc, "bswap() takes an integer, not %s", tname(t, b1, sizeof(b1)));
+		return NULL;
+	}
+	return type_int(t->size, false);
+}
+
+/* strncmp(a, b, n): 0 when the first n bytes (up to a NUL) agree, else 1. */
+static const struct type *check_strncmp(struct sctx *c, struct node *n)
+{
+	int64_t len;
+
+	if (!need_args(c, n, 3, 3))
+		return NULL;
+	for (int i = 0; i < 2; i++) {
+		struct node *a = arg(n, i);
+		const struct type *t = check_expr(c, a);
+
+		if (!t)
+			return NULL;
+		t = array_as_str(c, a, t);
+		if (t->kind != T_STR) {
+			err(c, a->loc, "argument %d of strncmp() must be a string", i + 1);
+			return NULL;
+		}
+	}
+	if (!const_arg(c, n, 2, &len))
+		return NULL;
+	if (len < 0) {
+		err(c, arg(n, 2)->loc, "strncmp() needs a length of 0 or more");
+		return NULL;
+	}
+	return type_int(8, true);
+}
+
+/* strftime(fmt, nsecs): the boot-time stamp, formatted when printed. */
+static const struct type *check_strftime(struct sctx *c, struct node *n)
+{
+	struct node *fmt = n->list;
+
+	if (!need_args(c, n, 2, 2))
+		return NULL;
+	if (fmt->kind != N_STR) {
+		err(c, fmt->loc, "the first argument of strftime() must be a string literal");
+		return NULL;
+	}
+	set_type(fmt, type_str(fmt->len + 1));
+	if (!int_arg(c, n, 1))
+		return NULL;
+	return type_ufmt(UF_STRFTIME, 8, fmt->name);
+}
+
+/* pton("1.2.3.4"), pton("::1"): the address's bytes, found when
+ * compiling; only ntop() takes them yet. */
+static const struct type *check_pton(struct sctx *c, struct node *n)
+{
+	unsigned char buf[16];
+	struct node *a = n->list;
+
+	if (!need_args(c, n, 1, 1))
+		return NULL;
+	if (a->kind != N_STR) {
+		err(c, a->loc, "pton() takes a string literal");
+		return NULL;
+	}
+	set_type(a, type_str(a->len + 1));
+	bool v6 = strchr(a->name, ':') != NULL;
+	if (inet_pton(v6 ? AF_INET6 : AF_INET, a->name, buf) != 1) {
+		err(c, a->loc, "'%s' is not an IPv%d address", a->name, v6 ? 6 : 4);
+		return NULL;
+	}
+	return type_array(type_int(1, false), v6 ? 16 : 4);
+}
+
+/* A byte array that codegen can copy (cg_func.c bytes_into): a place in
+ * memory, a tracepoint field, or pton()'s bytes; count bytes if given. */
+static const struct type *byte_array_arg(struct sctx *c, struct node *n, struct node *a,
+					 bool *is_array)
+{
+	const struct type *t;
+
+	*is_array = false;
+	if (a->kind == N_CALL && !strcmp(a->name, "pton"))
+		t = check_pton(c, a);
+	else
+		t = check_expr(c, a);
+	set_type(a, t);
+	if (!t || type_is_int(t) || t->kind == T_PTR)
+		return t;
+	if (t->kind == T_ARRAY && t->elem && t->elem->size == 1 && type_is_int(t->elem) &&
+	    (is_place(a) || a->kind == N_CALL)) {
+		*is_array = true;
+		return t;
+	}
+	char b1[64];
+
+	err(c, a->loc, "%s() takes an integer or a byte array, not %s", n->name,
+	    tname(t, b1, sizeof(b1)));
+	return NULL;
+}
+
+/* buf(p [, n]): n bytes (a constant, at most 64) at p, or an array's. */
+static const struct type *check_buf(struct sctx *c, struct node *n)
+{
+	const struct type *t;
+	int64_t len = 0;
+	bool arr;
+
+	if (!need_args(c, n, 1, 2))
+		return NULL;
+	t = byte_array_arg(c, n, n->list, &arr);
+	if (!t)
+		return NULL;
+	if (arg(n, 1) && !const_arg(c, n, 1, &len))
+		return NULL;
+	if (!arg(n, 1) && arr)
+		len = t->count;
+	if (len < 1 || len > PR_STRLEN || (arr && len > t->count)) {
+		err(c, n->loc, "buf() needs a length of 1 to %u bytes%s", arr ? t->count : PR_STRLEN,
+		    arg(n, 1) || arr ? "" : " (given as a constant)");
+		return NULL;
+	}
+	return type_ufmt(UF_BUF, 8 + (uint32_t)len, NULL);
+}
+
+/* kaddr("sym"): the kernel symbol's address from /proc/kallsyms, found
+ * when compiling; codegen takes it from n->ival. */
+static const struct type *check_kaddr(struct sctx *c, struct node *n)
+{
+	struct node *a = n->list;
+	char line[512], name[256], kind;
+	unsigned long long addr;
+	FILE *f;
+	bool found = false;
+
+	if (!need_args(c, n, 1, 1))
+		return NULL;
+	if (a->kind != N_STR) {
+		err(c, a->loc, "kaddr() takes a string literal");
+		return NULL;
+	}
+	set_type(a, type_str(a->len + 1));
+	f = fopen("/proc/kallsyms", "re");
+	while (f && !found && fgets(line, sizeof(line), f))
+		found = sscanf(line, "%llx %c %255s", &addr, &kind, name) == 3 &&
+			!strcmp(name, a->name) && addr;
+	if (f)
+		fclose(f);
+	if (!found) {
+		err(c, a->loc, "no kernel symbol '%s' with an address in /proc/kallsyms", a->name);
+		return NULL;
+	}
+	n->ival = addr;
+	return type_int(8, false);
+}
+
+/* reg("name"): x86-64 struct pt_regs, as bpftrace names its registers;
+ * the offset goes to codegen in n->ival. */
+static const struct type *check_reg(struct sctx *c, struct node *n)
+{
+	static const char *const regs[] = {
+		"r15", "r14", "r13", "r12", "bp", "bx", "r11", "r10", "r9", "r8", "ax", "cx",
+		"dx", "si", "di", "orig_ax", "ip", "cs", "flags", "sp", "ss",
+	};
+	struct node *a = n->list;
+
+	if (!need_args(c, n, 1, 1))
+		return NULL;
+	if (a->kind != N_STR) {
+		err(c, a->loc, "reg() takes a string literal");
+		return NULL;
+	}
+	set_type(a, type_str(a->len + 1));
+	if (!probe_is(c, K(PK_UPROBE) | K(PK_URETPROBE) | K(PK_KPROBE) | K(PK_KRETPROBE))) {
+		err(c, n->loc, "reg() is only available at uprobe and kprobe probes");
+		return NULL;
+	}
+	for (size_t i = 0; i < sizeof(regs) / sizeof(regs[0]); i++)
+		if (!strcmp(a->name, regs[i])) {
+			n->ival = 8 * i;
+			return type_int(8, false);
+		}
+	err(c, a->loc, "'%s' is not a register name (x86-64: ax, bx, ..., ip, sp)", a->name);
+	return NULL;
+}
+
+/* uptr(p), kptr(p): p, marked as pointing into user or kernel memory. */
+static const struct type *check_addr_space(struct sctx *c, struct node *n, bool user)
+{
+	const struct type *t;
+
+	if (!need_args(c, n, 1, 1) || !(t = check_expr(c, n->list)))
+		return NULL;
+	if (t->kind == T_PTR)
+		return type_ptr(t->elem, user);
+	if (!type_is_int(t)) {
+		char b1[64];
+
+		err(c, n->list->loc, "%s() takes a pointer, not %s", n->name, tname(t, b1, sizeof(b1)));
+		return NULL;
+	}
+	return t;
+}
+
+/* ntop([af,] addr): an integer or 4 bytes are IPv4, 16 bytes IPv6. */
+static const struct type *check_ntop(struct sctx *c, struct node *n)
+{
+	const struct type *t;
+	bool arr;
+
+	if (!need_args(c, n, 1, 2))
+		return NULL;
+	if (arg(n, 1) && !int_arg(c, n, 0))
+		return NULL;
+	t = byte_array_arg(c, n, arg(n, ast_count(n->list) - 1), &arr);
+	if (!t)
+		return NULL;
+	if (t->kind == T_PTR || (arr && t->count != 4 && t->count != 16)) {
+		char b1[64];
+
+		err(c, n->loc, "ntop() takes an integer or a 4- or 16-byte array, not %s",
+		    tname(t, b1, sizeof(b1)));
+		return NULL;
+	}
+	return type_ufmt(UF_INET, 24, NULL);
+}
+
+/* macaddr(p): 6 bytes, of an array or at the address p. */
+static const struct type *check_macaddr(struct sctx *c, struct node *n)
+{
+	const struct type *t;
+	bool arr;
+
+	if (!need_args(c, n, 1, 1))
+		return NULL;
+	t = byte_array_arg(c, n, n->list, &arr);
+	if (!t)
+		return NULL;
+	if (arr && t->count != 6) {
+		err(c, n->list->loc, "macaddr() takes 6 bytes, not %u", t->count);
+		return NULL;
+	}
+	return type_ufmt(UF_MAC, 8, NULL);
 }
 
 static enum agg_kind agg_of(const char *name)
@@ -1210,6 +1513,31 @@ static const struct type *check_call(struct sctx *c, struct node *n)
 		return need_args(c, n, 1, 1) && int_arg(c, n, 0) ? type_usym() : NULL;
 	if (!strcmp(f, "signal"))
 		return check_signal(c, n);
+	if (!strcmp(f, "bswap"))
+		return check_bswap(c, n);
+	if (!strcmp(f, "strncmp"))
+		return check_strncmp(c, n);
+	if (!strcmp(f, "strftime"))
+		return check_strftime(c, n);
+	if (!strcmp(f, "ntop"))
+		return check_ntop(c, n);
+	if (!strcmp(f, "buf"))
+		return check_buf(c, n);
+	if (!strcmp(f, "kaddr"))
+		return check_kaddr(c, n);
+	if (!strcmp(f, "reg"))
+		return check_reg(c, n);
+	if (!strcmp(f, "uptr") || !strcmp(f, "kptr"))
+		return check_addr_space(c, n, f[0] == 'u');
+	if (!strcmp(f, "macaddr"))
+		return check_macaddr(c, n);
+	if (!strcmp(f, "pton")) {
+		err(c, n->loc, "pton() is only supported as the address of ntop() yet");
+		return NULL;
+	}
+	if (!strcmp(f, "strerror"))
+		return need_args(c, n, 1, 1) && int_arg(c, n, 0) ?
+		       type_ufmt(UF_STRERROR, 8, NULL) : NULL;
 	if (!strcmp(f, "exit")) {
 		c->s->has_actions = true;
 		c->s->has_exit = true;

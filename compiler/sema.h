@@ -39,6 +39,7 @@ struct sema_opts {
 	char **params;            /* positional parameters $1.. */
 	int nparams;
 	bool unsafe;              /* allow system() */
+	bool has_child;           /* a command is traced (-c, --): cpid is its pid */
 };
 
 struct sema {

@@ -51,6 +51,29 @@ const struct type *type_stack(bool is_user) { return is_user ? &t_ustack : &t_ks
 const struct type *type_usym(void) { return &t_usym; }
 const struct type *type_ksym(void) { return &t_ksym; }
 
+const struct type *type_ufmt(enum ufmt_kind k, uint32_t size, const char *fmt)
+{
+	struct type *t;
+
+	for (struct type_box *b = all_types; b; b = b->next)
+		if (b->t.kind == T_UFMT && b->t.ufmt == k && b->t.size == size &&
+		    (!fmt || !strcmp(fmt, b->t.name)))
+			return &b->t;
+	t = type_alloc();
+	t->kind = T_UFMT;
+	t->ufmt = k;
+	t->size = size;
+	t->name = fmt ? strdup(fmt) : NULL;
+	if (fmt && !t->name)
+		abort();
+	return t;
+}
+
+bool type_ufmt_mem(const struct type *t)
+{
+	return t && t->kind == T_UFMT && t->ufmt >= UF_INET;
+}
+
 const struct type *type_int(unsigned size, bool is_signed)
 {
 	int i = size >= 8 ? 3 : size >= 4 ? 2 : size >= 2 ? 1 : 0;
@@ -257,6 +280,8 @@ bool type_equal(const struct type *a, const struct type *b)
 		return a->count == b->count && type_equal(a->elem, b->elem);
 	case T_STACK:
 		return a->is_user == b->is_user;
+	case T_UFMT:
+		return a->ufmt == b->ufmt && (!a->name || !b->name || !strcmp(a->name, b->name));
 	case T_AGG:
 		return a->agg == b->agg && a->lh_min == b->lh_min &&
 		       a->lh_max == b->lh_max && a->lh_step == b->lh_step;
@@ -366,6 +391,14 @@ static size_t type_fmt(char *buf, size_t n, size_t at, const struct type *t)
 		return put(buf, n, at, agg_name(t->agg));
 	case T_ARGS:
 		return put(buf, n, at, "args");
+	case T_UFMT: {
+		static const char *const names[] = {
+			[UF_NONE] = "?", [UF_USERNAME] = "username", [UF_STRFTIME] = "strftime",
+			[UF_STRERROR] = "strerror", [UF_INET] = "inet", [UF_MAC] = "macaddr",
+			[UF_BUF] = "buffer",
+		};
+		return put(buf, n, at, names[t->ufmt]);
+	}
 	case T_TUPLE:
 		at = put(buf, n, at, "(");
 		for (int i = 0; i < t->nfields; i++) {
@@ -403,6 +436,8 @@ void type_free_all(void)
 			free((void *)b->t.fields);
 		if (b->t.kind == T_ENUM)
 			free((void *)b->t.enums);
+		if (b->t.kind == T_UFMT)
+			free((void *)b->t.name);
 		free(b);
 	}
 }

@@ -29,6 +29,20 @@ enum type_kind {
 	T_AGG,      /* a map value written by count()/hist()/...: agg says which */
 	T_ARGS,     /* the record of all args at a probe (print(args)) */
 	T_TUPLE,    /* fields: the keys of a multi-key map, laid out as map keys */
+	T_UFMT,     /* a value only printed, turned into text in user space: ufmt says
+	             * which and how it is laid out (enum ufmt_kind) */
+};
+
+/* T_UFMT values, as bpftrace 0.17 has them.  The first three are one u64
+ * (integer-like in registers); the others are bytes (size). */
+enum ufmt_kind {
+	UF_NONE = 0,
+	UF_USERNAME,  /* u64 uid, printed as its user name (getpwuid) */
+	UF_STRFTIME,  /* u64 nsecs since boot; name is the strftime format (%f: us) */
+	UF_STRERROR,  /* s64 errno, printed as strerror() */
+	UF_INET,      /* 24 bytes: u64 af (AF_INET, AF_INET6), then 16 address bytes */
+	UF_MAC,       /* 8 bytes: the 6 bytes of a MAC address, then padding */
+	UF_BUF,       /* 8 + n bytes: u64 length read, then n bytes, printed \xNN-escaped */
 };
 
 /* What a map holds when it was assigned an aggregation function. */
@@ -71,6 +85,7 @@ struct type {
 	const struct enumerator *enums; /* T_ENUM */
 	int nenums;
 	enum agg_kind agg;          /* T_AGG */
+	enum ufmt_kind ufmt;        /* T_UFMT */
 	int64_t lh_min, lh_max, lh_step; /* T_AGG with AGG_LHIST */
 	/* T_RECORD whose fields are built on first need (type_complete): kernel
 	 * BTF records, since task_struct alone reaches thousands of them and a
@@ -92,6 +107,10 @@ const struct type *type_array(const struct type *elem, uint32_t count);
 const struct type *type_stack(bool is_user);
 const struct type *type_usym(void);
 const struct type *type_ksym(void);
+/* A T_UFMT of kind k, size bytes; fmt (copied) for UF_STRFTIME, else NULL. */
+const struct type *type_ufmt(enum ufmt_kind k, uint32_t size, const char *fmt);
+/* Is t's value bytes in memory (T_UFMT kinds INET, MAC, BUF)? */
+bool type_ufmt_mem(const struct type *t);
 const struct type *type_agg(enum agg_kind agg, int64_t lh_min, int64_t lh_max, int64_t lh_step);
 /* A record; `fields` is copied. */
 const struct type *type_record(const char *name, bool is_union, uint32_t size,

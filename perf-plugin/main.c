@@ -309,7 +309,7 @@ static int run(const struct opts *o, double start)
 	struct pr_compile_opts co = {
 		.pid = pid, .default_bin = cp ? child_path(cp) : pbin,
 		.params = o->params, .nparams = o->nparams, .unsafe = o->unsafe,
-		.dump = o->dump, .verbose = o->verbose,
+		.has_child = cp != NULL, .dump = o->dump, .verbose = o->verbose,
 	};
 	struct diag d;
 	diag_init(&d, &src, stderr);

@@ -6,10 +6,14 @@
  * length modifier that matches the value we pass.
  */
 #define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <pwd.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <time.h>
 
 #include <bpf/bpf.h>
 
@@ -279,6 +283,112 @@ static void fmt_str(struct fmt_buf *b, const struct type *t, const char *p)
 	fmt_putn(b, p, n);
 }
 
+/* strftime()'s value: nsecs since boot as wall-clock time, where %f is
+ * the microseconds (bpftrace's extension); "(?)" if nothing comes out. */
+static void fmt_strftime(struct fmt_buf *b, const char *fmt, uint64_t ns)
+{
+	struct timespec rt, bt;
+	struct fmt_buf f;
+	char out[512];
+	struct tm tm;
+
+	clock_gettime(CLOCK_REALTIME, &rt);
+	clock_gettime(CLOCK_BOOTTIME, &bt);
+	int64_t off = (rt.tv_sec - bt.tv_sec) * 1000000000ll + (rt.tv_nsec - bt.tv_nsec);
+	uint64_t wall = ns + (uint64_t)off;
+	time_t secs = (time_t)(wall / 1000000000u);
+	fmt_init(&f);
+	for (const char *p = fmt; *p; p++) {
+		if (p[0] == '%' && p[1] == 'f') {
+			fmt_addf(&f, "%06llu", (unsigned long long)(wall % 1000000000u / 1000u));
+			p++;
+		} else if (p[0] == '%' && p[1]) {
+			fmt_putn(&f, p, 2);   /* %% and the others stay for strftime */
+			p++;
+		} else {
+			fmt_putc(&f, *p);
+		}
+	}
+	localtime_r(&secs, &tm);
+	if (strftime(out, sizeof(out), f.s, &tm))
+		fmt_puts(b, out);
+	else
+		fmt_puts(b, "(?)");
+	fmt_free(&f);
+}
+
+static void fmt_username(struct fmt_buf *b, uint64_t uid)
+{
+	struct passwd pw, *res = NULL;
+	char buf[1024];
+
+	/* bpftrace prints an unknown uid as nothing */
+	if (!getpwuid_r((uid_t)uid, &pw, buf, sizeof(buf), &res) && res)
+		fmt_puts(b, pw.pw_name);
+}
+
+static void fmt_inet(struct fmt_buf *b, const unsigned char *p)
+{
+	uint64_t af;
+	char out[INET6_ADDRSTRLEN];
+
+	memcpy(&af, p, 8);
+	if ((af == AF_INET || af == AF_INET6) && inet_ntop((int)af, p + 8, out, sizeof(out)))
+		fmt_puts(b, out);
+	else
+		fmt_puts(b, "(?)");
+}
+
+/* buf(): bytes as bpftrace's %r shows them: printable ASCII as itself,
+ * the rest \xNN; with hex ('x') every byte \xNN, with 'h' "NN NN". */
+void fmt_bytes(struct fmt_buf *b, const void *p, size_t cap, char mode)
+{
+	uint64_t n;
+	const unsigned char *d = (const unsigned char *)p + 8;
+
+	memcpy(&n, p, 8);
+	if (n > cap)
+		n = cap;
+	for (uint64_t i = 0; i < n; i++) {
+		if (mode == 'h')
+			fmt_addf(b, i ? " %02x" : "%02x", d[i]);
+		else if (mode != 'x' && d[i] >= 32 && d[i] <= 126)
+			fmt_putc(b, (char)d[i]);
+		else
+			fmt_addf(b, "\\x%02x", d[i]);
+	}
+}
+
+static void fmt_ufmt(struct fmt_buf *b, const struct type *t, const void *p)
+{
+	uint64_t u;
+	const unsigned char *m = p;
+
+	memcpy(&u, p, 8);
+	switch (t->ufmt) {
+	case UF_USERNAME:
+		fmt_username(b, u);
+		break;
+	case UF_STRFTIME:
+		fmt_strftime(b, t->name ? t->name : "", u);
+		break;
+	case UF_STRERROR:
+		fmt_puts(b, strerror((int)(int64_t)u));
+		break;
+	case UF_INET:
+		fmt_inet(b, p);
+		break;
+	case UF_MAC:
+		fmt_addf(b, "%02X:%02X:%02X:%02X:%02X:%02X", m[0], m[1], m[2], m[3], m[4], m[5]);
+		break;
+	case UF_BUF:
+		fmt_bytes(b, p, t->size - 8, 0);
+		break;
+	default:
+		fmt_addf(b, "%llu", (unsigned long long)u);
+	}
+}
+
 void fmt_value(struct fmt_buf *b, const struct type *t, const void *p,
 	       const struct fmt_ctx *c)
 {
@@ -314,6 +424,9 @@ void fmt_value(struct fmt_buf *b, const struct type *t, const void *p,
 	case T_ARRAY:
 		fmt_array(b, t, p, c);
 		break;
+	case T_UFMT:
+		fmt_ufmt(b, t, p);
+		break;
 	default:
 		if (fmt_unsigned(t))
 			fmt_addf(b, "%llu", (unsigned long long)fmt_int(t, p));
@@ -328,6 +441,7 @@ struct fmt_spec {
 	int width, prec;   /* -1 if absent */
 	int len;           /* 0 none, 'H' hh, 'h', 'l' (l, ll, j, z, t: 64 bits) */
 	char conv;
+	char rmode;        /* %r: 0, %rx: 'x', %rh: 'h' */
 };
 
 static const char *fmt_parse(const char *s, struct fmt_spec *sp)
@@ -350,6 +464,9 @@ static const char *fmt_parse(const char *s, struct fmt_spec *sp)
 	for (; *s && strchr("hlqjzt", *s); s++)
 		sp->len = *s != 'h' ? 'l' : sp->len == 'h' ? 'H' : 'h';
 	sp->conv = *s;
+	sp->rmode = 0;
+	if (*s == 'r' && (s[1] == 'x' || s[1] == 'h'))
+		sp->rmode = *++s;
 	return *s ? s + 1 : s;
 }
 
@@ -409,6 +526,17 @@ static void fmt_one(struct fmt_buf *b, const struct fmt_spec *sp,
 		fmt_addf(b, spec, hex);
 		return;
 	}
+	case 'r':
+		if (t && t->kind == T_UFMT && t->ufmt == UF_BUF) {
+			struct fmt_buf tmp;
+			fmt_init(&tmp);
+			fmt_bytes(&tmp, data, t->size - 8, sp->rmode);
+			fmt_spec_str(spec, sizeof(spec), sp, "", 's');
+			fmt_addf(b, spec, tmp.s);
+			fmt_free(&tmp);
+			return;
+		}
+		/* fall through */
 	default: {   /* 's' and anything unknown: the value's text */
 		struct fmt_buf tmp;
 		fmt_init(&tmp);
@@ -425,7 +553,7 @@ static size_t fmt_arg_size(const struct type *t)
 	if (!t)
 		return 8;
 	if (t->kind == T_STR || t->kind == T_ARRAY || t->kind == T_RECORD ||
-	    t->kind == T_ARGS || t->kind == T_USYM)
+	    t->kind == T_ARGS || t->kind == T_USYM || (t->kind == T_UFMT && t->size > 8))
 		return t->size;
 	return 8;
 }

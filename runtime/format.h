@@ -46,6 +46,9 @@ int64_t fmt_int(const struct type *t, const void *p);
 /* One value of type t at p as bpftrace prints it (strings unquoted). */
 void fmt_value(struct fmt_buf *b, const struct type *t, const void *p,
 	       const struct fmt_ctx *c);
+/* The bytes of a buf() value at p (u64 length, then at most cap bytes) as
+ * printf's %r (mode 0), %rx ('x') or %rh ('h') show them. */
+void fmt_bytes(struct fmt_buf *b, const void *p, size_t cap, char mode);
 /* printf(fmt, args...) over one record (rec points at the id; argument
  * offsets count from there, as program.h lays them out).  Returns 0,
  * or -1 if an argument lies outside the record (len bytes). */

@@ -293,7 +293,8 @@ static bool mp_range(const uint64_t *bk, int n, int *lo, int *hi, uint64_t *max)
 	return *lo >= 0;
 }
 
-void mp_hist_text(struct fmt_buf *b, const struct type *agg, const uint64_t *bk, int n)
+void mp_hist_text(struct fmt_buf *b, const struct type *agg, const uint64_t *bk, int n,
+		  int64_t div)
 {
 	int lo, hi;
 	uint64_t max;
@@ -305,7 +306,9 @@ void mp_hist_text(struct fmt_buf *b, const struct type *agg, const uint64_t *bk,
 		mp_hist_label(&l, agg, i);
 		/* bpftrace computes the bar in float; so do we, for equal widths */
 		int bar = (int)((float)bk[i] / (float)max * MP_BAR);
-		fmt_addf(b, "%-16s%8llu |", l.s, (unsigned long long)bk[i]);
+		/* print(@h, top, div) divides the counts, not the bars (bpftrace) */
+		fmt_addf(b, "%-16s%8llu |", l.s,
+			 (unsigned long long)(div > 0 ? bk[i] / (uint64_t)div : bk[i]));
 		for (int j = 0; j < MP_BAR; j++)
 			fmt_putc(b, j < bar ? '@' : ' ');
 		fmt_puts(b, "|\n");
@@ -361,10 +364,9 @@ static void mp_value_text(struct fmt_buf *b, const struct pr_map *m,
 			  const struct mp_entry *e, int64_t div, const struct fmt_ctx *c)
 {
 	switch (mp_kind(m)) {
-	case AGG_STATS:
+	case AGG_STATS:   /* bpftrace ignores div for stats */
 		fmt_addf(b, "count %llu, average %lld, total %lld",
-			 (unsigned long long)e->count, (long long)mp_div(e->value, div),
-			 (long long)mp_div(e->sum, div));
+			 (unsigned long long)e->count, (long long)e->value, (long long)e->sum);
 		break;
 	case AGG_NONE:
 		if (m->value && mp_is_int(m->value))
@@ -377,21 +379,22 @@ static void mp_value_text(struct fmt_buf *b, const struct pr_map *m,
 	}
 }
 
-static int mp_first(const struct mp_data *d, int64_t top)
+static int mp_first(const struct pr_map *m, const struct mp_data *d, int64_t top)
 {
-	return top > 0 && top < d->n ? d->n - (int)top : 0;
+	/* bpftrace ignores top for stats */
+	return mp_kind(m) != AGG_STATS && top > 0 && top < d->n ? d->n - (int)top : 0;
 }
 
 void mp_text(struct fmt_buf *b, const struct pr_map *m, const struct mp_data *d,
 	     int64_t top, int64_t div, const struct fmt_ctx *c)
 {
-	for (int i = mp_first(d, top); i < d->n; i++) {
+	for (int i = mp_first(m, d, top); i < d->n; i++) {
 		const struct mp_entry *e = &d->e[i];
 		mp_name(b, m, e, c);
 		fmt_puts(b, ": ");
 		if (mp_is_hist(m)) {
 			fmt_putc(b, '\n');
-			mp_hist_text(b, mp_agg(m), e->buckets, e->nbuckets);
+			mp_hist_text(b, mp_agg(m), e->buckets, e->nbuckets, div);
 			fmt_putc(b, '\n');
 			continue;
 		}
@@ -461,8 +464,7 @@ static void mp_json_value(struct fmt_buf *b, const struct pr_map *m,
 		mp_json_hist(b, mp_agg(m), e->buckets, e->nbuckets);
 	} else if (mp_kind(m) == AGG_STATS) {
 		fmt_addf(b, "{\"count\": %llu, \"average\": %lld, \"total\": %lld}",
-			 (unsigned long long)e->count, (long long)mp_div(e->value, div),
-			 (long long)mp_div(e->sum, div));
+			 (unsigned long long)e->count, (long long)e->value, (long long)e->sum);
 	} else if (mp_kind(m) == AGG_NONE && !(m->value && mp_is_int(m->value))) {
 		struct fmt_buf v;
 		fmt_init(&v);
@@ -492,7 +494,7 @@ void mp_json(struct fmt_buf *b, const struct pr_map *m, const struct mp_data *d,
 			fmt_puts(b, "null");
 	} else {
 		fmt_putc(b, '{');
-		for (int i = mp_first(d, top), f = i; i < d->n; i++) {
+		for (int i = mp_first(m, d, top), f = i; i < d->n; i++) {
 			if (i > f)
 				fmt_puts(b, ", ");
 			mp_json_key(b, m, &d->e[i], c);

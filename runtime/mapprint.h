@@ -44,7 +44,8 @@ void mp_text(struct fmt_buf *b, const struct pr_map *m, const struct mp_data *d,
 void mp_json(struct fmt_buf *b, const struct pr_map *m, const struct mp_data *d,
 	     int64_t top, int64_t div, const struct fmt_ctx *c);
 /* The bucket lines of one hist/lhist (from the first to the last non-zero). */
-void mp_hist_text(struct fmt_buf *b, const struct type *agg, const uint64_t *bk, int n);
+void mp_hist_text(struct fmt_buf *b, const struct type *agg, const uint64_t *bk, int n,
+		  int64_t div);
 /* "[1K, 2K)"-style label parts: hist bucket i's bounds as bpftrace writes them. */
 void mp_hist_label(struct fmt_buf *b, const struct type *agg, int i);
 /* The keys of an entry: "1, a" (no brackets). */

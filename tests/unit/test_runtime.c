@@ -169,7 +169,7 @@ static void test_hist(void)
 	bk[5] = 3;    /* [8, 16) */
 	bk[13] = 6;   /* [2K, 4K) */
 	fmt_init(&b);
-	mp_hist_text(&b, &a_hist, bk, PR_HIST_BUCKETS);
+	mp_hist_text(&b, &a_hist, bk, PR_HIST_BUCKETS, 0);
 	unit_expect_str("hist lines", b.s,
 		"(..., 0)               1 |@@@@@@@@                                            |\n"
 		"[0]                    1 |@@@@@@@@                                            |\n"
@@ -194,7 +194,7 @@ static void test_hist(void)
 
 	uint64_t lb[12] = { 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1 };
 	fmt_reset(&b);
-	mp_hist_text(&b, &a_lhist, lb, mp_nbuckets(&a_lhist));
+	mp_hist_text(&b, &a_lhist, lb, mp_nbuckets(&a_lhist), 0);
 	unit_expect("lhist buckets", mp_nbuckets(&a_lhist) == 12);
 	unit_expect_str("lhist lines", b.s,
 		"(..., 0)               1 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|\n"

@@ -1,0 +1,239 @@
+/*
+ * cg_func.c - code for the builtins and functions of bpftrace 0.17 that
+ * compute little in the kernel: cpid, numaid, username, sargN, bswap(),
+ * strncmp(), strftime(), strerror() and the like.  Values that are only
+ * printed (T_UFMT, types.h) carry raw data here; runtime/format.c turns
+ * them into text.
+ *
+ * cg_func_ident() and cg_func_call() return NULL for names they do not
+ * own, so cg_expr.c and cg_stmt.c ask them first and go on otherwise.
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <linux/bpf.h>
+#include <sys/socket.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "codegen_int.h"
+
+#define H_NUMA_NODE_ID 42
+/* x86-64 struct pt_regs: sp */
+#define REG_SP 152
+
+/* The u64 at off in the config map (struct pr_config), 0 if the lookup
+ * fails (it cannot: the map has one element). */
+static LLVMValueRef config_u64(struct cg *g, unsigned off)
+{
+	LLVMValueRef key = cg_alloca(g, 4, "zero");
+	LLVMValueRef args[2] = { cg_config(g), key }, p, v;
+	LLVMBasicBlockRef done;
+
+	LLVMBuildStore(g->b, LLVMConstInt(g->i32, 0, 0), key);
+	v = cg_alloca(g, 8, "cfgval");
+	LLVMBuildStore(g->b, cg_const(g, 0), v);
+	p = LLVMBuildIntToPtr(g->b, cg_helper(g, H_MAP_LOOKUP, args, 2), g->ptr, "");
+	done = cg_if(g, LLVMBuildIsNotNull(g->b, p, ""), "cfg");
+	LLVMBuildStore(g->b, LLVMBuildLoad2(g->b, g->i64, cg_gep(g, p, off), ""), v);
+	LLVMBuildBr(g->b, done);
+	LLVMPositionBuilderAtEnd(g->b, done);
+	return LLVMBuildLoad2(g->b, g->i64, v, "");
+}
+
+/* 8 bytes of kernel memory at addr (0 on a fault, which is counted). */
+static LLVMValueRef read_kernel_u64(struct cg *g, LLVMValueRef addr)
+{
+	LLVMValueRef buf = cg_alloca(g, 8, "kval");
+	LLVMValueRef args[3] = { buf, cg_const(g, 8), LLVMBuildIntToPtr(g->b, addr, g->ptr, "") };
+
+	cg_helper(g, H_READ_KERNEL, args, 3);
+	return LLVMBuildLoad2(g->b, g->i64, buf, "");
+}
+
+/* sargN: at a function's entry the return address is at sp, the stack
+ * arguments above it (bpftrace's x86-64 arg_stack_offset of 1). */
+static LLVMValueRef sarg(struct cg *g, unsigned long i)
+{
+	LLVMValueRef sp = cg_ctx_load(g, REG_SP, 8);
+	LLVMValueRef addr = LLVMBuildAdd(g->b, sp, cg_const(g, 8 * (i + 1)), "");
+	enum probe_kind k = g->probe->kind;
+
+	if (k == PK_UPROBE || k == PK_URETPROBE)
+		return cg_read_user(g, addr, 8);
+	return read_kernel_u64(g, addr);
+}
+
+LLVMValueRef cg_func_ident(struct cg *g, struct node *n)
+{
+	const char *s = n->name;
+	LLVMValueRef v;
+
+	if (!strcmp(s, "cpid"))
+		return config_u64(g, offsetof(struct pr_config, target_pid));
+	if (!strcmp(s, "numaid"))
+		return LLVMBuildAnd(g->b, cg_helper(g, H_NUMA_NODE_ID, NULL, 0),
+				    cg_const(g, 0xffffffffu), "");
+	if (!strcmp(s, "username")) {
+		v = cg_helper(g, H_UID_GID, NULL, 0);
+		return LLVMBuildAnd(g->b, v, cg_const(g, 0xffffffffu), "");
+	}
+	if (!strncmp(s, "sarg", 4))
+		return sarg(g, strtoul(s + 4, NULL, 10));
+	return NULL;
+}
+
+/* ---- functions ---- */
+
+static LLVMValueRef bswap(struct cg *g, struct node *n)
+{
+	unsigned size = n->type->size;
+	LLVMValueRef v = cg_expr(g, n->list), fn;
+	LLVMTypeRef t = LLVMIntTypeInContext(g->ctx, 8 * size);
+	unsigned id = LLVMLookupIntrinsicID("llvm.bswap", 10);
+
+	if (size == 1)
+		return LLVMBuildAnd(g->b, v, cg_const(g, 0xff), "");
+	fn = LLVMGetIntrinsicDeclaration(g->mod, id, &t, 1);
+	v = LLVMBuildTrunc(g->b, v, t, "");
+	v = LLVMBuildCall2(g->b, LLVMGlobalGetValueType(fn), fn, &v, 1, "");
+	return size == 8 ? v : LLVMBuildZExt(g->b, v, g->i64, "");
+}
+
+/* strncmp(a, b, n): 0 when a and b agree in their first n bytes or up to
+ * a NUL within them, else 1 (as bpftrace).  Neither string is read past
+ * its own size: what lies beyond is taken as NUL. */
+static LLVMValueRef strncmp_call(struct cg *g, struct node *n)
+{
+	struct node *a = n->list, *b = a->next;
+	LLVMValueRef x = cg_expr(g, a), y = cg_expr(g, b);
+
+	return LLVMBuildXor(g->b, cg_str_eq_n(g, x, a->type, y, b->type, b->next->ival),
+			    cg_const(g, 1), "");
+}
+
+/* Is n a field of a tracepoint's record, read from the context? */
+static bool is_ctx_field(struct cg *g, const struct node *n)
+{
+	return n->kind == N_FIELD && n->a->kind == N_IDENT && n->a->type->kind != T_PTR &&
+	       g->probe->kind == PK_TRACEPOINT && !cg_is_dwarf_var(g, (struct node *)n);
+}
+
+/* count bytes of the array a (sema's byte_array_arg) into dst. */
+static void bytes_into(struct cg *g, struct node *a, LLVMValueRef dst, uint32_t count)
+{
+	LLVMValueRef args[3] = { dst, cg_const(g, count), NULL };
+	int helper = H_READ_KERNEL;
+
+	if (a->kind == N_CALL) {   /* pton(): known when compiling */
+		unsigned char b[16];
+		bool v6 = count == 16;
+
+		inet_pton(v6 ? AF_INET6 : AF_INET, a->list->name, b);
+		cg_memcpy(g, dst, cg_store_const_str(g, (const char *)b, count, count), count);
+		return;
+	}
+	if (is_ctx_field(g, a)) {
+		const struct field *f = type_field(g->probe->args, a->name);
+
+		if (!f || g->probe->sys_raw) {
+			cg_error(g, a->loc, "field '%s' cannot be read as bytes here", a->name);
+			return;
+		}
+		args[2] = cg_gep(g, g->ctxarg, f->offset);
+	} else {
+		args[2] = cg_place_addr(g, a);
+		if (sema_place_is_user(a))
+			helper = H_READ_USER;
+	}
+	cg_helper(g, helper, args, 3);
+}
+
+/* count bytes at the address v of a's type (an integer or a pointer). */
+static void bytes_at(struct cg *g, struct node *a, LLVMValueRef v, LLVMValueRef dst,
+		     uint32_t count)
+{
+	enum probe_kind k = g->probe->kind;
+	bool user = a->type->kind == T_PTR ? a->type->is_user :
+		    k == PK_UPROBE || k == PK_URETPROBE || k == PK_USDT;
+	LLVMValueRef args[3] = { dst, cg_const(g, count), v };
+
+	cg_helper(g, user ? H_READ_USER : H_READ_KERNEL, args, 3);
+}
+
+/* ntop(): { u64 af; u8 addr[16]; } (types.h UF_INET). */
+static LLVMValueRef ntop(struct cg *g, struct node *n)
+{
+	struct node *a = n->list->next ? n->list->next : n->list;
+	bool arr = a->type->kind == T_ARRAY;
+	uint32_t count = arr ? a->type->count : 4;
+	LLVMValueRef buf = cg_alloca(g, 24, "inet");
+
+	cg_memset0(g, buf, 24);
+	LLVMBuildStore(g->b, a == n->list ? cg_const(g, count == 16 ? AF_INET6 : AF_INET)
+					  : cg_expr(g, n->list), buf);
+	if (arr)
+		bytes_into(g, a, cg_gep(g, buf, 8), count);
+	else
+		LLVMBuildStore(g->b, LLVMBuildTrunc(g->b, cg_expr(g, a), g->i32, ""),
+			       cg_gep(g, buf, 8));
+	return buf;
+}
+
+/* macaddr(): the 6 bytes of an array, or at an address. */
+static LLVMValueRef macaddr(struct cg *g, struct node *n)
+{
+	struct node *a = n->list;
+	LLVMValueRef buf = cg_alloca(g, 8, "mac");
+
+	cg_memset0(g, buf, 8);
+	if (a->type->kind == T_ARRAY)
+		bytes_into(g, a, buf, 6);
+	else
+		bytes_at(g, a, cg_expr(g, a), buf, 6);
+	return buf;
+}
+
+/* buf(): { u64 length; u8 bytes[length]; } (types.h UF_BUF). */
+static LLVMValueRef buf_call(struct cg *g, struct node *n)
+{
+	struct node *a = n->list;
+	uint32_t len = n->type->size - 8;
+	LLVMValueRef buf = cg_alloca(g, n->type->size, "buf");
+
+	cg_memset0(g, buf, n->type->size);
+	LLVMBuildStore(g->b, cg_const(g, len), buf);
+	if (a->type->kind == T_ARRAY)
+		bytes_into(g, a, cg_gep(g, buf, 8), len);
+	else
+		bytes_at(g, a, cg_expr(g, a), cg_gep(g, buf, 8), len);
+	return buf;
+}
+
+LLVMValueRef cg_func_call(struct cg *g, struct node *n)
+{
+	const char *f = n->name;
+
+	if (!strcmp(f, "buf"))
+		return buf_call(g, n);
+	if (!strcmp(f, "reg"))
+		return cg_ctx_load(g, (unsigned)n->ival, 8);   /* sema's pt_regs offset */
+	if (!strcmp(f, "kaddr"))
+		return cg_const(g, n->ival);   /* sema found it */
+	if (!strcmp(f, "uptr") || !strcmp(f, "kptr"))
+		return cg_expr(g, n->list);
+
+	if (!strcmp(f, "ntop"))
+		return ntop(g, n);
+	if (!strcmp(f, "macaddr"))
+		return macaddr(g, n);
+
+	if (!strcmp(f, "bswap"))
+		return bswap(g, n);
+	if (!strcmp(f, "strncmp"))
+		return strncmp_call(g, n);
+	if (!strcmp(f, "strftime"))
+		return cg_expr(g, n->list->next);
+	if (!strcmp(f, "strerror"))
+		return cg_expr(g, n->list);
+	return NULL;
+}
