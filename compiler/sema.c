@@ -1527,6 +1527,11 @@ static const struct type *check_call(struct sctx *c, struct node *n)
 		return check_kaddr(c, n);
 	if (!strcmp(f, "reg"))
 		return check_reg(c, n);
+	if (!strcmp(f, "ustack") || !strcmp(f, "kstack")) {
+		err(c, n->loc, "%s() with a mode or a frame count is not supported yet; "
+		    "use %s alone", f, f);
+		return NULL;
+	}
 	if (!strcmp(f, "uptr") || !strcmp(f, "kptr"))
 		return check_addr_space(c, n, f[0] == 'u');
 	if (!strcmp(f, "macaddr"))
