@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # package.sh - installing: `make install` / `make uninstall` with PREFIX
 # and DESTDIR into a scratch tree, `perf run` finding the installed binary
-# on PATH and `perf help run` its man page, and `make deb`: the package's
+# on PATH and `perf help run` its man page, and `make deb` (dpkg-buildpackage
+# over debian/, lintian with no error or warning): the package's
 # files and Depends (resolvable by apt on Debian 12), installed with
 # `dpkg --root` into a scratch root whose binary then traces.
 # Last line: `N passed, N failed, N skipped`.
@@ -35,7 +36,8 @@ check "make install DESTDIR PREFIX" \
 	"$MAKE" --no-print-directory install DESTDIR="$D" PREFIX=/opt/pr BUILD="$BUILD"
 check "installed binary, man page and scripts" \
 	test -x "$D/opt/pr/bin/perf-run" -a -f "$D/opt/pr/share/man/man1/perf-run.1" \
-	-a -f "$D/opt/pr/share/perf-run/scripts/opensnoop.bt"
+	-a -f "$D/opt/pr/share/perf-run/scripts/opensnoop.bt" \
+	-a -f "$D/opt/pr/share/bash-completion/completions/perf-run"
 if [[ -n $EP ]]; then
 	check "link in perf's exec path points to PREFIX/bin" \
 		test "$(readlink "$D$EP/perf-run")" = /opt/pr/bin/perf-run
@@ -104,7 +106,8 @@ else
 		done
 		dpkg-deb -c "$deb" | awk '{print $6}' >"$TMP/files"
 		for f in ./usr/bin/perf-run ./usr/share/man/man1/perf-run.1.gz \
-			 ./usr/share/perf-run/scripts/execsnoop.bt ${EP:+.$EP/perf-run}; do
+			 ./usr/share/perf-run/scripts/execsnoop.bt ${EP:+.$EP/perf-run} \
+			 ./usr/share/bash-completion/completions/perf-run; do
 			check "package holds $f" grep -qx -- "$f" "$TMP/files"
 		done
 		# Every Depends resolves against Debian 12's archive (the apt lists
