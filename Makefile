@@ -69,6 +69,8 @@ PROG_CFLAGS := -g -O1 -fno-omit-frame-pointer -Wall -Wextra -Werror
 BENCH_BINS  := $(patsubst tests/bench/%.c,$(BUILD)/bench/%,$(wildcard tests/bench/*.c))
 
 SCRIPTS     := $(wildcard scripts/*.bt)
+# bash-completion loads completions/NAME when NAME is first completed
+BASH_COMPLETION_DIR ?= $(PREFIX)/share/bash-completion/completions
 PERF_EXEC_PATH = $(shell perf --exec-path 2>/dev/null)
 
 .PHONY: all deps test demo install uninstall bench compat clean distclean unit asan progs \
@@ -165,12 +167,16 @@ bench: deps
 # perf runs `perf run` as perf-run found in its exec path or on PATH.  The
 # link into the exec path is made only where it stays inside PREFIX, or in
 # a DESTDIR staging tree, never in a system directory outside PREFIX.
-install: deps
+# INSTALL_DEPS= skips `make deps` (debian/rules: dpkg-buildpackage has
+# checked Build-Depends, and a package build must not apt-get install).
+INSTALL_DEPS ?= deps
+install: $(INSTALL_DEPS)
 	@$(MAKE) --no-print-directory $(BUILD)/perf-run
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
-		$(DESTDIR)$(PREFIX)/share/perf-run/scripts
+		$(DESTDIR)$(PREFIX)/share/perf-run/scripts $(DESTDIR)$(BASH_COMPLETION_DIR)
 	install -m 755 $(BUILD)/perf-run $(DESTDIR)$(PREFIX)/bin/perf-run
 	install -m 644 perf-plugin/perf-run.1 $(DESTDIR)$(PREFIX)/share/man/man1/perf-run.1
+	install -m 644 perf-plugin/perf-run.bash $(DESTDIR)$(BASH_COMPLETION_DIR)/perf-run
 	$(if $(SCRIPTS),install -m 644 $(SCRIPTS) $(DESTDIR)$(PREFIX)/share/perf-run/scripts/)
 	@ep='$(PERF_EXEC_PATH)'; \
 	if [ -n "$$ep" ] && { [ -n "$(DESTDIR)" ] || case "$$ep/" in $(PREFIX)/*) true;; *) false;; esac; }; then \
@@ -181,7 +187,8 @@ install: deps
 	fi
 
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/bin/perf-run $(DESTDIR)$(PREFIX)/share/man/man1/perf-run.1
+	rm -f $(DESTDIR)$(PREFIX)/bin/perf-run $(DESTDIR)$(PREFIX)/share/man/man1/perf-run.1 \
+		$(DESTDIR)$(BASH_COMPLETION_DIR)/perf-run
 	rm -rf $(DESTDIR)$(PREFIX)/share/perf-run
 	@ep='$(PERF_EXEC_PATH)'; \
 	if [ -n "$$ep" ] && [ -L "$(DESTDIR)$$ep/perf-run" ] && \

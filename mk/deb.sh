@@ -1,77 +1,58 @@
 #!/usr/bin/env bash
-# deb.sh - builds $BUILD/perf-run_VERSION_ARCH.deb with dpkg-deb: the
-# files of `make install` with PREFIX=/usr (binary, man page, scripts, the
-# link in perf's exec path), the binary stripped, and Depends computed from
-# the shared libraries it really links (dpkg-shlibdeps, else dpkg -S on
-# each library ldd finds).  libperf is a static archive, linked in;
-# libclang is opened with dlopen only for scripts that declare C types,
-# hence a Recommends.
+# deb.sh - `make deb`: builds the Debian package the way Debian builds it,
+# `dpkg-buildpackage -us -uc -b` over debian/ (debhelper, dh $@), in a copy
+# of the source tree under $BUILD/deb/src (dpkg-buildpackage writes its
+# results next to the tree, and the tree's own build/ stays out of it),
+# then runs lintian on the result and copies the package to
+# $BUILD/perf-run_VERSION_ARCH.deb.  The build log is $BUILD/deb/build.log,
+# lintian's report $BUILD/deb/lintian.log.
 # Prints the path of the package on its last line.
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
-MAKE=${MAKE:-make}
-STAGE=$BUILD/deb/root
-BIN=$BUILD/perf-run
 
-version=$("$BIN" --version | awk '{print $2}')
+# The packaging tools are needed only here, not by `make deps`.
+if ! command -v dh >/dev/null || ! command -v lintian >/dev/null; then
+	if ((EUID == 0)); then
+		echo "deb: installing debhelper lintian" >&2
+		DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
+			debhelper lintian dpkg-dev >&2
+	fi
+fi
+for tool in dpkg-buildpackage dh lintian; do
+	command -v "$tool" >/dev/null || {
+		echo "deb: $tool missing (apt-get install dpkg-dev debhelper lintian)" >&2
+		exit 1
+	}
+done
+version=$(dpkg-parsechangelog -S Version)
 arch=$(dpkg --print-architecture)
-out=$BUILD/perf-run_${version}_${arch}.deb
+name=perf-run_${version}_${arch}
+top=$BUILD/deb/src
+src=$top/perf-run-$version
 
 rm -rf "$BUILD/deb"
-mkdir -p "$STAGE"
-"$MAKE" --no-print-directory install DESTDIR="$PWD/$STAGE" PREFIX=/usr >"$BUILD/deb/install.log"
-strip --strip-unneeded "$STAGE/usr/bin/perf-run"
-gzip -9n "$STAGE/usr/share/man/man1/perf-run.1"
-install -d "$STAGE/usr/share/doc/perf-run"
-cp README.md "$STAGE/usr/share/doc/perf-run/README.md"
+mkdir -p "$src"
+# The tree as it is (uncommitted edits included), without what is built.
+tar -c --exclude=./build --exclude=./.git --exclude='*.o' --exclude='*.d' \
+	--exclude-ignore-recursive=.gitignore . | tar -x -C "$src"
 
-# Depends: dpkg-shlibdeps wants a debian/control beside it, so it runs in
-# a scratch directory holding a minimal one.
-shlibdeps() {
-	local dir=$BUILD/deb/shlibdeps
-	mkdir -p "$dir/debian"
-	printf 'Source: perf-run\n\nPackage: perf-run\nArchitecture: any\n' >"$dir/debian/control"
-	(cd "$dir" && dpkg-shlibdeps -O "$OLDPWD/$STAGE/usr/bin/perf-run" 2>/dev/null) |
-		sed -n 's/^shlibs:Depends=//p'
+echo "deb: dpkg-buildpackage -us -uc -b (log: $BUILD/deb/build.log)" >&2
+if ! (cd "$src" && dpkg-buildpackage -us -uc -b) >"$BUILD/deb/build.log" 2>&1; then
+	tail -n 30 "$BUILD/deb/build.log" >&2
+	echo "deb: dpkg-buildpackage failed" >&2
+	exit 1
+fi
+grep '^dpkg-buildpackage: info: binary-only upload' "$BUILD/deb/build.log" >&2 || true
+
+# lintian: no error and no warning (overrides, each with its reason, are
+# in debian/perf-run.lintian-overrides).
+lintian --fail-on error,warning "$top/${name}.changes" >"$BUILD/deb/lintian.log" 2>&1 || {
+	cat "$BUILD/deb/lintian.log" >&2
+	echo "deb: lintian reports errors or warnings" >&2
+	exit 1
 }
-
-# Without dpkg-dev: the package of each library, at its installed
-# version or later.
-libdeps() {
-	ldd "$STAGE/usr/bin/perf-run" | awk '/=> \// {print $3}' | while read -r lib; do
-		pkg=$(dpkg -S "$(readlink -f "$lib")" 2>/dev/null | head -n 1 | cut -d: -f1) ||
-			pkg=$(dpkg -S "$lib" 2>/dev/null | head -n 1 | cut -d: -f1) || continue
-		[[ -n $pkg ]] || continue
-		echo "$pkg (>= $(dpkg-query -W -f='${Version}' "$pkg"))"
-	done | sort -u | paste -sd, | sed 's/,/, /g'
-}
-
-depends=
-command -v dpkg-shlibdeps >/dev/null && depends=$(shlibdeps || true)
-[[ -n $depends ]] || depends=$(libdeps)
-[[ -n $depends ]] || { echo "deb.sh: cannot work out the package's Depends" >&2; exit 1; }
-
-size=$(du -sk "$STAGE" | cut -f1)
-mkdir -p "$STAGE/DEBIAN"
-cat >"$STAGE/DEBIAN/control" <<CONTROL
-Package: perf-run
-Version: $version
-Architecture: $arch
-Maintainer: perf-run developers <perf-run@localhost>
-Installed-Size: $size
-Depends: $depends
-Recommends: linux-perf, libclang1-19
-Section: devel
-Priority: optional
-Homepage: https://localhost/perf-run
-Description: run bpftrace-language programs at perf probe points
- perf-run compiles a tracing script with LLVM's BPF back end, loads it with
- libbpf and attaches it to probe points written in perf probe syntax
- (functions, source lines, DWARF variables), tracepoints, USDT notes and
- perf events, aggregating in the kernel.  It is a perf subcommand:
- perf run -e PROGRAM.
-CONTROL
-dpkg-deb --root-owner-group -Zxz --build "$STAGE" "$out" >/dev/null
-echo "$out"
+echo "deb: lintian: $(grep -c . "$BUILD/deb/lintian.log" || true) tags (no error, no warning)" >&2
+cp "$top/${name}.deb" "$BUILD/${name}.deb"
+echo "$BUILD/${name}.deb"

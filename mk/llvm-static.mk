@@ -16,6 +16,11 @@
 # 2 ms of every run (libstdc++.so alone had 1,700 symbol bindings); only
 # libc and libm are left to the loader.
 #
+# STATIC_SYSLIBS=0 keeps LLVM static but links those system C libraries
+# as shared ones again: the Debian package does (debian/rules), since Debian
+# wants its libraries linked, not copied (Policy 4.13; lintian's
+# embedded-library), and their security updates to reach perf-run.
+#
 # libclang is not affected: compiler/ctypes.c dlopen()s it RTLD_LOCAL, and
 # the LLVM it brings (the shared one) stays separate from ours, since this
 # executable exports no LLVM symbol.
@@ -30,6 +35,12 @@ LLVM_STATIC_LIBS = $(shell $(LLVM_CONFIG) --ldflags 2>/dev/null) -Wl,--start-gro
 	-Wl,--end-group -Wl,-Bstatic -lstdc++ -Wl,-Bdynamic -lrt -ldl -lm
 
 $(BUILD)/perf-run: LLVM_LIBS = $(LLVM_STATIC_LIBS)
+STATIC_SYSLIBS ?= 1
+ifeq ($(STATIC_SYSLIBS),1)
 $(BUILD)/perf-run: SYS_LIBS = -Wl,-Bstatic -lbpf -ldw -lelf -lz -llzma -lbz2 -lzstd -Wl,-Bdynamic
+else
+# LLVM's static libLLVMSupport needs zstd
+$(BUILD)/perf-run: SYS_LIBS = -lbpf -ldw -lelf -lz -lzstd
+endif
 $(BUILD)/perf-run: LDFLAGS += -no-pie -static-libgcc
 endif

@@ -55,7 +55,7 @@ static const struct opt_help {
 	{ { "pid", required_argument, NULL, 'p' }, "p", "PID", "trace this process" },
 	{ { "cmd", required_argument, NULL, 'c' }, "c", "CMD", "run CMD, trace it, stop when it exits (also: -- CMD ...)" },
 	{ { "output", required_argument, NULL, 'o' }, "o", "FILE", "write the output to FILE" },
-	{ { "format", required_argument, NULL, 'f' }, "f", "text|json", "output format" },
+	{ { "format", required_argument, NULL, 'f' }, "f", "text|json|folded", "output format (folded: stack-keyed maps for flame graphs)" },
 	{ { "quiet", no_argument, NULL, 'q' }, "q", NULL, "no \"Attached\" line" },
 	{ { "verbose", no_argument, NULL, 'v' }, "v", NULL, "more detail (libbpf messages, verifier log)" },
 	{ { "unsafe", no_argument, NULL, OPT_UNSAFE }, NULL, NULL, "allow system()" },
@@ -143,11 +143,12 @@ static int parse_one(struct opts *o, int c, const char *arg)
 		}
 		break;
 	case 'f':
-		if (!strcmp(arg, "text") || !strcmp(arg, "json")) {
-			o->format = !strcmp(arg, "json") ? RT_JSON : RT_TEXT;
+		if (!strcmp(arg, "text") || !strcmp(arg, "json") || !strcmp(arg, "folded")) {
+			o->format = !strcmp(arg, "json") ? RT_JSON :
+				    !strcmp(arg, "folded") ? RT_FOLDED : RT_TEXT;
 			break;
 		}
-		fprintf(stderr, "perf-run: -f takes text or json, not '%s'\n", arg);
+		fprintf(stderr, "perf-run: -f takes text, json or folded, not '%s'\n", arg);
 		return -1;
 	default:
 		fprintf(stderr, "perf-run: try 'perf-run --help'\n");

@@ -26,6 +26,7 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <wordexp.h>
 
 #include "child.h"
 
@@ -109,26 +110,63 @@ int child_spawn(struct child *c, char *const argv[])
 	return 0;
 }
 
+/* The first character wordexp refuses outside quotes (WRDE_BADCHAR), for
+ * the message; a rough scan is enough since wordexp already said there is one. */
+static char child_badchar(const char *s)
+{
+	char q = 0;
+	for (; *s; s++) {
+		if (*s == '\\' && q != '\'' && s[1])
+			s++;
+		else if (q ? *s == q : (*s == '\'' || *s == '"'))
+			q = q ? 0 : *s;
+		else if (!q && strchr("|&;<>(){}\n", *s))
+			return *s;
+	}
+	return '?';
+}
+
+/* wordexp's refusal, said in the user's terms. */
+static void child_wordexp_error(int r, const char *line)
+{
+	char bad;
+	switch (r) {
+	case WRDE_CMDSUB:
+		fprintf(stderr, "perf-run: -c: command substitution ($(...) or `...`) is not run: '%s'\n",
+			line);
+		break;
+	case WRDE_BADCHAR:
+		bad = child_badchar(line);
+		fprintf(stderr, "perf-run: -c: '%s' has an unquoted '%s%c', which -c does not run: "
+			"it runs one command, not a shell line (for one, -c \"sh -c '...'\")\n",
+			line, bad == '\n' ? "\\" : "", bad == '\n' ? 'n' : bad);
+		break;
+	case WRDE_SYNTAX:
+		fprintf(stderr, "perf-run: -c: '%s' is not a well-formed command line "
+			"(an unterminated quote?)\n", line);
+		break;
+	default:
+		fprintf(stderr, "perf-run: -c: cannot split '%s': out of memory\n", line);
+		break;
+	}
+}
+
 int child_spawn_line(struct child *c, const char *line)
 {
-	char *copy = strdup(line), *save = NULL;
-	char **argv = NULL;
-	int n = 0, ret = -1;
+	wordexp_t we;
+	int r = wordexp(line, &we, WRDE_NOCMD);
 
-	for (char *t = copy ? strtok_r(copy, " \t\n", &save) : NULL; t;
-	     t = strtok_r(NULL, " \t\n", &save)) {
-		char **a = realloc(argv, (size_t)(n + 2) * sizeof(*a));
-		if (!a)
-			goto out;
-		argv = a;
-		argv[n++] = t;
-		argv[n] = NULL;
+	if (r) {
+		memset(c, 0, sizeof(*c));
+		c->gate_fd = c->pidfd = -1;
+		if (r == WRDE_NOSPACE)
+			wordfree(&we);   /* glibc may have allocated part of it */
+		child_wordexp_error(r, line);
+		return -1;
 	}
-	ret = child_spawn(c, argv);
-out:
-	free(argv);
-	free(copy);
-	return ret;
+	r = child_spawn(c, we.we_wordc ? we.we_wordv : NULL);
+	wordfree(&we);
+	return r;
 }
 
 const char *child_path(const struct child *c)

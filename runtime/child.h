@@ -28,7 +28,10 @@ struct child {
 
 /* argv[0] is looked up in PATH as execvp does.  Reports and returns -1 on error. */
 int child_spawn(struct child *c, char *const argv[]);
-/* Splits "cmd arg1 arg2" on white space (no shell) and spawns it. */
+/* Splits "cmd 'arg 1' \"$HOME\"" into words as a shell does (quotes,
+ * backslashes, variables, globs: wordexp), refusing command substitution
+ * and the characters of a shell line (| & ; < > ( ) { } newline), and
+ * spawns it.  Reports and returns -1 on error. */
 int child_spawn_line(struct child *c, const char *line);
 /* The absolute path the child will exec (for attach points without BIN). */
 const char *child_path(const struct child *c);

@@ -71,6 +71,8 @@ void ev_print_map(struct ev_ctx *e, int map, int64_t top, int64_t div)
 	fmt_init(&b);
 	if (e->json)
 		mp_json(&b, m, &d, top, div, &e->fc);
+	else if (e->folded && mp_foldable(m))
+		mp_folded(&b, m, &d, top, div, e->fold_names, &e->fc);
 	else
 		mp_text(&b, m, &d, top, div, &e->fc);
 	ev_put(e, b.s);
@@ -92,7 +94,7 @@ void ev_print_maps(struct ev_ctx *e, bool at_exit)
 	/* bpftrace separates the maps so (not on SIGUSR1); it also writes the
 	 * two empty lines among its JSON, where perf-run keeps every line a
 	 * JSON object */
-	if (at_exit && !e->json)
+	if (at_exit && !e->json && !e->folded)   /* folded: stack lines only */
 		fputs("\n\n", e->out);
 	if (!order)
 		return;

@@ -18,6 +18,10 @@ struct ev_ctx {
 	const struct program *p;
 	FILE *out;
 	bool json;
+	/* -f folded: stack-keyed maps as folded stacks (mp_folded), the
+	 * others as text; fold_names: more than one such map, so each line
+	 * starts with its map's name */
+	bool folded, fold_names;
 	const int *map_fds;    /* fd of each p->maps[i], -1 if not found */
 	struct fmt_ctx fc;
 	bool exit_requested;   /* an exit() record was seen */

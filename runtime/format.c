@@ -20,8 +20,6 @@
 #include "format.h"
 #include "symbols.h"
 
-#define FMT_MAX_FRAMES 127
-
 void fmt_init(struct fmt_buf *b)
 {
 	b->s = NULL;

@@ -22,6 +22,10 @@ struct fmt_buf {
 
 struct sym;
 
+/* Frames in one entry of the stack map (its value is this many u64s, as
+ * codegen.c defines it). */
+#define FMT_MAX_FRAMES 127
+
 /* What values that name kernel or user addresses need to be printed. */
 struct fmt_ctx {
 	struct sym *sym;   /* NULL: addresses print as hex */

@@ -14,6 +14,7 @@
 #include <bpf/libbpf.h>
 
 #include "mapprint.h"
+#include "symbols.h"
 
 #define MP_BAR 52
 
@@ -556,4 +557,139 @@ int mp_zero(int fd, const struct pr_map *m)
 	free(keys);
 	free(zero);
 	return 0;
+}
+
+/* ---- folded stacks (-f folded) ---- */
+
+/* One number per entry: what a flame graph's width can be. */
+static bool mp_fold_value(const struct pr_map *m)
+{
+	switch (mp_kind(m)) {
+	case AGG_COUNT: case AGG_SUM: case AGG_MIN: case AGG_MAX: case AGG_AVG:
+		return true;
+	case AGG_NONE:
+		return m->value && mp_is_int(m->value);
+	default:
+		return false;
+	}
+}
+
+bool mp_foldable(const struct pr_map *m)
+{
+	struct field one;
+	int n;
+	if (!mp_has_keys(m) || !mp_fold_value(m))
+		return false;
+	const struct field *f = mp_key_fields(m->key, &n, &one);
+	for (int i = 0; i < n; i++)
+		if (f[i].type && f[i].type->kind == T_STACK)
+			return true;
+	return false;
+}
+
+/* Appends a frame, with ';' (the frame separator) and line ends made '_'. */
+static void mp_fold_frame(struct fmt_buf *b, const char *s)
+{
+	if (b->len)
+		fmt_putc(b, ';');
+	for (; *s; s++)
+		fmt_putc(b, *s == ';' || *s == '\n' ? '_' : *s);
+}
+
+/* A stack value's frames, root first, as names without offsets (flame-graph
+ * tools merge a function's samples by name). */
+static void mp_fold_stack(struct fmt_buf *b, const struct type *t, const void *p,
+			  const struct fmt_ctx *c)
+{
+	uint64_t v, ips[FMT_MAX_FRAMES], off;
+	memcpy(&v, p, 8);
+	uint32_t id = (uint32_t)v;
+	pid_t pid = (pid_t)(v >> 32);
+	int n = 0;
+
+	memset(ips, 0, sizeof(ips));
+	if (!c || c->stack_fd < 0 || (int32_t)id < 0 || bpf_map_lookup_elem(c->stack_fd, &id, ips))
+		return;
+	while (n < FMT_MAX_FRAMES && ips[n])
+		n++;
+	for (int i = n - 1; i >= 0; i--) {
+		const char *name = NULL;
+		char hex[24];
+		if (c->sym)
+			name = t->is_user ? sym_user(c->sym, pid, ips[i], &off)
+					  : sym_kernel(c->sym, ips[i], &off);
+		if (!name) {
+			snprintf(hex, sizeof(hex), "0x%llx", (unsigned long long)ips[i]);
+			name = hex;
+		}
+		mp_fold_frame(b, name);
+	}
+}
+
+struct mp_fold_line {
+	char *stack;
+	int64_t value;
+};
+
+static int mp_fold_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct mp_fold_line *)a)->stack,
+		      ((const struct mp_fold_line *)b)->stack);
+}
+
+/* The folded stack of one entry: the keys in key order, other keys (comm,
+ * pid...) as one frame each, a stack as its frames root first; so
+ * @[comm, ustack] puts the command at the root of its stacks. */
+static char *mp_fold_key(const struct pr_map *m, const struct mp_entry *e, bool name_root,
+			 const struct fmt_ctx *c)
+{
+	struct fmt_buf b, k;
+	struct field one;
+	int n;
+	const struct field *f = mp_key_fields(m->key, &n, &one);
+	fmt_init(&b);
+	if (name_root)
+		mp_fold_frame(&b, m->name);
+	for (int i = 0; i < n; i++) {
+		if (f[i].type->kind == T_STACK) {
+			mp_fold_stack(&b, f[i].type, e->key + f[i].offset, c);
+			continue;
+		}
+		fmt_init(&k);
+		fmt_value(&k, f[i].type, e->key + f[i].offset, c);
+		mp_fold_frame(&b, k.s);
+		fmt_free(&k);
+	}
+	return b.s;
+}
+
+void mp_folded(struct fmt_buf *b, const struct pr_map *m, const struct mp_data *d,
+	       int64_t top, int64_t div, bool name_root, const struct fmt_ctx *c)
+{
+	int first = mp_first(m, d, top), n = 0;
+	struct mp_fold_line *l = calloc((size_t)(d->n - first) + 1, sizeof(*l));
+	if (!l)
+		return;
+	for (int i = first; i < d->n; i++) {
+		l[n].stack = mp_fold_key(m, &d->e[i], name_root, c);
+		l[n].value = mp_div(d->e[i].value, div);
+		/* an entry whose stack is gone from the stack map has no frames:
+		 * left out, as the text output prints no frames for it */
+		if (l[n].stack && *l[n].stack)
+			n++;
+		else
+			free(l[n].stack);
+	}
+	/* stacks that differ only in offsets within functions fold to one line */
+	qsort(l, (size_t)n, sizeof(*l), mp_fold_cmp);
+	for (int i = 0; i < n; i++) {
+		int64_t sum = l[i].value;
+		while (i + 1 < n && !strcmp(l[i].stack, l[i + 1].stack)) {
+			free(l[i].stack);
+			sum += l[++i].value;
+		}
+		fmt_addf(b, "%s %lld\n", l[i].stack, (long long)sum);
+		free(l[i].stack);
+	}
+	free(l);
 }

@@ -1,7 +1,7 @@
 /*
  * mapprint.h - reading script maps from the kernel, folding per-CPU values,
  * sorting and printing them exactly as bpftrace 0.17 does (text), or as
- * bpftrace's `-f json` lines.
+ * bpftrace's `-f json` lines, or stacks in the folded format (-f folded).
  */
 #ifndef PR_MAPPRINT_H
 #define PR_MAPPRINT_H
@@ -43,6 +43,16 @@ void mp_text(struct fmt_buf *b, const struct pr_map *m, const struct mp_data *d,
 /* One JSON line {"type": ..., "data": {"@name": ...}} plus newline. */
 void mp_json(struct fmt_buf *b, const struct pr_map *m, const struct mp_data *d,
 	     int64_t top, int64_t div, const struct fmt_ctx *c);
+/* -f folded: the map has a stack among its keys and one number a value
+ * (count, sum, min, max, avg or an integer). */
+bool mp_foldable(const struct pr_map *m);
+/* Each entry as a line of the folded format flame-graph tools read:
+ * "frame;frame;... VALUE": the keys in key order, a stack as its frames
+ * root first (names without offsets), any other key as one frame, the
+ * map's name first if name_root; entries whose frames are the same are
+ * summed into one line; lines sorted. */
+void mp_folded(struct fmt_buf *b, const struct pr_map *m, const struct mp_data *d,
+	       int64_t top, int64_t div, bool name_root, const struct fmt_ctx *c);
 /* The bucket lines of one hist/lhist (from the first to the last non-zero). */
 void mp_hist_text(struct fmt_buf *b, const struct type *agg, const uint64_t *bk, int n,
 		  int64_t div);

@@ -23,6 +23,7 @@
 #include "detach.h"
 #include "events.h"
 #include "loader.h"
+#include "mapprint.h"
 #include "provider.h"
 #include "run.h"
 #include "symbols.h"
@@ -481,10 +482,14 @@ static int rt_setup_output(struct rt *r)
 		r->map_fds[i] = ld_map_fd(r->obj, r->p->maps[i].bpf_name);
 	r->ev = (struct ev_ctx){
 		.p = r->p, .out = r->o->out, .json = r->o->format == RT_JSON,
-		.map_fds = r->map_fds,
+		.folded = r->o->format == RT_FOLDED, .map_fds = r->map_fds,
 		.fc = { .sym = r->sym, .prog = r->p, .stack_fd = ld_map_fd(r->obj, r->p->stack_map_name),
 			.stack_indent = 8, .src_lines = r->o->verbose > 0 },
 	};
+	int nfold = 0;
+	for (int i = 0; i < r->p->nmaps; i++)
+		nfold += mp_foldable(&r->p->maps[i]);
+	r->ev.fold_names = r->ev.folded && nfold > 1;
 	int rbfd = ld_map_fd(r->obj, r->p->ringbuf_name);
 	if (rbfd >= 0 && !(r->rb = ring_buffer__new(rbfd, ev_record, &r->ev, NULL))) {
 		diag_error(r->d, (struct loc){ 0, 0, 1 }, "cannot open the ring buffer: %s",

@@ -15,7 +15,7 @@
 
 #include "../compiler/program.h"
 
-enum rt_format { RT_TEXT, RT_JSON };
+enum rt_format { RT_TEXT, RT_JSON, RT_FOLDED };
 
 struct rt_opts {
 	FILE *out;            /* printf output and maps (stdout or -o FILE) */

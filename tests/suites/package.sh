@@ -65,6 +65,8 @@ if command -v perf >/dev/null; then
 	if command -v man >/dev/null; then
 		check "perf help run shows the man page" bash -c \
 			"MANPATH='$R/share/man' MANPAGER=cat PAGER=cat MANWIDTH=80 perf help run 2>&1 | grep -q 'perf-run - Run a tracing program'"
+		check "perf run --help opens the man page" bash -c \
+			"PATH='$R/bin':\$PATH MANPATH='$R/share/man' MANPAGER=cat PAGER=cat MANWIDTH=80 perf run --help 2>&1 | grep -q 'perf-run - Run a tracing program'"
 	else
 		echo "SKIP perf help run: no man"
 		((skipped++))
