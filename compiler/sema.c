@@ -265,6 +265,34 @@ static bool probe_is(struct sctx *c, unsigned kinds)
 
 #define K(x) (1u << (x))
 
+/* retval at a uretprobe: the DWARF return type of the probed functions
+ * (narrow types sign- or zero-extended from eax/ax/al, bool 0/1) where
+ * they all have the same; rax as int64, as in bpftrace, where DWARF is
+ * missing or they differ.  Floats and structs are refused (dw_ret_type). */
+static const struct type *uretval_type(struct sctx *c, struct node *n)
+{
+	const struct type *t = NULL;
+	bool mixed = false;
+
+	for (int i = 0; i < c->cur->nprobes; i++) {
+		const struct probe *p = c->cur->probes[i];
+		for (int k = 0; k < p->nsites; k++) {
+			const struct type *st;
+			char why[512];
+			int r = dw_ret_type(p->path, p->sites[k].addr, &st, why, sizeof(why));
+			if (r < 0) {
+				err(c, n->loc, "%s", why);
+				return NULL;
+			}
+			if (r == 0 || (t && !type_equal(t, st)))
+				mixed = true;
+			else
+				t = st;
+		}
+	}
+	return t && !mixed ? t : type_int(8, true);
+}
+
 /* The type of `args` at a uprobe: its fields are looked up per site in
  * DWARF when `args.NAME` is checked. */
 static const struct type *dwarf_args_type(void)
@@ -401,7 +429,7 @@ static const struct type *check_ident(struct sctx *c, struct node *n)
 			err(c, n->loc, "retval is only available at uretprobe, kretprobe and fexit probes");
 			return NULL;
 		}
-		return type_int(8, true);
+		return probe_is(c, K(PK_URETPROBE)) ? uretval_type(c, n) : type_int(8, true);
 	}
 	if (!strcmp(s, "func")) {
 		if (probe_is(c, K(PK_UPROBE) | K(PK_URETPROBE) | K(PK_USDT)))
