@@ -218,7 +218,12 @@ static bool emit_reg(struct prog *p, unsigned atom, const Dwarf_Op *op, bool *is
 		return true;
 	} else
 		return false;
-	if (dw_reg_ptregs_offset(reg) < 0)
+	if (dw_reg_ptregs_offset(reg) >= 0)
+		;
+	else if (reg >= 17 && reg <= 32)  /* x86-64 DWARF 17-32: xmm0-15 */
+		fail(p, "the value is only in register xmm%d, which a BPF program cannot read "
+		     "(pt_regs holds the general registers)", reg - 17);
+	else
 		fail(p, "the value is in register %d, which a uprobe cannot read", reg);
 	emit(p, DWL_REG, reg, 0, 0);
 	*is_value = true;

@@ -125,7 +125,7 @@ static bool storable(const struct type *t)
 {
 	switch (t->kind) {
 	case T_INT: case T_BOOL: case T_ENUM: case T_STR: case T_STACK:
-	case T_USYM: case T_KSYM: case T_PTR:
+	case T_USYM: case T_KSYM: case T_PTR: case T_FLOAT:
 		return true;
 	default:
 		return false;
@@ -968,7 +968,7 @@ static void check_format(struct sctx *c, struct node *call, struct node *fmt, st
 			p++;
 		while (p < end && strchr("hlzjt", *p))
 			p++;
-		if (p >= end || !strchr("diuxXocsp", *p)) {
+		if (p >= end || !strchr("diuxXocspfFeEgG", *p)) {
 			err(c, fmt->loc, "bad conversion '%.*s' in format",
 			    (int)(p - spec + (p < end && isgraph((unsigned char)*p))), spec);
 			return;
@@ -977,8 +977,19 @@ static void check_format(struct sctx *c, struct node *call, struct node *fmt, st
 		if (!a)
 			continue;
 		t = a->type;
-		if (t && *p != 's' && !type_is_int(t) && t->kind != T_PTR && t->kind != T_KSYM &&
-		    t->kind != T_USYM) {
+		/* %f %e %g take a float, or an integer converted as C would. */
+		bool fconv = strchr("fFeEgG", *p) != NULL;
+		if (t && fconv && !type_is_int(t) && t->kind != T_FLOAT) {
+			err(c, a->loc, "%%%c needs a number, not %s", *p, tname(t, b1, sizeof(b1)));
+			return;
+		}
+		if (t && t->kind == T_FLOAT && !fconv && *p != 's') {
+			err(c, a->loc, "%%%c needs an integer, not %s; print it with %%f, %%g or %%e", *p,
+			    tname(t, b1, sizeof(b1)));
+			return;
+		}
+		if (t && !fconv && *p != 's' && !type_is_int(t) && t->kind != T_PTR &&
+		    t->kind != T_KSYM && t->kind != T_USYM && t->kind != T_FLOAT) {
 			err(c, a->loc, "%%%c needs an integer, not %s", *p, tname(t, b1, sizeof(b1)));
 			return;
 		}
