@@ -411,7 +411,7 @@ LLVMValueRef cg_place_value(struct cg *g, struct node *n)
 		if (!v)
 			return cg_const(g, 0);
 		if (v->loc.kind != DWR_MEMORY) {
-			if (!type_is_int(t) && t->kind != T_PTR) {
+			if (!type_is_int(t) && t->kind != T_PTR && t->kind != T_FLOAT) {
 				cg_error(g, n->loc, "'%s' is not in memory; read its fields through a pointer",
 					 n->name);
 				return cg_const(g, 0);
@@ -446,7 +446,7 @@ static int printable(const struct dw_var *v, const char **note)
 {
 	const struct type *t = v->type;
 	const struct dw_loc *l = &v->loc;
-	bool scalar = t && (type_is_int(t) || t->kind == T_PTR);
+	bool scalar = t && (type_is_int(t) || t->kind == T_PTR || t->kind == T_FLOAT);
 
 	*note = NULL;
 	if (l->kind == DWR_OPTIMIZED)
@@ -491,7 +491,7 @@ static void store_var(struct cg *g, LLVMValueRef dst, const struct dw_var *v, st
 	const struct dw_loc *l = &v->loc;
 	struct node n = { .kind = N_IDENT, .name = (char *)v->name, .loc = loc };
 
-	if (type_is_int(t) || t->kind == T_PTR) {
+	if (type_is_int(t) || t->kind == T_PTR || t->kind == T_FLOAT) {
 		LLVMValueRef x = l->kind == DWR_MEMORY
 			? cg_read_user(g, run_prog(g, l->prog, l->n, site_addr(g), loc), t->size)
 			: var_value(g, v, &n);

@@ -339,7 +339,9 @@ static LLVMValueRef ident(struct cg *g, struct node *n)
 		/* fexit's context: the arguments' u64 slots, then the result. */
 		return cg_ctx_load(g, 8u * (unsigned)p->args->nfields, 8);
 	if (!strcmp(s, "retval"))
-		return cg_ctx_load(g, REG_AX, 8);
+		/* Typed by the function's DWARF return type (sema): eax of an int
+		 * sign-extended, al of a bool as 0/1. */
+		return cg_to_int_type(g, cg_ctx_load(g, REG_AX, 8), n->type);
 	if (!strcmp(s, "func") && n->type->kind == T_USYM && site_func(g) >= 0)
 		return usym_of(g, cg_const(g, PR_SITE_TAG | (uint64_t)probe_index(g) << 32 |
 						(uint64_t)site_func(g)));

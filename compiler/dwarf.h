@@ -103,6 +103,12 @@ const struct dw_var *dw_find_var(struct dw_probe *p, const char *name);
  * unit that defines it (declarations without a body are skipped).  NULL
  * with one sentence in err if there is no DWARF or no such type. */
 const struct type *dw_find_type(const char *path, const char *name, char *err, size_t errlen);
+/* The return type of the function whose entry is addr in PATH, for
+ * retval at a return probe: 1 with *t an integer, enum, bool or pointer
+ * type; 0 if DWARF does not describe it or it returns void (retval is then
+ * rax as it is); -1 with one sentence in why if retval cannot be read
+ * there (floating point comes back in xmm0; structs by value). */
+int dw_ret_type(const char *path, uint64_t addr, const struct type **t, char *why, size_t n);
 /* Parameters and locals in scope at the site (not globals), outermost
  * first; returns the count. */
 int dw_vars(struct dw_probe *p, const struct dw_var **vars);

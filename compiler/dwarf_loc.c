@@ -218,7 +218,12 @@ static bool emit_reg(struct prog *p, unsigned atom, const Dwarf_Op *op, bool *is
 		return true;
 	} else
 		return false;
-	if (dw_reg_ptregs_offset(reg) < 0)
+	if (dw_reg_ptregs_offset(reg) >= 0)
+		;
+	else if (reg >= 17 && reg <= 32)  /* x86-64 DWARF 17-32: xmm0-15 */
+		fail(p, "the value is only in register xmm%d, which a BPF program cannot read "
+		     "(pt_regs holds the general registers)", reg - 17);
+	else
 		fail(p, "the value is in register %d, which a uprobe cannot read", reg);
 	emit(p, DWL_REG, reg, 0, 0);
 	*is_value = true;
@@ -513,7 +518,88 @@ static int loc_at(Dwarf_Attribute *a, const struct dwl_ctx *c, Dwarf_Op **ops, s
 	return off < 0 ? -1 : 0;
 }
 
+static void dwl_var_loc_raw(Dwarf_Die *var, const struct dwl_ctx *c, struct dw_loc *out);
+
+/* The size and signedness of var's scalar type (typedefs and qualifiers
+ * peeled); false for aggregates and types without a size. */
+static bool scalar_of(Dwarf_Die *var, int *size, bool *sign)
+{
+	Dwarf_Attribute a;
+	Dwarf_Die t;
+	Dwarf_Word enc = 0;
+	Dwarf_Die *d = var;
+
+	for (int depth = 0; depth < 16; depth++) {
+		if (!dwarf_attr_integrate(d, DW_AT_type, &a) || !dwarf_formref_die(&a, &t))
+			return false;
+		d = &t;
+		int tag = dwarf_tag(d);
+		if (tag == DW_TAG_typedef || tag == DW_TAG_const_type ||
+		    tag == DW_TAG_volatile_type || tag == DW_TAG_atomic_type ||
+		    tag == DW_TAG_restrict_type)
+			continue;
+		if (tag == DW_TAG_pointer_type) {
+			*size = 8;
+			*sign = false;
+			return true;
+		}
+		if (tag != DW_TAG_base_type && tag != DW_TAG_enumeration_type)
+			return false;
+		*size = dwarf_bytesize(d);
+		if (tag == DW_TAG_enumeration_type) {
+			/* Signed as its underlying type (DWARF 3+), else as dwarf_type.c. */
+			int usize;
+			*sign = false;
+			if (!scalar_of(d, &usize, sign))
+				*sign = false;
+			return *size > 0;
+		}
+		if (dwarf_attr(d, DW_AT_encoding, &a))
+			dwarf_formudata(&a, &enc);
+		*sign = enc == DW_ATE_signed || enc == DW_ATE_signed_char;
+		return *size > 0;
+	}
+	return false;
+}
+
+/* A constant value is written in the variable's type: DWARF gives an
+ * unsigned char 255 as DW_OP_const1s -1 or a signed data1 0xff, which a
+ * 64-bit stack would hold as -1.  Zero-extend unsigned types, sign-extend
+ * signed ones from their width. */
+static void type_const(Dwarf_Die *var, struct dw_loc *out)
+{
+	int size;
+	bool sign;
+
+	if (out->kind != DWR_VALUE || out->n != 1 || out->prog[0].op != DWL_CONST ||
+	    !scalar_of(var, &size, &sign) || size >= 8)
+		return;
+	uint64_t v = (uint64_t)out->prog[0].val, mask = (1ull << (8 * size)) - 1;
+	v &= mask;
+	if (sign && (v >> (8 * size - 1)))
+		v |= ~mask;
+	out->prog[0].val = (int64_t)v;
+}
+
+/* A constant piece holds the low `size` bytes of its value. */
+static void type_const_pieces(struct dw_loc *out)
+{
+	for (int i = 0; out->kind == DWR_PIECES && i < out->npieces; i++) {
+		struct dw_piece *p = &out->pieces[i];
+		if (p->kind == DWR_VALUE && p->n == 1 && p->prog[0].op == DWL_CONST && p->size < 8)
+			p->prog[0].val = (int64_t)((uint64_t)p->prog[0].val &
+						   ((1ull << (8 * p->size)) - 1));
+	}
+}
+
 void dwl_var_loc(Dwarf_Die *var, const struct dwl_ctx *c, struct dw_loc *out)
+{
+	dwl_var_loc_raw(var, c, out);
+	type_const(var, out);
+	type_const_pieces(out);
+}
+
+static void dwl_var_loc_raw(Dwarf_Die *var, const struct dwl_ctx *c, struct dw_loc *out)
 {
 	Dwarf_Attribute a;
 	Dwarf_Op *ops;

@@ -2,8 +2,9 @@
  * dwarf_type.c - DWARF type DIEs → struct type, cached per DIE offset.
  *
  * Typedefs and qualifiers are looked through (struct type has no alias
- * kind); floating point values are read as integers of their size, since
- * scripts have no float type.  A record is cached before its members are
+ * kind); float and double become T_FLOAT, whose bits are carried to user
+ * space and printed there (long double and complex cannot be expressed).
+ * A record is cached before its members are
  * converted, so that `struct node { struct node *next; }` ends.
  */
 #define _GNU_SOURCE
@@ -119,6 +120,10 @@ static const struct type *base_type(Dwarf_Die *d)
 	if (dwarf_attr(d, DW_AT_encoding, &a))
 		dwarf_formudata(&a, &enc);
 	if (size != 1 && size != 2 && size != 4 && size != 8)
+		return NULL;
+	if (enc == DW_ATE_float)
+		return size == 4 || size == 8 ? type_float((unsigned)size) : NULL;
+	if (enc == DW_ATE_complex_float || enc == DW_ATE_decimal_float)
 		return NULL;
 	bool sign = enc == DW_ATE_signed || enc == DW_ATE_signed_char;
 	return type_int((unsigned)size, sign);

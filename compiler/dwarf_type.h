@@ -17,7 +17,7 @@ struct dwt_cache *dwt_new(void);
 /* Frees the cache and the names the types point to: after type_free_all(). */
 void dwt_free(struct dwt_cache *c);
 /* The type a DIE's DW_AT_type names; void if it has none.  NULL if the
- * type cannot be expressed (floating point is read as raw integer bits). */
+ * type cannot be expressed (long double, complex). */
 const struct type *dwt_type_of(struct dwt_cache *c, Dwarf_Die *die);
 /* A type DIE itself (struct, typedef, base type...) → struct type. */
 const struct type *dwt_convert(struct dwt_cache *c, Dwarf_Die *type_die);

@@ -15,6 +15,7 @@
 #include "dwarf_loc.h"
 #include "dwarf_spec.h"
 #include "dwarf_type.h"
+#include "types.h"
 
 struct dw_probe {
 	struct dw_mod *m;
@@ -309,6 +310,71 @@ const struct type *dw_find_type(const char *path, const char *name, char *err, s
 	}
 	snprintf(err, errlen, "no compile unit of %s defines it", path);
 	return NULL;
+}
+
+/* The type DIE under typedefs and qualifiers; false for void. */
+static bool peel_type(Dwarf_Die *die, Dwarf_Die *t)
+{
+	Dwarf_Attribute a;
+	Dwarf_Die *d = die;
+
+	for (int depth = 0; depth < 16; depth++) {
+		if (!dwarf_attr_integrate(d, DW_AT_type, &a) || !dwarf_formref_die(&a, t))
+			return false;
+		int tag = dwarf_tag(t);
+		if (tag != DW_TAG_typedef && tag != DW_TAG_const_type &&
+		    tag != DW_TAG_volatile_type && tag != DW_TAG_atomic_type &&
+		    tag != DW_TAG_restrict_type)
+			return true;
+		d = t;
+	}
+	return false;
+}
+
+static bool is_float_die(Dwarf_Die *t)
+{
+	Dwarf_Attribute a;
+	Dwarf_Word enc = 0;
+
+	if (dwarf_tag(t) != DW_TAG_base_type || !dwarf_attr(t, DW_AT_encoding, &a) ||
+	    dwarf_formudata(&a, &enc))
+		return false;
+	return enc == DW_ATE_float || enc == DW_ATE_complex_float;
+}
+
+int dw_ret_type(const char *path, uint64_t addr, const struct type **t, char *why, size_t n)
+{
+	char e[256], tn[128];
+	struct dw_mod *m = dws_open(path, e, sizeof(e));
+	Dwarf_Die cu, sp, rt;
+	Dwarf_Addr entry;
+
+	*t = NULL;
+	if (!m || !dws_addrdie(m->dbg, addr, &cu) || !dws_realfunc(&cu, addr, &sp) ||
+	    dws_entrypc(&sp, &entry) || entry != addr || !peel_type(&sp, &rt))
+		return 0;  /* no DWARF for it, or void: retval stays rax */
+	const char *fn = dwarf_diename(&sp) ?: "the function";
+	int tag = dwarf_tag(&rt);
+	dwt_name_of(&sp, tn, sizeof(tn));
+	/* x86-64 SysV: floating point comes back in xmm0, which pt_regs lacks. */
+	if (is_float_die(&rt)) {
+		snprintf(why, n, "%s returns %s, which comes back in xmm0, a register a BPF program "
+			 "cannot read", fn, tn);
+		return -1;
+	}
+	if (tag == DW_TAG_structure_type || tag == DW_TAG_union_type ||
+	    tag == DW_TAG_class_type || tag == DW_TAG_array_type) {
+		snprintf(why, n, "%s returns %s by value, which retval cannot read (it is in "
+			 "registers or memory the caller chose)", fn, tn);
+		return -1;
+	}
+	*t = dwt_type_of(m->types, &sp);
+	if (!*t || (!type_is_int(*t) && (*t)->kind != T_PTR)) {
+		*t = NULL;
+		snprintf(why, n, "%s returns %s, which retval cannot read", fn, tn);
+		return -1;
+	}
+	return 1;
 }
 
 uint64_t dw_probe_addr(const struct dw_probe *p)

@@ -360,7 +360,9 @@ static int parse_uprobe(struct pctx *c, const char *rest)
 		if (r && !(r = symbol_sites(c, s, 0)) && c->o->use_args && p->kind == PK_UPROBE)
 			alias_views(c);
 	} else if (p->kind == PK_UPROBE && symbol_plus_offset(s, &sym, &off)) {
-		r = symbol_sites(c, sym, off);
+		/* With args, the DWARF view at func's address + OFFS. */
+		if (!(r = symbol_sites(c, sym, off)) && c->o->use_args)
+			alias_views(c);
 	} else {
 		r = dwarf_sites(c, s, false);
 		/* perf probe's FUNC[@SRC]+OFFS: DWARF gave the address, not

@@ -128,7 +128,7 @@ static bool storable(const struct type *t)
 {
 	switch (t->kind) {
 	case T_INT: case T_BOOL: case T_ENUM: case T_STR: case T_STACK:
-	case T_USYM: case T_KSYM: case T_PTR: case T_UFMT:
+	case T_USYM: case T_KSYM: case T_PTR: case T_UFMT: case T_FLOAT:
 		return true;
 	default:
 		return false;
@@ -267,6 +267,34 @@ static bool probe_is(struct sctx *c, unsigned kinds)
 }
 
 #define K(x) (1u << (x))
+
+/* retval at a uretprobe: the DWARF return type of the probed functions
+ * (narrow types sign- or zero-extended from eax/ax/al, bool 0/1) where
+ * they all have the same; rax as int64, as in bpftrace, where DWARF is
+ * missing or they differ.  Floats and structs are refused (dw_ret_type). */
+static const struct type *uretval_type(struct sctx *c, struct node *n)
+{
+	const struct type *t = NULL;
+	bool mixed = false;
+
+	for (int i = 0; i < c->cur->nprobes; i++) {
+		const struct probe *p = c->cur->probes[i];
+		for (int k = 0; k < p->nsites; k++) {
+			const struct type *st;
+			char why[512];
+			int r = dw_ret_type(p->path, p->sites[k].addr, &st, why, sizeof(why));
+			if (r < 0) {
+				err(c, n->loc, "%s", why);
+				return NULL;
+			}
+			if (r == 0 || (t && !type_equal(t, st)))
+				mixed = true;
+			else
+				t = st;
+		}
+	}
+	return t && !mixed ? t : type_int(8, true);
+}
 
 /* The type of `args` at a uprobe: its fields are looked up per site in
  * DWARF when `args.NAME` is checked. */
@@ -415,7 +443,7 @@ static const struct type *check_ident(struct sctx *c, struct node *n)
 			err(c, n->loc, "retval is only available at uretprobe, kretprobe and fexit probes");
 			return NULL;
 		}
-		return type_int(8, true);
+		return probe_is(c, K(PK_URETPROBE)) ? uretval_type(c, n) : type_int(8, true);
 	}
 	if (!strcmp(s, "func")) {
 		if (probe_is(c, K(PK_UPROBE) | K(PK_URETPROBE) | K(PK_USDT)))
@@ -973,7 +1001,7 @@ static void check_format(struct sctx *c, struct node *call, struct node *fmt, st
 			p++;
 		while (p < end && strchr("hlzjt", *p))
 			p++;
-		if (p >= end || !strchr("diuxXocspr", *p)) {
+		if (p >= end || !strchr("diuxXocsprfFeEgG", *p)) {
 			err(c, fmt->loc, "bad conversion '%.*s' in format",
 			    (int)(p - spec + (p < end && isgraph((unsigned char)*p))), spec);
 			return;
@@ -992,8 +1020,19 @@ static void check_format(struct sctx *c, struct node *call, struct node *fmt, st
 			a = a->next;
 			continue;
 		}
-		if (t && *p != 's' && !type_is_int(t) && t->kind != T_PTR && t->kind != T_KSYM &&
-		    t->kind != T_USYM) {
+		/* %f %e %g take a float, or an integer converted as C would. */
+		bool fconv = strchr("fFeEgG", *p) != NULL;
+		if (t && fconv && !type_is_int(t) && t->kind != T_FLOAT) {
+			err(c, a->loc, "%%%c needs a number, not %s", *p, tname(t, b1, sizeof(b1)));
+			return;
+		}
+		if (t && t->kind == T_FLOAT && !fconv && *p != 's') {
+			err(c, a->loc, "%%%c needs an integer, not %s; print it with %%f, %%g or %%e", *p,
+			    tname(t, b1, sizeof(b1)));
+			return;
+		}
+		if (t && !fconv && *p != 's' && !type_is_int(t) && t->kind != T_PTR &&
+		    t->kind != T_KSYM && t->kind != T_USYM && t->kind != T_FLOAT) {
 			err(c, a->loc, "%%%c needs an integer, not %s", *p, tname(t, b1, sizeof(b1)));
 			return;
 		}

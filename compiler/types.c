@@ -33,6 +33,8 @@ static const struct type t_ustack = { .kind = T_STACK, .size = 8, .is_user = tru
 static const struct type t_kstack = { .kind = T_STACK, .size = 8 };
 static const struct type t_usym = { .kind = T_USYM, .size = 16 };
 static const struct type t_ksym = { .kind = T_KSYM, .size = 8 };
+static const struct type t_float = { .kind = T_FLOAT, .size = 4, .name = "float" };
+static const struct type t_double = { .kind = T_FLOAT, .size = 8, .name = "double" };
 
 static struct type *type_alloc(void)
 {
@@ -50,6 +52,7 @@ const struct type *type_bool(void) { return &t_bool; }
 const struct type *type_stack(bool is_user) { return is_user ? &t_ustack : &t_kstack; }
 const struct type *type_usym(void) { return &t_usym; }
 const struct type *type_ksym(void) { return &t_ksym; }
+const struct type *type_float(unsigned size) { return size == 4 ? &t_float : &t_double; }
 
 const struct type *type_ufmt(enum ufmt_kind k, uint32_t size, const char *fmt)
 {
@@ -387,6 +390,8 @@ static size_t type_fmt(char *buf, size_t n, size_t at, const struct type *t)
 		return put(buf, n, at, "usym");
 	case T_KSYM:
 		return put(buf, n, at, "ksym");
+	case T_FLOAT:
+		return put(buf, n, at, t->size == 4 ? "float" : "double");
 	case T_AGG:
 		return put(buf, n, at, agg_name(t->agg));
 	case T_ARGS:

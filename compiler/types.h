@@ -29,6 +29,8 @@ enum type_kind {
 	T_AGG,      /* a map value written by count()/hist()/...: agg says which */
 	T_ARGS,     /* the record of all args at a probe (print(args)) */
 	T_TUPLE,    /* fields: the keys of a multi-key map, laid out as map keys */
+	T_FLOAT,    /* size 4 (float) or 8 (double): IEEE bits, kept as they are and
+	             * printed as a number in user space; no arithmetic */
 	T_UFMT,     /* a value only printed, turned into text in user space: ufmt says
 	             * which and how it is laid out (enum ufmt_kind) */
 };
@@ -98,6 +100,7 @@ struct type {
 const struct type *type_void(void);
 const struct type *type_int(unsigned size, bool is_signed);
 const struct type *type_bool(void);
+const struct type *type_float(unsigned size);        /* 4 or 8 */
 const struct type *type_str(unsigned size);          /* interned per size */
 /* str() of a pointer: room for size - 1 characters shown, plus the byte
  * that marks truncation (size + 1 bytes in all, str_more set). */

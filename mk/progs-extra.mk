@@ -5,3 +5,7 @@
 # pattern rule for it.
 tests/progs/libdlo.so: tests/progs/libdlo.so.c
 	$(CC) $(PROG_CFLAGS) -shared -fPIC -o $@ $<
+
+# dwarf_opt is the optimised-code target: -O2 as a release build.
+tests/progs/dwarf_opt: tests/progs/dwarf_opt.c
+	$(CC) $(PROG_CFLAGS) -O2 -o $@ $<

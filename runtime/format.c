@@ -120,6 +120,27 @@ int64_t fmt_int(const struct type *t, const void *p)
 	return (int64_t)((v << sh) >> sh);
 }
 
+/* A T_FLOAT's value from its bits (4 or 8 bytes at p, as the program
+ * stored them). */
+static double fmt_float_of(const struct type *t, const void *p)
+{
+	if (t->size == 4) {
+		float f;
+		memcpy(&f, p, 4);
+		return f;
+	}
+	double d;
+	memcpy(&d, p, 8);
+	return d;
+}
+
+/* As gdb prints them: the shortest %g that reads back as the same float
+ * (9 digits) or double (17), so 0.1 shows as 0.10000000000000001. */
+static void fmt_float(struct fmt_buf *b, const struct type *t, const void *p)
+{
+	fmt_addf(b, t->size == 4 ? "%.9g" : "%.17g", fmt_float_of(t, p));
+}
+
 static bool fmt_unsigned(const struct type *t)
 {
 	return t && (t->kind == T_PTR || ((t->kind == T_INT || t->kind == T_ENUM) &&
@@ -425,6 +446,9 @@ void fmt_value(struct fmt_buf *b, const struct type *t, const void *p,
 	case T_UFMT:
 		fmt_ufmt(b, t, p);
 		break;
+	case T_FLOAT:
+		fmt_float(b, t, p);
+		break;
 	default:
 		if (fmt_unsigned(t))
 			fmt_addf(b, "%llu", (unsigned long long)fmt_int(t, p));
@@ -488,6 +512,15 @@ static void fmt_one(struct fmt_buf *b, const struct fmt_spec *sp,
 	int64_t v;
 
 	switch (sp->conv) {
+	case 'f': case 'F': case 'e': case 'E': case 'g': case 'G': {
+		/* A float as C prints it; an integer converted to double. */
+		double d = t && t->kind == T_FLOAT ? fmt_float_of(t, data)
+			 : fmt_unsigned(t) ? (double)(uint64_t)fmt_int(t, data)
+			 : (double)fmt_int(t, data);
+		fmt_spec_str(spec, sizeof(spec), sp, "", sp->conv);
+		fmt_addf(b, spec, d);
+		return;
+	}
 	case 'd': case 'i': case 'u': case 'x': case 'X': case 'o':
 		if (t && t->kind == T_STR) {
 			/* not an integer: fall back on its text */

@@ -7,9 +7,9 @@
 #   ADDR NAME VALUE        e.g. "0x1139 r->fl.mode 5", "0x1139 n.bytes DCBA"
 # in the form perf-run's print(args) uses: integers in decimal, enums by
 # NAME=NUMBER, pointers in hex, char arrays as text up to the NUL, floating point
-# as the integer of its bits, "<optimized out>" where gdb has no value.
+# with the digits that read back (%.9g float, %.17g double), "<optimized out>"
+# where gdb has no value.
 import os
-import struct
 
 import gdb
 
@@ -36,10 +36,10 @@ def scalar(v, t):
                 return "%s=%d" % (f.name, n)  # the name, or the number perf probe prints
         return str(n)
     if code == gdb.TYPE_CODE_FLT:
-        fmt = {4: "<f", 8: "<d"}.get(t.sizeof)
+        fmt = {4: "%.9g", 8: "%.17g"}.get(t.sizeof)  # as gdb and perf-run print them
         if not fmt:
             return None
-        return str(int.from_bytes(struct.pack(fmt, float(v)), "little"))
+        return fmt % float(v)
     if code in (gdb.TYPE_CODE_INT, gdb.TYPE_CODE_CHAR, gdb.TYPE_CODE_BOOL):
         return str(int(v))
     return None
