@@ -211,15 +211,20 @@ static void lex_c_decl(struct lexer *lx, struct token *t)
 			return;
 		}
 	}
-	/* Without the ';', what follows the braces is probably the next probe:
-	 * end the declaration at its closing brace. */
+	/* bpftrace accepts "struct X { ... }" with no ';' (most of its tools
+	 * are written so): end the declaration at its closing brace and give
+	 * libclang the ';' it needs. */
 	if (close) {
+		size_t len = (size_t)(close + 1 - start);
+
 		lx->p = start;
 		lx->line = loc.line;
 		lx->line_start = start - (loc.col - 1);
 		while (lx->p <= close)
 			advance(lx);
-		set_error(t, here(lx), "expected ';' after declaration");
+		t->kind = TOK_CDECL;
+		set_text(t, start, len + 1);
+		t->text[len] = ';';
 		return;
 	}
 	set_error(t, loc, depth ? "no '}' closes this declaration" : "expected ';' after declaration");

@@ -494,9 +494,6 @@ static void test_errors(void)
 	      "t.bt:1:20: error: expected expression\n"
 	      "BEGIN\t{\t$x =\tfoo(1,)\t}\n"
 	      "     \t \t    \t      ^\n");
-	t_err("error: declaration without ';'",
-	      "struct foo {\n  int a;\n}\nBEGIN {}",
-	      "t.bt:3:2: error: expected ';' after declaration\n}\n ^\n");
 	t_err("error: unterminated comment",
 	      "BEGIN { } /* no end",
 	      "t.bt:1:11: error: unterminated comment\n"
