@@ -38,7 +38,7 @@ mkdir -p "$out" || exit 1
 R=$out/resolve_main
 if ! gcc -std=gnu11 -Wall -Wextra -Werror -g -I"$top" -o "$R" \
 	"$top/tests/dwarf/resolve_main.c" "$top"/compiler/dwarf*.c "$top/compiler/types.c" \
-	-ldw -lelf; then
+	-ldw -lelf -lz; then
 	echo "cannot build resolve_main"; echo "0 passed, 1 failed"; exit 1
 fi
 cleanup() { perf probe -q -d "$group:*" >/dev/null 2>&1; }
