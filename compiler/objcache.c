@@ -89,6 +89,12 @@ static int open_base(char *base, size_t len, bool create)
 		snprintf(base, len, "%s/.cache", home);
 	else
 		return -1;
+	/* The base itself may be a link (~/.cache -> /data/cache), but not one
+	 * another user made: it would choose where root keeps its objects. */
+	if (!lstat(base, &st) && S_ISLNK(st.st_mode) && st.st_uid != geteuid() && st.st_uid) {
+		refuse("%s is a symbolic link owned by uid %u", base, (unsigned)st.st_uid);
+		return -1;
+	}
 	fd = open(base, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0 && errno == ENOENT && create) {
 		char parent[4200];

@@ -108,6 +108,15 @@ else
 	fail "a folder another user owns in the path is not used" "$out$(ls -la "$shared2/perf-run/obj")"
 fi
 
+mkdir -p "$tmp/rootdir" && ln -s "$tmp/rootdir" "$tmp/userlink" && chown -h 65534 "$tmp/userlink"
+out=$(XDG_CACHE_HOME=$tmp/userlink run)
+if grep -q '^@n: 10$' <<<"$out" && grep -q "$WARN: .*userlink is a symbolic link owned by uid 65534" <<<"$out" &&
+   [ -z "$(ls -A "$tmp/rootdir")" ]; then
+	pass "a cache base that is another user's symbolic link is not followed"
+else
+	fail "a cache base that is another user's symbolic link is not followed" "$out$(ls -la "$tmp/rootdir")"
+fi
+
 # The size cap (PERF_RUN_CACHE_MAX) evicts the least recently used entry:
 # room for three entries; a, b, c are stored, a is used again, d evicts b.
 export XDG_CACHE_HOME=$tmp/capped
