@@ -3,7 +3,9 @@
 # run of the same script reuses the BPF object and prints the same results;
 # an entry that does not match byte for byte, that another user could
 # write, or that PERF_RUN_NO_CACHE / --dump rule out is not used.  -v says
-# when an object came from the cache.
+# when an object came from the cache.  A symbolic link or another user's
+# folder in the cache path turns the cache off with one warning; the cache
+# stays under PERF_RUN_CACHE_MAX, evicting the least recently used entry.
 # Last line: "N passed, N failed, N skipped".
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
