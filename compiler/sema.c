@@ -43,6 +43,7 @@ struct sctx {
 };
 
 static const struct type *check_expr(struct sctx *c, struct node *n);
+static const struct type *check_value(struct sctx *c, struct node *n);
 static void fold_to_int(struct node *n, int64_t v);
 static const struct type *array_as_str(struct sctx *c, struct node *n, const struct type *t);
 
@@ -733,6 +734,10 @@ static const struct type *check_ternary(struct sctx *c, struct node *n)
 	}
 	if (type_is_int(a) && type_is_int(b))
 		return arith_type(a, b);
+	/* bpftrace runs "c ? printf(..) : printf(..);" as a statement; as a
+	 * value it is refused by check_value like any void call. */
+	if (a->kind == T_VOID && b->kind == T_VOID)
+		return a;
 	u = unify(a, b);
 	if (!u || (a->kind != b->kind)) {
 		err(c, n->loc, "both arms of ?: must be of the same kind");
@@ -1649,7 +1654,7 @@ static const struct type *check_sizeof(struct sctx *c, struct node *n)
 			err(c, n->a->loc, "unknown type '%s'", n->a->name);
 			return NULL;
 		}
-	} else if (!(t = sizeof_name(c, n->a)) && !(t = check_expr(c, n->a))) {
+	} else if (!(t = sizeof_name(c, n->a)) && !(t = check_value(c, n->a))) {
 		return NULL;
 	}
 	type_complete(t);
@@ -1717,7 +1722,11 @@ static const struct type *check_value(struct sctx *c, struct node *n)
 	const struct type *t = check_expr(c, n);
 
 	if (t && t->kind == T_VOID) {
-		err(c, n->loc, "%s() returns no value", n->name ? n->name : "this");
+		if (n->kind == N_CALL)
+			err(c, n->loc, "%s() returns no value", n->name);
+		else
+			err(c, n->loc, "this %s has no value: its arms return no value",
+			    n->kind == N_TERNARY ? "?:" : "expression");
 		return NULL;
 	}
 	return t;
