@@ -668,6 +668,8 @@ LLVMValueRef cg_expr(struct cg *g, struct node *n)
 		return unop(g, n);
 	case N_TERNARY:
 		return ternary(g, n);
+	case N_INCDEC:
+		return cg_incdec(g, n);
 	case N_FIELD:
 		return field(g, n);
 	case N_INDEX:

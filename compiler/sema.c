@@ -44,6 +44,7 @@ struct sctx {
 
 static const struct type *check_expr(struct sctx *c, struct node *n);
 static const struct type *check_value(struct sctx *c, struct node *n);
+static const struct type *check_incdec(struct sctx *c, struct node *n);
 static void fold_to_int(struct node *n, int64_t v);
 static const struct type *array_as_str(struct sctx *c, struct node *n, const struct type *t);
 
@@ -1700,7 +1701,9 @@ static const struct type *check_expr_inner(struct sctx *c, struct node *n)
 		return check_cast(c, n);
 	case N_SIZEOF:
 		return check_sizeof(c, n);
-	case N_ASSIGN: case N_INCDEC:
+	case N_INCDEC:
+		return check_incdec(c, n);
+	case N_ASSIGN:
 		err(c, n->loc, "an assignment is a statement, not a value");
 		return NULL;
 	default:
@@ -1782,7 +1785,8 @@ static void check_assign(struct sctx *c, struct node *n)
 	set_type(n, t);
 }
 
-static void check_incdec(struct sctx *c, struct node *n)
+/* Also the type of x++ used as a value (bpftrace 0.17 allows it). */
+static const struct type *check_incdec(struct sctx *c, struct node *n)
 {
 	struct node *lv = n->a;
 
@@ -1791,24 +1795,25 @@ static void check_incdec(struct sctx *c, struct node *n)
 
 		if (!x) {
 			err(c, lv->loc, "$%s is used before it is assigned", lv->name);
-			return;
+			return NULL;
 		}
 		if (!type_is_int(x->type)) {
 			err(c, n->loc, "++ and -- need an integer");
-			return;
+			return NULL;
 		}
 		set_type(lv, x->type);
-		return;
+		return type_int(8, x->type->is_signed);
 	}
 	if (lv->kind != N_MAP) {
 		err(c, lv->loc, "only maps and $variables can be incremented");
-		return;
+		return NULL;
 	}
 	int mi = map_get(c, lv);
 
 	map_keys(c, lv, mi);
 	map_assign(c, lv, mi, type_int(8, true), n->loc);
 	set_type(lv, c->s->maps[mi].value);
+	return type_int(8, true); /* map_assign reported a map of another kind */
 }
 
 static void check_cond(struct sctx *c, struct node *e, const char *what)
