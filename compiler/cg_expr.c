@@ -614,21 +614,28 @@ static LLVMValueRef unop(struct cg *g, struct node *n)
 static LLVMValueRef ternary(struct cg *g, struct node *n)
 {
 	LLVMValueRef c = cg_expr(g, n->a);
-	bool mem = cg_is_mem(n->type);
-	LLVMValueRef res = cg_alloca(g, mem ? n->type->size : 8, "cond");
+	bool mem, none = n->type->kind == T_VOID;
+	LLVMValueRef res;
 	LLVMBasicBlockRef yes = cg_block(g, "then"), no = cg_block(g, "else");
 	LLVMBasicBlockRef done = cg_block(g, "endcond");
 	struct node *arms[2] = { n->b, n->c };
 	LLVMBasicBlockRef bbs[2] = { yes, no };
 
+	mem = cg_is_mem(n->type);
+	res = none ? NULL : cg_alloca(g, mem ? n->type->size : 8, "cond");
 	LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntNE, c, cg_const(g, 0), ""), yes, no);
 	for (int i = 0; i < 2; i++) {
 		LLVMPositionBuilderAtEnd(g->b, bbs[i]);
-		cg_store_value(g, res, cg_expr(g, arms[i]), arms[i]->type,
-			       mem ? n->type->size : 8);
+		if (none) /* both arms are void calls: a statement (see sema) */
+			cg_expr(g, arms[i]);
+		else
+			cg_store_value(g, res, cg_expr(g, arms[i]), arms[i]->type,
+				       mem ? n->type->size : 8);
 		LLVMBuildBr(g->b, done);
 	}
 	LLVMPositionBuilderAtEnd(g->b, done);
+	if (none)
+		return cg_const(g, 0);
 	return mem ? res : LLVMBuildLoad2(g->b, g->i64, res, "");
 }
 
@@ -661,6 +668,8 @@ LLVMValueRef cg_expr(struct cg *g, struct node *n)
 		return unop(g, n);
 	case N_TERNARY:
 		return ternary(g, n);
+	case N_INCDEC:
+		return cg_incdec(g, n);
 	case N_FIELD:
 		return field(g, n);
 	case N_INDEX:

@@ -459,7 +459,9 @@ static void map_update(struct cg *g, int mi, LLVMValueRef key, LLVMValueRef v,
 }
 
 /* @m[k] op= v and @m[k]++: one key, read (0 if absent), modify, write. */
-static void map_rmw(struct cg *g, struct node *lv, int op, struct node *rv, bool sgn)
+/* Returns the new value; *oldp, if given, gets the one before. */
+static LLVMValueRef map_rmw(struct cg *g, struct node *lv, int op, struct node *rv, bool sgn,
+			    LLVMValueRef *oldp)
 {
 	int mi = sema_map_of(lv);
 	LLVMValueRef key = cg_map_key(g, lv, NULL), la[2] = { g->maps[mi], key };
@@ -475,6 +477,9 @@ static void map_rmw(struct cg *g, struct node *lv, int op, struct node *rv, bool
 	cur = LLVMBuildLoad2(g->b, g->i64, old, "");
 	nv = cg_arith(g, op, cur, rv ? cg_expr(g, rv) : cg_const(g, 1), sgn);
 	map_update(g, mi, key, nv, type_int(8, true));
+	if (oldp)
+		*oldp = cur;
+	return nv;
 }
 
 static void assign(struct cg *g, struct node *n)
@@ -488,7 +493,7 @@ static void assign(struct cg *g, struct node *n)
 	}
 	if (lv->kind == N_MAP) {
 		if (n->op) {
-			map_rmw(g, lv, n->op, rv, sgn);
+			map_rmw(g, lv, n->op, rv, sgn, NULL);
 			return;
 		}
 		LLVMValueRef v = cg_expr(g, rv);
@@ -505,19 +510,22 @@ static void assign(struct cg *g, struct node *n)
 		       cg_is_mem(x->type) ? x->type->size : 8);
 }
 
-static void incdec(struct cg *g, struct node *n)
+LLVMValueRef cg_incdec(struct cg *g, struct node *n)
 {
 	struct node *lv = n->a;
 	int op = n->op == '-' ? '-' : '+';
+	LLVMValueRef old, nv;
 
 	if (lv->kind == N_MAP) {
-		map_rmw(g, lv, op, NULL, true);
-		return;
+		nv = map_rmw(g, lv, op, NULL, true, &old);
+		return n->ival ? nv : old;
 	}
 	struct cg_var *x = cg_var(g, lv->name, lv->type);
-	LLVMValueRef v = LLVMBuildLoad2(g->b, g->i64, x->slot, "");
 
-	LLVMBuildStore(g->b, cg_arith(g, op, v, cg_const(g, 1), true), x->slot);
+	old = LLVMBuildLoad2(g->b, g->i64, x->slot, "");
+	nv = cg_arith(g, op, old, cg_const(g, 1), true);
+	LLVMBuildStore(g->b, nv, x->slot);
+	return n->ival ? nv : old;
 }
 
 /* ---- statements ---- */
@@ -613,7 +621,7 @@ void cg_stmt(struct cg *g, struct node *n)
 		assign(g, n);
 		break;
 	case N_INCDEC:
-		incdec(g, n);
+		cg_incdec(g, n);
 		break;
 	case N_IF:
 		if_stmt(g, n);

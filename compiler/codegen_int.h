@@ -184,6 +184,9 @@ LLVMValueRef cg_sys_probe_name(struct cg *g, uint32_t size);
 /* cg_stmt.c */
 void cg_block_stmts(struct cg *g, struct node *blk);
 void cg_stmt(struct cg *g, struct node *n);
+/* ++/-- on a map or $variable; the value is the new one for ++x, the old
+ * one for x++, as in C and bpftrace. */
+LLVMValueRef cg_incdec(struct cg *g, struct node *n);
 LLVMValueRef cg_call(struct cg *g, struct node *n);
 
 #endif

@@ -43,6 +43,8 @@ struct sctx {
 };
 
 static const struct type *check_expr(struct sctx *c, struct node *n);
+static const struct type *check_value(struct sctx *c, struct node *n);
+static const struct type *check_incdec(struct sctx *c, struct node *n);
 static void fold_to_int(struct node *n, int64_t v);
 static const struct type *array_as_str(struct sctx *c, struct node *n, const struct type *t);
 
@@ -733,6 +735,10 @@ static const struct type *check_ternary(struct sctx *c, struct node *n)
 	}
 	if (type_is_int(a) && type_is_int(b))
 		return arith_type(a, b);
+	/* bpftrace runs "c ? printf(..) : printf(..);" as a statement; as a
+	 * value it is refused by check_value like any void call. */
+	if (a->kind == T_VOID && b->kind == T_VOID)
+		return a;
 	u = unify(a, b);
 	if (!u || (a->kind != b->kind)) {
 		err(c, n->loc, "both arms of ?: must be of the same kind");
@@ -1649,7 +1655,7 @@ static const struct type *check_sizeof(struct sctx *c, struct node *n)
 			err(c, n->a->loc, "unknown type '%s'", n->a->name);
 			return NULL;
 		}
-	} else if (!(t = sizeof_name(c, n->a)) && !(t = check_expr(c, n->a))) {
+	} else if (!(t = sizeof_name(c, n->a)) && !(t = check_value(c, n->a))) {
 		return NULL;
 	}
 	type_complete(t);
@@ -1695,7 +1701,9 @@ static const struct type *check_expr_inner(struct sctx *c, struct node *n)
 		return check_cast(c, n);
 	case N_SIZEOF:
 		return check_sizeof(c, n);
-	case N_ASSIGN: case N_INCDEC:
+	case N_INCDEC:
+		return check_incdec(c, n);
+	case N_ASSIGN:
 		err(c, n->loc, "an assignment is a statement, not a value");
 		return NULL;
 	default:
@@ -1717,7 +1725,11 @@ static const struct type *check_value(struct sctx *c, struct node *n)
 	const struct type *t = check_expr(c, n);
 
 	if (t && t->kind == T_VOID) {
-		err(c, n->loc, "%s() returns no value", n->name ? n->name : "this");
+		if (n->kind == N_CALL)
+			err(c, n->loc, "%s() returns no value", n->name);
+		else
+			err(c, n->loc, "this %s has no value: its arms return no value",
+			    n->kind == N_TERNARY ? "?:" : "expression");
 		return NULL;
 	}
 	return t;
@@ -1773,7 +1785,8 @@ static void check_assign(struct sctx *c, struct node *n)
 	set_type(n, t);
 }
 
-static void check_incdec(struct sctx *c, struct node *n)
+/* Also the type of x++ used as a value (bpftrace 0.17 allows it). */
+static const struct type *check_incdec(struct sctx *c, struct node *n)
 {
 	struct node *lv = n->a;
 
@@ -1782,24 +1795,25 @@ static void check_incdec(struct sctx *c, struct node *n)
 
 		if (!x) {
 			err(c, lv->loc, "$%s is used before it is assigned", lv->name);
-			return;
+			return NULL;
 		}
 		if (!type_is_int(x->type)) {
 			err(c, n->loc, "++ and -- need an integer");
-			return;
+			return NULL;
 		}
 		set_type(lv, x->type);
-		return;
+		return type_int(8, x->type->is_signed);
 	}
 	if (lv->kind != N_MAP) {
 		err(c, lv->loc, "only maps and $variables can be incremented");
-		return;
+		return NULL;
 	}
 	int mi = map_get(c, lv);
 
 	map_keys(c, lv, mi);
 	map_assign(c, lv, mi, type_int(8, true), n->loc);
 	set_type(lv, c->s->maps[mi].value);
+	return type_int(8, true); /* map_assign reported a map of another kind */
 }
 
 static void check_cond(struct sctx *c, struct node *e, const char *what)
