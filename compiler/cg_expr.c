@@ -620,15 +620,22 @@ static LLVMValueRef ternary(struct cg *g, struct node *n)
 	LLVMBasicBlockRef done = cg_block(g, "endcond");
 	struct node *arms[2] = { n->b, n->c };
 	LLVMBasicBlockRef bbs[2] = { yes, no };
+	bool none = n->type->kind == T_VOID;
 
 	LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntNE, c, cg_const(g, 0), ""), yes, no);
 	for (int i = 0; i < 2; i++) {
+		LLVMValueRef v;
+
 		LLVMPositionBuilderAtEnd(g->b, bbs[i]);
-		cg_store_value(g, res, cg_expr(g, arms[i]), arms[i]->type,
-			       mem ? n->type->size : 8);
+		v = cg_expr(g, arms[i]);
+		/* cond ? printf(..) : printf(..): the arms are statements. */
+		if (!none)
+			cg_store_value(g, res, v, arms[i]->type, mem ? n->type->size : 8);
 		LLVMBuildBr(g->b, done);
 	}
 	LLVMPositionBuilderAtEnd(g->b, done);
+	if (none)
+		return cg_const(g, 0);
 	return mem ? res : LLVMBuildLoad2(g->b, g->i64, res, "");
 }
 

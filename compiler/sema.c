@@ -247,7 +247,14 @@ static void var_assign(struct sctx *c, struct node *v, const struct type *t, str
 	struct var *x = var_find(c, v->name);
 	char b1[64], b2[64];
 
-	if (!storable(t) && t->kind != T_RECORD) {
+	if (t->kind == T_RECORD) {
+		/* Variables hold scalars and strings: a copied struct would
+		 * be read back through the traced program's memory. */
+		err(c, loc, "cannot assign %s to $%s: a %s is not copied into a variable; "
+		    "keep a pointer to it or read its fields", tname(t, b1, sizeof(b1)), v->name,
+		    t->is_union ? "union" : "struct");
+		/* Still known to the probe: its reads are not reported again. */
+	} else if (!storable(t)) {
 		err(c, loc, "cannot assign %s to $%s", tname(t, b1, sizeof(b1)), v->name);
 		return;
 	}
@@ -789,6 +796,12 @@ static const struct type *check_ternary(struct sctx *c, struct node *n)
 	}
 	if (type_is_int(a) && type_is_int(b))
 		return arith_type(a, b);
+	if (a->kind == T_RECORD || a->kind == T_ARRAY || a->kind == T_ARGS) {
+		/* The arms are values; a struct or array is not copied. */
+		err(c, n->b->loc, "an arm of ?: cannot be %s; use a pointer, a field or an element",
+		    tname(a, (char[64]){ 0 }, 64));
+		return NULL;
+	}
 	u = unify(a, b);
 	if (!u || (a->kind != b->kind)) {
 		err(c, n->loc, "both arms of ?: must be of the same kind");
@@ -1773,7 +1786,10 @@ static const struct type *check_value(struct sctx *c, struct node *n)
 	const struct type *t = check_expr(c, n);
 
 	if (t && t->kind == T_VOID) {
-		err(c, n->loc, "%s() returns no value", n->name ? n->name : "this");
+		if (n->name)
+			err(c, n->loc, "%s() returns no value", n->name);
+		else
+			err(c, n->loc, "this expression has no value");
 		return NULL;
 	}
 	return t;
