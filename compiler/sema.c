@@ -14,6 +14,7 @@
 #include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -1601,6 +1602,38 @@ static const struct type *check_signal(struct sctx *c, struct node *n)
 	return type_void();
 }
 
+/* cgroupid("/sys/fs/cgroup/..."): the cgroup v2 id of the directory, which
+ * is its file handle (as bpftrace finds it), resolved when compiling and
+ * folded to a constant. */
+static const struct type *check_cgroupid(struct sctx *c, struct node *n)
+{
+	struct node *a = n->list;
+	struct {
+		struct file_handle fh;
+		uint64_t room;            /* f_handle's bytes */
+	} h = { .fh.handle_bytes = sizeof(uint64_t) };
+	uint64_t id;
+	int mount_id;
+
+	if (!need_args(c, n, 1, 1))
+		return NULL;
+	if (a->kind != N_STR) {
+		err(c, a->loc, "cgroupid() takes a string literal");
+		return NULL;
+	}
+	if (name_to_handle_at(AT_FDCWD, a->name, &h.fh, &mount_id, 0) < 0) {
+		err(c, a->loc, "cannot get the cgroup id of '%s': %s", a->name, strerror(errno));
+		return NULL;
+	}
+	if (h.fh.handle_bytes != sizeof(uint64_t)) {
+		err(c, a->loc, "'%s' is not in a cgroup v2 file system", a->name);
+		return NULL;
+	}
+	memcpy(&id, h.fh.f_handle, sizeof(id));
+	fold_to_int(n, (int64_t)id);
+	return type_int(8, false);
+}
+
 static const struct type *check_call(struct sctx *c, struct node *n)
 {
 	const char *f = n->name;
@@ -1633,6 +1666,8 @@ static const struct type *check_call(struct sctx *c, struct node *n)
 		return check_buf(c, n);
 	if (!strcmp(f, "kaddr"))
 		return check_kaddr(c, n);
+	if (!strcmp(f, "cgroupid"))
+		return check_cgroupid(c, n);
 	if (!strcmp(f, "reg"))
 		return check_reg(c, n);
 	if (!strcmp(f, "ustack") || !strcmp(f, "kstack")) {
