@@ -4,7 +4,9 @@
  * Two walks over every probe: the first, silent, only learns the types of
  * global maps from their assignments (a probe may read a map that a later
  * probe writes); the second checks everything against them and reports.
- * Scratch variables are typed by their first assignment within one probe.
+ * A scratch variable has one type within one probe: the widest of the
+ * values assigned to it (strings, as in bpftrace), learned by the silent
+ * walks and seeded into the next walk, so every use sees the final size.
  * Constant integer expressions are folded in place into N_INT nodes, so
  * codegen sees literals.  Rules follow bpftrace 0.17.
  */
@@ -12,6 +14,7 @@
 #include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -29,6 +32,14 @@ struct var {
 	const struct type *type;
 };
 
+/* The variables one probe ended a walk with: the types the next walk
+ * gives them at their first assignment. */
+struct var_seed {
+	struct var *v;
+	int n;
+	bool changed;             /* some type differs from the walk before */
+};
+
 struct sctx {
 	struct sema *s;
 	const struct sema_opts *o;
@@ -37,6 +48,7 @@ struct sctx {
 	struct sema_probe *cur;
 	struct var *vars;
 	int nvars, cap;
+	struct var_seed *seed;    /* the current probe's, from the walk before */
 	int loop_depth;
 	int errors;
 	struct ct_unit *ct;       /* the script's C declarations, NULL if none */
@@ -230,12 +242,22 @@ static struct var *var_find(struct sctx *c, const char *name)
 	return NULL;
 }
 
+static const struct type *seeded_type(struct sctx *c, const char *name,
+				      const struct type *t);
+
 static void var_assign(struct sctx *c, struct node *v, const struct type *t, struct loc loc)
 {
 	struct var *x = var_find(c, v->name);
 	char b1[64], b2[64];
 
-	if (!storable(t) && t->kind != T_RECORD) {
+	if (t->kind == T_RECORD) {
+		/* Variables hold scalars and strings: a copied struct would
+		 * be read back through the traced program's memory. */
+		err(c, loc, "cannot assign %s to $%s: a %s is not copied into a variable; "
+		    "keep a pointer to it or read its fields", tname(t, b1, sizeof(b1)), v->name,
+		    t->is_union ? "union" : "struct");
+		/* Still known to the probe: its reads are not reported again. */
+	} else if (!storable(t)) {
 		err(c, loc, "cannot assign %s to $%s", tname(t, b1, sizeof(b1)), v->name);
 		return;
 	}
@@ -248,14 +270,56 @@ static void var_assign(struct sctx *c, struct node *v, const struct type *t, str
 		}
 		x = &c->vars[c->nvars++];
 		x->name = v->name;
-		x->type = widen(t);
+		x->type = seeded_type(c, v->name, widen(t));
 	} else if (!unify(x->type, t) || (x->type->kind == T_STR) != (t->kind == T_STR)) {
 		err(c, loc, "cannot assign %s to $%s, which holds %s",
 		    t->kind == T_STR ? "string" : tname(t, b1, sizeof(b1)), v->name,
 		    tname(x->type, b2, sizeof(b2)));
 		return;
+	} else {
+		/* A longer string widens the variable; the next walk gives
+		 * every earlier use the wider type too. */
+		x->type = widen(unify(x->type, t));
 	}
 	set_type(v, x->type);
+}
+
+/* The type the walk before ended $name with, joined with this first
+ * assignment's, so that no assignment of the probe is cut. */
+static const struct type *seeded_type(struct sctx *c, const char *name, const struct type *t)
+{
+	const struct var_seed *sd = c->seed;
+
+	for (int i = 0; sd && i < sd->n; i++) {
+		const struct type *u;
+
+		if (strcmp(sd->v[i].name, name))
+			continue;
+		u = unify(sd->v[i].type, t);
+		return u && (u->kind == T_STR) == (t->kind == T_STR) ? u : t;
+	}
+	return t;
+}
+
+/* Keeps the variables the current probe ended its walk with as the seed
+ * of its next walk, noting whether any type changed. */
+static void var_save_seed(struct sctx *c)
+{
+	struct var_seed *sd = c->seed;
+	bool changed = sd->n != c->nvars;
+
+	for (int i = 0; !changed && i < c->nvars; i++)
+		changed = strcmp(sd->v[i].name, c->vars[i].name) ||
+			  !type_equal(sd->v[i].type, c->vars[i].type);
+	sd->changed = changed;
+	if (!changed)
+		return;
+	free(sd->v);
+	sd->v = malloc((size_t)(c->nvars ? c->nvars : 1) * sizeof(*sd->v));
+	if (!sd->v)
+		abort();
+	memcpy(sd->v, c->vars, (size_t)c->nvars * sizeof(*sd->v));
+	sd->n = c->nvars;
 }
 
 /* ---- builtins ---- */
@@ -739,6 +803,12 @@ static const struct type *check_ternary(struct sctx *c, struct node *n)
 	 * value it is refused by check_value like any void call. */
 	if (a->kind == T_VOID && b->kind == T_VOID)
 		return a;
+	if (a->kind == T_RECORD || a->kind == T_ARRAY || a->kind == T_ARGS) {
+		/* The arms are values; a struct or array is not copied. */
+		err(c, n->b->loc, "an arm of ?: cannot be %s; use a pointer, a field or an element",
+		    tname(a, (char[64]){ 0 }, 64));
+		return NULL;
+	}
 	u = unify(a, b);
 	if (!u || (a->kind != b->kind)) {
 		err(c, n->loc, "both arms of ?: must be of the same kind");
@@ -1538,6 +1608,38 @@ static const struct type *check_signal(struct sctx *c, struct node *n)
 	return type_void();
 }
 
+/* cgroupid("/sys/fs/cgroup/..."): the cgroup v2 id of the directory, which
+ * is its file handle (as bpftrace finds it), resolved when compiling and
+ * folded to a constant. */
+static const struct type *check_cgroupid(struct sctx *c, struct node *n)
+{
+	struct node *a = n->list;
+	struct {
+		struct file_handle fh;
+		uint64_t room;            /* f_handle's bytes */
+	} h = { .fh.handle_bytes = sizeof(uint64_t) };
+	uint64_t id;
+	int mount_id;
+
+	if (!need_args(c, n, 1, 1))
+		return NULL;
+	if (a->kind != N_STR) {
+		err(c, a->loc, "cgroupid() takes a string literal");
+		return NULL;
+	}
+	if (name_to_handle_at(AT_FDCWD, a->name, &h.fh, &mount_id, 0) < 0) {
+		err(c, a->loc, "cannot get the cgroup id of '%s': %s", a->name, strerror(errno));
+		return NULL;
+	}
+	if (h.fh.handle_bytes != sizeof(uint64_t)) {
+		err(c, a->loc, "'%s' is not in a cgroup v2 file system", a->name);
+		return NULL;
+	}
+	memcpy(&id, h.fh.f_handle, sizeof(id));
+	fold_to_int(n, (int64_t)id);
+	return type_int(8, false);
+}
+
 static const struct type *check_call(struct sctx *c, struct node *n)
 {
 	const char *f = n->name;
@@ -1570,6 +1672,8 @@ static const struct type *check_call(struct sctx *c, struct node *n)
 		return check_buf(c, n);
 	if (!strcmp(f, "kaddr"))
 		return check_kaddr(c, n);
+	if (!strcmp(f, "cgroupid"))
+		return check_cgroupid(c, n);
 	if (!strcmp(f, "reg"))
 		return check_reg(c, n);
 	if (!strcmp(f, "ustack") || !strcmp(f, "kstack")) {
@@ -1880,14 +1984,30 @@ static void check_block(struct sctx *c, struct node *blk)
 		check_stmt(c, s);
 }
 
-static void check_probe(struct sctx *c, struct sema_probe *p)
+static void check_probe(struct sctx *c, struct sema_probe *p, struct var_seed *seed)
 {
 	c->cur = p;
+	c->seed = seed;
 	c->nvars = 0;
 	c->loop_depth = 0;
 	if (p->node->a)
 		check_cond(c, p->node->a, "a predicate");
 	check_block(c, p->node->b);
+	var_save_seed(c);
+}
+
+/* One silent walk over every probe; true if a variable's type changed. */
+static bool learn_walk(struct sctx *c, struct sema_probe *probes, int nprobes,
+		       struct var_seed *seeds)
+{
+	bool changed = false;
+
+	for (int i = 0; i < nprobes; i++)
+		if (probes[i].nprobes) {
+			check_probe(c, &probes[i], &seeds[i]);
+			changed |= seeds[i].changed;
+		}
+	return changed;
 }
 
 struct idents {
@@ -1947,20 +2067,28 @@ int sema_check(struct node *prog, struct sema_probe *probes, int nprobes,
 	       const struct sema_opts *o, struct diag *d, struct sema *out)
 {
 	struct sctx c = { .s = out, .o = o, .d = d, .quiet = true };
+	struct var_seed *seeds;
 
 	memset(out, 0, sizeof(*out));
 	out->params = o->params;
 	out->nparams = o->nparams;
 	if (parse_cdecls(&c, prog) < 0)
 		return -1;
-	for (int i = 0; i < nprobes; i++)
-		if (probes[i].nprobes)
-			check_probe(&c, &probes[i]);
+	seeds = calloc((size_t)(nprobes ? nprobes : 1), sizeof(*seeds));
+	if (!seeds)
+		abort();
+	/* Until variable types settle: a map's type may come from a variable
+	 * and a variable's from a map that a later probe writes. */
+	for (int walk = 0; walk < 4 && learn_walk(&c, probes, nprobes, seeds); walk++)
+		;
 	c.quiet = false;
 	c.errors = 0;
 	for (int i = 0; i < nprobes; i++)
 		if (probes[i].nprobes)
-			check_probe(&c, &probes[i]);
+			check_probe(&c, &probes[i], &seeds[i]);
+	for (int i = 0; i < nprobes; i++)
+		free(seeds[i].v);
+	free(seeds);
 	for (int i = 0; i < out->nmaps && !c.errors; i++)
 		if (!out->maps[i].value) {
 			err(&c, out->maps[i].loc, "%s is never assigned", out->maps[i].name);
