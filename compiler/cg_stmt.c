@@ -268,8 +268,11 @@ LLVMValueRef cg_call(struct cg *g, struct node *n)
 	else if (!strcmp(f, "time"))
 		act_simple(g, n, ACT_TIME, n->list ? n->list->name : "%H:%M:%S\n");
 	else if (!strcmp(f, "exit")) {
+		int id;
+
 		cg_flag(g, CG_EXIT);   /* the record below may not fit */
-		act_simple(g, n, ACT_EXIT, NULL);
+		action_new(g, ACT_EXIT, NULL, n->loc, &id);
+		emit_record(g, id, n->list);   /* with exit(code), the code */
 		ret0(g);
 	} else if (!strcmp(f, "delete"))
 		call_delete(g, n);

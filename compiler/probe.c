@@ -759,8 +759,9 @@ struct provider_syntax {
 };
 
 static const struct provider_syntax syntaxes[] = {
-	{"BEGIN", NULL, NULL, PK_BEGIN, parse_special, true},
-	{"END", NULL, NULL, PK_END, parse_special, true},
+	/* newer bpftrace spells them begin and end */
+	{"BEGIN", "begin", NULL, PK_BEGIN, parse_special, true},
+	{"END", "end", NULL, PK_END, parse_special, true},
 	{"uprobe", "u", NULL, PK_UPROBE, parse_uprobe, false},
 	{"uretprobe", "ur", NULL, PK_URETPROBE, parse_uretprobe, false},
 	{"usdt", "U", NULL, PK_USDT, parse_usdt, false},
@@ -782,6 +783,11 @@ const char *probe_kind_name(enum probe_kind k)
 		if (syntaxes[i].kind == k)
 			return syntaxes[i].name;
 	return "?";
+}
+
+const char *probe_type_name(enum probe_kind k)
+{
+	return k == PK_BEGIN || k == PK_END ? "special" : probe_kind_name(k);
 }
 
 int probe_resolve(const char *text, struct loc loc, const struct probe_opts *o,

@@ -384,6 +384,28 @@ static bool is_sarg(const char *s)
 	return true;
 }
 
+/* Builtins of newer bpftrace (0.18 and later); none was an identifier in
+ * 0.17, so no 0.17 program changes meaning.  true and false stay idents
+ * (codegen makes the constant) so that both walks of sema see them. */
+static const struct type *check_newer_ident(struct sctx *c, const char *s)
+{
+	if (!strcmp(s, "true") || !strcmp(s, "false"))
+		return type_bool();
+	if (!strcmp(s, "jiffies") || !strcmp(s, "ncpus"))
+		return type_int(8, false);
+	if (!strcmp(s, "probetype")) {
+		size_t m = 0;
+
+		for (int i = 0; i < c->cur->nprobes; i++) {
+			size_t l = strlen(probe_type_name(c->cur->probes[i]->kind));
+
+			m = l > m ? l : m;
+		}
+		return type_str(m + 1);
+	}
+	return NULL;
+}
+
 static const struct type *check_ident(struct sctx *c, struct node *n)
 {
 	const char *s = n->name;
@@ -484,6 +506,9 @@ static const struct type *check_ident(struct sctx *c, struct node *n)
 		}
 		return type_int(8, true);
 	}
+	const struct type *nt = check_newer_ident(c, s);
+	if (nt)
+		return nt;
 	int64_t ev;
 	if (ct_enum_value(c->ct, s, &ev)) {
 		fold_to_int(n, ev);
@@ -1532,9 +1557,32 @@ static const struct type *check_signal(struct sctx *c, struct node *n)
 	return type_void();
 }
 
+/* Newer bpftrace takes pid() for pid, comm() for comm, and so on for each
+ * builtin without arguments: the call becomes the identifier. */
+static bool call_as_ident(const struct node *n)
+{
+	static const char *const names[] = {
+		"pid", "tid", "uid", "gid", "cpu", "rand", "nsecs", "cgroup", "curtask",
+		"elapsed", "comm", "probe", "cpid", "numaid", "username", "retval", "func",
+		"ustack", "kstack", "jiffies", "ncpus", "probetype",
+	};
+
+	if (n->list)
+		return false;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(n->name, names[i]))
+			return true;
+	return false;
+}
+
 static const struct type *check_call(struct sctx *c, struct node *n)
 {
 	const char *f = n->name;
+
+	if (call_as_ident(n)) {
+		n->kind = N_IDENT;
+		return check_ident(c, n);
+	}
 
 	if (agg_of(f) != AGG_NONE) {
 		err(c, n->loc, "%s() must be assigned to a map: @x = %s(...)", f, f);
@@ -1585,7 +1633,8 @@ static const struct type *check_call(struct sctx *c, struct node *n)
 	if (!strcmp(f, "exit")) {
 		c->s->has_actions = true;
 		c->s->has_exit = true;
-		return need_args(c, n, 0, 0) ? type_void() : NULL;
+		/* exit(code), newer bpftrace: perf-run's exit status */
+		return need_args(c, n, 0, 1) && (!n->list || int_arg(c, n, 0)) ? type_void() : NULL;
 	}
 	if (!strcmp(f, "time")) {
 		struct node *a = n->list;

@@ -269,6 +269,8 @@ static void ev_action(struct ev_ctx *e, const char *rec, size_t len)
 		break;
 	case ACT_EXIT:
 		e->exit_requested = true;
+		if (a->nargs == 1)   /* exit(code): the status perf-run ends with */
+			memcpy(&e->exit_code, rec + a->args[0].offset, sizeof(e->exit_code));
 		break;
 	}
 }

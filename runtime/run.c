@@ -577,7 +577,8 @@ int rt_run(struct program *p, const struct rt_opts *o, struct diag *d)
 			rt_wait_exec(&r);
 		}
 		rt_loop(&r);
-		ret = rt_finish(&r) ? 1 : 0;
+		/* exit(code): the status is code's low byte, as exit(3) makes it */
+		ret = rt_finish(&r) ? 1 : (int)(r.ev.exit_code & 0xff);
 	}
 	rt_cleanup(&r);
 	return ret;
