@@ -239,6 +239,17 @@ static void call_delete(struct cg *g, struct node *n)
 	cg_helper(g, H_MAP_DELETE, args, 2);
 }
 
+/* has_key(@m, k): whether the lookup finds the key. */
+static LLVMValueRef call_has_key(struct cg *g, struct node *n)
+{
+	struct node *m = n->list;
+	LLVMValueRef args[2] = { g->maps[sema_map_of(m)], cg_map_key(g, m, NULL) };
+	LLVMValueRef p = cg_helper(g, H_MAP_LOOKUP, args, 2);
+
+	return LLVMBuildZExt(g->b, LLVMBuildICmp(g->b, LLVMIntNE, p, cg_const(g, 0), ""),
+			     g->i64, "");
+}
+
 LLVMValueRef cg_call(struct cg *g, struct node *n)
 {
 	const char *f = n->name;
@@ -253,6 +264,8 @@ LLVMValueRef cg_call(struct cg *g, struct node *n)
 		return cg_expr(g, n->list);
 	if (!strcmp(f, "usym"))
 		return call_usym(g, n);
+	if (!strcmp(f, "has_key"))
+		return call_has_key(g, n);
 	if (!strcmp(f, "printf"))
 		act_printf(g, n, ACT_PRINTF);
 	else if (!strcmp(f, "system"))

@@ -1116,6 +1116,41 @@ static bool map_arg(struct sctx *c, struct node *n, bool keys_ok)
 	return true;
 }
 
+/* has_key(@m, k) and delete(@m, k) of newer bpftrace: the key moves into
+ * the map node, as delete(@m[k]) of 0.17 has it; ival marks the call as
+ * done, for the second walk. */
+static bool map_key_args(struct sctx *c, struct node *n)
+{
+	struct node *m = n->list;
+
+	if (n->ival || !m || m->kind != N_MAP || m->list || !m->next)
+		return true;
+	if (m->next->next) {
+		err(c, m->next->next->loc, "%s(@map, key) takes one key; a map with several keys "
+		    "is not supported here yet", n->name);
+		return false;
+	}
+	m->list = m->next;
+	m->next = NULL;
+	n->ival = 1;
+	return true;
+}
+
+static const struct type *check_has_key(struct sctx *c, struct node *n)
+{
+	if (!n->ival && !need_args(c, n, 2, 2))
+		return NULL;
+	if (!map_key_args(c, n))
+		return NULL;
+	if (!n->list->list) {
+		err(c, n->list->loc, "has_key() takes a map and a key");
+		return NULL;
+	}
+	int mi = map_get(c, n->list);
+	map_keys(c, n->list, mi);
+	return type_bool();
+}
+
 /* print(args) at uprobes: every variable in scope at each site, so each
  * site gets its own program (the list differs between sites). */
 static const struct type *check_print_args(struct sctx *c, struct node *m)
@@ -1648,8 +1683,10 @@ static const struct type *check_call(struct sctx *c, struct node *n)
 		}
 		return type_void();
 	}
+	if (!strcmp(f, "has_key"))
+		return check_has_key(c, n);
 	if (!strcmp(f, "delete")) {
-		if (!need_args(c, n, 1, 1) || !map_arg(c, n, true))
+		if (!map_key_args(c, n) || !need_args(c, n, 1, 1) || !map_arg(c, n, true))
 			return NULL;
 		int mi = map_get(c, n->list);
 		if (mi >= 0)
