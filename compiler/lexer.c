@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "duration.h"
 #include "lexer.h"
 
 static const struct {
@@ -350,6 +351,23 @@ static int digit_value(char c)
 	return 99;
 }
 
+/* "5ms": a duration of newer bpftrace, in nanoseconds (duration.h). */
+static int lex_duration(struct token *t, const char *s, size_t n, const char *text)
+{
+	uint64_t ns;
+
+	switch (dur_parse(s, n, &ns)) {
+	case DUR_OK:
+		t->kind = TOK_INT, t->ival = ns;
+		return 1;
+	case DUR_TOO_LARGE:
+		set_error(t, t->loc, "duration '%s' is too large", text);
+		return 1;
+	default:
+		return 0;
+	}
+}
+
 static void lex_number(struct lexer *lx, struct token *t)
 {
 	const char *start = lx->p, *p = lx->p;
@@ -387,6 +405,8 @@ static void lex_number(struct lexer *lx, struct token *t)
 	advance_n(lx, (size_t)(p - start));
 	t->loc.len = (int)(p - start);
 	snprintf(text, sizeof(text), "%.*s", (int)(p - start), start);
+	if (bad && !fraction && lex_duration(t, start, (size_t)(p - start), text))
+		return;
 	if (fraction)
 		set_error(t, t->loc, "'%s' is not an integer; only integers are supported", text);
 	else if (bad || ndigits == 0)
