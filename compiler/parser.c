@@ -9,6 +9,7 @@
 #define _GNU_SOURCE
 #include <ctype.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -323,11 +324,53 @@ fail:
 	return NULL;
 }
 
+/*
+ * offsetof(struct X, a.b) or offsetof(expr, a.b), newer bpftrace: an N_CALL
+ * whose list is the N_TYPENAME (or the expression) and an N_STR of the
+ * field path.  The caller saw "offsetof" and '('.
+ */
+static struct node *parse_offsetof(struct parser *p, struct token *t)
+{
+	struct node *n = mk(N_CALL, t->loc), *path;
+	char buf[256];
+	size_t len = 0;
+
+	n->name = take_text(t);
+	next(p);
+	n->list = type_tokens(p, 0) ? parse_typename(p) : parse_expr(p);
+	if (!n->list || expect(p, ',', "expected ',' after offsetof's struct") < 0)
+		goto fail;
+	path = mk(N_STR, peek(p)->loc);
+	append(&n->list, path);
+	do {
+		if (!at(p, TOK_IDENT)) {
+			error_here(p, "expected a field name");
+			goto fail;
+		}
+		len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%s%s", len ? "." : "",
+					peek(p)->text);
+		if (len >= sizeof(buf))
+			len = sizeof(buf) - 1;
+		next(p);
+	} while (accept(p, '.'));
+	path->name = strdup(buf);
+	path->len = len;
+	if (expect(p, ')', "expected ')' after the field") < 0)
+		goto fail;
+	return finish(p, n);
+fail:
+	ast_free(n);
+	return NULL;
+}
+
 static struct node *parse_ident(struct parser *p)
 {
 	struct token *t = next(p);
 	struct node *n;
 	int err;
+
+	if (at(p, '(') && !strcmp(t->text, "offsetof"))
+		return parse_offsetof(p, t);
 
 	if (!at(p, '(')) {
 		n = mk(N_IDENT, t->loc);

@@ -1151,6 +1151,48 @@ static const struct type *check_has_key(struct sctx *c, struct node *n)
 	return type_bool();
 }
 
+/* offsetof(struct X, a.b): a constant (the parser made the path a string). */
+static const struct type *check_offsetof(struct sctx *c, struct node *n)
+{
+	struct node *what = n->list, *path = what ? what->next : NULL;
+	const struct type *t;
+	uint64_t off = 0;
+	char buf[256];
+
+	if (!path || path->kind != N_STR || path->next) {
+		err(c, n->loc, "offsetof() takes a struct and a field: offsetof(struct X, field)");
+		return NULL;
+	}
+	if (what->kind == N_TYPENAME) {
+		t = what->ival ? NULL : cast_type(c, what);
+		if (!t) {
+			err(c, what->loc, "unknown struct '%s'", what->name);
+			return NULL;
+		}
+	} else if (!(t = check_expr(c, what))) {
+		return NULL;
+	}
+	snprintf(buf, sizeof(buf), "%s", path->name);
+	for (char *save = NULL, *f = strtok_r(buf, ".", &save); f; f = strtok_r(NULL, ".", &save)) {
+		const struct field *fd;
+
+		type_complete(t);
+		if (t->kind != T_RECORD || !(fd = type_field(t, f))) {
+			err(c, path->loc, "%s has no field '%s'", t->name ? t->name : "this type", f);
+			return NULL;
+		}
+		off += fd->offset;
+		t = fd->type;
+	}
+	for (struct node *a = n->list, *nx; a; a = nx) {
+		nx = a->next;
+		ast_free(a);
+	}
+	n->list = NULL;
+	fold_to_int(n, (int64_t)off);
+	return type_int(8, false);
+}
+
 /* print(args) at uprobes: every variable in scope at each site, so each
  * site gets its own program (the list differs between sites). */
 static const struct type *check_print_args(struct sctx *c, struct node *m)
@@ -1685,6 +1727,8 @@ static const struct type *check_call(struct sctx *c, struct node *n)
 	}
 	if (!strcmp(f, "has_key"))
 		return check_has_key(c, n);
+	if (!strcmp(f, "offsetof"))
+		return check_offsetof(c, n);
 	if (!strcmp(f, "delete")) {
 		if (!map_key_args(c, n) || !need_args(c, n, 1, 1) || !map_arg(c, n, true))
 			return NULL;
