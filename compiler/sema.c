@@ -1704,6 +1704,9 @@ static const struct type *check_call(struct sctx *c, struct node *n)
 		err(c, n->loc, "pton() is only supported as the address of ntop() yet");
 		return NULL;
 	}
+	if (!strcmp(f, "syscall_name"))
+		return need_args(c, n, 1, 1) && int_arg(c, n, 0) ?
+		       type_ufmt(UF_SYSCALL, 8, NULL) : NULL;
 	if (!strcmp(f, "strerror"))
 		return need_args(c, n, 1, 1) && int_arg(c, n, 0) ?
 		       type_ufmt(UF_STRERROR, 8, NULL) : NULL;
