@@ -272,6 +272,8 @@ LLVMValueRef cg_call(struct cg *g, struct node *n)
 		act_printf(g, n, ACT_SYSTEM);
 	else if (!strcmp(f, "cat"))
 		act_printf(g, n, ACT_CAT);
+	else if (!strcmp(f, "errorf"))
+		act_printf(g, n, ACT_ERRORF);
 	else if (!strcmp(f, "print"))
 		act_print(g, n);
 	else if (!strcmp(f, "clear"))

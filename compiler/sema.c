@@ -1665,7 +1665,8 @@ static const struct type *check_call(struct sctx *c, struct node *n)
 		err(c, n->loc, "%s() must be assigned to a map: @x = %s(...)", f, f);
 		return NULL;
 	}
-	if (!strcmp(f, "printf") || !strcmp(f, "system") || !strcmp(f, "cat"))
+	if (!strcmp(f, "printf") || !strcmp(f, "system") || !strcmp(f, "cat") ||
+	    !strcmp(f, "errorf"))
 		return check_printf(c, n, !strcmp(f, "system"));
 	if (!strcmp(f, "print"))
 		return check_print(c, n);
