@@ -387,8 +387,35 @@ static bool is_sarg(const char *s)
 /* Builtins of newer bpftrace (0.18 and later); none was an identifier in
  * 0.17, so no 0.17 program changes meaning.  true and false stay idents
  * (codegen makes the constant) so that both walks of sema see them. */
-static const struct type *check_newer_ident(struct sctx *c, const char *s)
+static const struct type *check_field(struct sctx *c, struct node *n);
+
+/* ppid and pcomm, newer bpftrace: n becomes curtask->real_parent->tgid
+ * (curtask->group_leader->comm), read through the kernel's BTF. */
+static const struct type *task_chain(struct sctx *c, struct node *n, const char *via,
+				     const char *field)
 {
+	struct node *cur = ast_new(N_IDENT, n->loc), *mid = ast_new(N_FIELD, n->loc);
+
+	cur->name = strdup("curtask");
+	mid->op = TOK_ARROW;
+	mid->a = cur;
+	mid->name = strdup(via);
+	free(n->name);
+	n->kind = N_FIELD;
+	n->op = TOK_ARROW;
+	n->a = mid;
+	n->name = strdup(field);
+	return check_field(c, n);
+}
+
+static const struct type *check_newer_ident(struct sctx *c, struct node *n)
+{
+	const char *s = n->name;
+
+	if (!strcmp(s, "ppid"))
+		return task_chain(c, n, "real_parent", "tgid");
+	if (!strcmp(s, "pcomm"))
+		return task_chain(c, n, "group_leader", "comm");
 	if (!strcmp(s, "true") || !strcmp(s, "false"))
 		return type_bool();
 	if (!strcmp(s, "jiffies") || !strcmp(s, "ncpus"))
@@ -506,7 +533,7 @@ static const struct type *check_ident(struct sctx *c, struct node *n)
 		}
 		return type_int(8, true);
 	}
-	const struct type *nt = check_newer_ident(c, s);
+	const struct type *nt = check_newer_ident(c, n);
 	if (nt)
 		return nt;
 	int64_t ev;
