@@ -250,6 +250,18 @@ static LLVMValueRef call_has_key(struct cg *g, struct node *n)
 			     g->i64, "");
 }
 
+/* len(@m): bpf_for_each_map_elem() counting into a u64 on the stack. */
+static LLVMValueRef call_len(struct cg *g, struct node *n)
+{
+	LLVMValueRef cnt = cg_alloca(g, 8, "len");
+	LLVMValueRef args[4] = { g->maps[sema_map_of(n->list)], cg_count_callback(g), cnt,
+				 cg_const(g, 0) };
+
+	LLVMBuildStore(g->b, cg_const(g, 0), cnt);
+	cg_helper(g, H_FOR_EACH_MAP_ELEM, args, 4);
+	return LLVMBuildLoad2(g->b, g->i64, cnt, "");
+}
+
 LLVMValueRef cg_call(struct cg *g, struct node *n)
 {
 	const char *f = n->name;
@@ -266,6 +278,8 @@ LLVMValueRef cg_call(struct cg *g, struct node *n)
 		return call_usym(g, n);
 	if (!strcmp(f, "has_key"))
 		return call_has_key(g, n);
+	if (!strcmp(f, "len"))
+		return call_len(g, n);
 	if (!strcmp(f, "printf"))
 		act_printf(g, n, ACT_PRINTF);
 	else if (!strcmp(f, "system"))

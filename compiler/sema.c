@@ -1760,6 +1760,17 @@ static const struct type *check_call(struct sctx *c, struct node *n)
 		return check_has_key(c, n);
 	if (!strcmp(f, "offsetof"))
 		return check_offsetof(c, n);
+	if (!strcmp(f, "len")) {   /* len(@m), newer bpftrace: the map's elements */
+		if (!need_args(c, n, 1, 1) || !map_arg(c, n, false))
+			return NULL;
+		int mi = map_get(c, n->list);
+		if (!c->quiet && (!c->s->maps[mi].key_set || !c->s->maps[mi].key)) {
+			err(c, n->list->loc, "len() takes a map with keys; @%s has none",
+			    n->list->name);
+			return NULL;
+		}
+		return type_int(8, true);
+	}
 	if (!strcmp(f, "delete")) {
 		if (!map_key_args(c, n) || !need_args(c, n, 1, 1) || !map_arg(c, n, true))
 			return NULL;
