@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <bpf/libbpf.h>
+
 #include "codegen_int.h"
 #include "lexer.h"
 
@@ -288,6 +290,29 @@ static LLVMValueRef usdt_arg(struct cg *g, int i)
 	return cg_to_int_type(g, v, t);
 }
 
+/* The builtins of newer bpftrace that check_newer_ident (sema.c) types. */
+static LLVMValueRef newer_ident(struct cg *g, const struct node *n)
+{
+	const char *s = n->name;
+
+	if (!strcmp(s, "true") || !strcmp(s, "false"))
+		return cg_const(g, s[0] == 't');
+	if (!strcmp(s, "jiffies"))
+		return helper0(g, H_JIFFIES64);
+	if (!strcmp(s, "ncpus")) {
+		/* as bpftrace: the possible CPUs, known when the program is built */
+		int n = libbpf_num_possible_cpus();
+
+		return cg_const(g, n > 0 ? (uint64_t)n : 1);
+	}
+	if (!strcmp(s, "probetype")) {
+		const char *nm = probe_type_name(g->probe->kind);
+
+		return cg_store_const_str(g, nm, strlen(nm), n->type->size);
+	}
+	return NULL;
+}
+
 static LLVMValueRef ident(struct cg *g, struct node *n)
 {
 	const char *s = n->name;
@@ -321,6 +346,8 @@ static LLVMValueRef ident(struct cg *g, struct node *n)
 		return comm(g);
 	if (!strcmp(s, "ustack") || !strcmp(s, "kstack"))
 		return stack_id(g, s[0] == 'u');
+	if ((fv = newer_ident(g, n)))
+		return fv;
 	if (!strcmp(s, "probe") && p->sys_raw)
 		return cg_sys_probe_name(g, n->type->size);
 	if (!strcmp(s, "probe")) {

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "duration.h"
 #include "lexer.h"
 
 static const struct {
@@ -438,6 +439,23 @@ static const char *int_literal(const char *p, size_t n, uint64_t *v)
 	return r < 0 ? "too large" : r == 0 ? "" : NULL;
 }
 
+/* "5ms": a duration of newer bpftrace, in nanoseconds (duration.h). */
+static int lex_duration(struct token *t, const char *s, size_t n, const char *text)
+{
+	uint64_t ns;
+
+	switch (dur_parse(s, n, &ns)) {
+	case DUR_OK:
+		t->kind = TOK_INT, t->ival = ns;
+		return 1;
+	case DUR_TOO_LARGE:
+		set_error(t, t->loc, "duration '%s' is too large", text);
+		return 1;
+	default:
+		return 0;
+	}
+}
+
 static void lex_number(struct lexer *lx, struct token *t)
 {
 	const char *start = lx->p, *p = lx->p, *why;
@@ -457,6 +475,8 @@ static void lex_number(struct lexer *lx, struct token *t)
 	t->loc.len = (int)(p - start);
 	snprintf(text, sizeof(text), "%.*s", (int)(p - start), start);
 	why = fraction ? NULL : int_literal(start, (size_t)(p - start), &v);
+	if (why && !*why && lex_duration(t, start, (size_t)(p - start), text))
+		return;
 	if (fraction)
 		set_error(t, t->loc, "'%s' is not an integer; only integers are supported", text);
 	else if (why && !*why)

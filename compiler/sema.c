@@ -450,6 +450,55 @@ static bool is_sarg(const char *s)
 	return true;
 }
 
+/* Builtins of newer bpftrace (0.18 and later); none was an identifier in
+ * 0.17, so no 0.17 program changes meaning.  true and false stay idents
+ * (codegen makes the constant) so that both walks of sema see them. */
+static const struct type *check_field(struct sctx *c, struct node *n);
+
+/* ppid and pcomm, newer bpftrace: n becomes curtask->real_parent->tgid
+ * (curtask->group_leader->comm), read through the kernel's BTF. */
+static const struct type *task_chain(struct sctx *c, struct node *n, const char *via,
+				     const char *field)
+{
+	struct node *cur = ast_new(N_IDENT, n->loc), *mid = ast_new(N_FIELD, n->loc);
+
+	cur->name = strdup("curtask");
+	mid->op = TOK_ARROW;
+	mid->a = cur;
+	mid->name = strdup(via);
+	free(n->name);
+	n->kind = N_FIELD;
+	n->op = TOK_ARROW;
+	n->a = mid;
+	n->name = strdup(field);
+	return check_field(c, n);
+}
+
+static const struct type *check_newer_ident(struct sctx *c, struct node *n)
+{
+	const char *s = n->name;
+
+	if (!strcmp(s, "ppid"))
+		return task_chain(c, n, "real_parent", "tgid");
+	if (!strcmp(s, "pcomm"))
+		return task_chain(c, n, "group_leader", "comm");
+	if (!strcmp(s, "true") || !strcmp(s, "false"))
+		return type_bool();
+	if (!strcmp(s, "jiffies") || !strcmp(s, "ncpus"))
+		return type_int(8, false);
+	if (!strcmp(s, "probetype")) {
+		size_t m = 0;
+
+		for (int i = 0; i < c->cur->nprobes; i++) {
+			size_t l = strlen(probe_type_name(c->cur->probes[i]->kind));
+
+			m = l > m ? l : m;
+		}
+		return type_str(m + 1);
+	}
+	return NULL;
+}
+
 static const struct type *check_ident(struct sctx *c, struct node *n)
 {
 	const char *s = n->name;
@@ -550,6 +599,9 @@ static const struct type *check_ident(struct sctx *c, struct node *n)
 		}
 		return type_int(8, true);
 	}
+	const struct type *nt = check_newer_ident(c, n);
+	if (nt)
+		return nt;
 	int64_t ev;
 	if (ct_enum_value(c->ct, s, &ev)) {
 		fold_to_int(n, ev);
@@ -1167,6 +1219,83 @@ static bool map_arg(struct sctx *c, struct node *n, bool keys_ok)
 	return true;
 }
 
+/* has_key(@m, k) and delete(@m, k) of newer bpftrace: the key moves into
+ * the map node, as delete(@m[k]) of 0.17 has it; ival marks the call as
+ * done, for the second walk. */
+static bool map_key_args(struct sctx *c, struct node *n)
+{
+	struct node *m = n->list;
+
+	if (n->ival || !m || m->kind != N_MAP || m->list || !m->next)
+		return true;
+	if (m->next->next) {
+		err(c, m->next->next->loc, "%s(@map, key) takes one key; a map with several keys "
+		    "is not supported here yet", n->name);
+		return false;
+	}
+	m->list = m->next;
+	m->next = NULL;
+	n->ival = 1;
+	return true;
+}
+
+static const struct type *check_has_key(struct sctx *c, struct node *n)
+{
+	if (!n->ival && !need_args(c, n, 2, 2))
+		return NULL;
+	if (!map_key_args(c, n))
+		return NULL;
+	if (!n->list->list) {
+		err(c, n->list->loc, "has_key() takes a map and a key");
+		return NULL;
+	}
+	int mi = map_get(c, n->list);
+	map_keys(c, n->list, mi);
+	return type_bool();
+}
+
+/* offsetof(struct X, a.b): a constant (the parser made the path a string). */
+static const struct type *check_offsetof(struct sctx *c, struct node *n)
+{
+	struct node *what = n->list, *path = what ? what->next : NULL;
+	const struct type *t;
+	uint64_t off = 0;
+	char buf[256];
+
+	if (!path || path->kind != N_STR || path->next) {
+		err(c, n->loc, "offsetof() takes a struct and a field: offsetof(struct X, field)");
+		return NULL;
+	}
+	if (what->kind == N_TYPENAME) {
+		t = what->ival ? NULL : cast_type(c, what);
+		if (!t) {
+			err(c, what->loc, "unknown struct '%s'", what->name);
+			return NULL;
+		}
+	} else if (!(t = check_expr(c, what))) {
+		return NULL;
+	}
+	snprintf(buf, sizeof(buf), "%s", path->name);
+	for (char *save = NULL, *f = strtok_r(buf, ".", &save); f; f = strtok_r(NULL, ".", &save)) {
+		const struct field *fd;
+
+		type_complete(t);
+		if (t->kind != T_RECORD || !(fd = type_field(t, f))) {
+			err(c, path->loc, "%s has no field '%s'", t->name ? t->name : "this type", f);
+			return NULL;
+		}
+		off += fd->offset;
+		t = fd->type;
+	}
+	for (struct node *a = n->list, *nx; a; a = nx) {
+		nx = a->next;
+		ast_free(a);
+	}
+	n->list = NULL;
+	fold_to_int(n, (int64_t)off);
+	return type_int(8, false);
+}
+
 /* print(args) at uprobes: every variable in scope at each site, so each
  * site gets its own program (the list differs between sites). */
 static const struct type *check_print_args(struct sctx *c, struct node *m)
@@ -1640,15 +1769,39 @@ static const struct type *check_cgroupid(struct sctx *c, struct node *n)
 	return type_int(8, false);
 }
 
+/* Newer bpftrace takes pid() for pid, comm() for comm, and so on for each
+ * builtin without arguments: the call becomes the identifier. */
+static bool call_as_ident(const struct node *n)
+{
+	static const char *const names[] = {
+		"pid", "tid", "uid", "gid", "cpu", "rand", "nsecs", "cgroup", "curtask",
+		"elapsed", "comm", "probe", "cpid", "numaid", "username", "retval", "func",
+		"ustack", "kstack", "jiffies", "ncpus", "probetype",
+	};
+
+	if (n->list)
+		return false;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(n->name, names[i]))
+			return true;
+	return false;
+}
+
 static const struct type *check_call(struct sctx *c, struct node *n)
 {
 	const char *f = n->name;
+
+	if (call_as_ident(n)) {
+		n->kind = N_IDENT;
+		return check_ident(c, n);
+	}
 
 	if (agg_of(f) != AGG_NONE) {
 		err(c, n->loc, "%s() must be assigned to a map: @x = %s(...)", f, f);
 		return NULL;
 	}
-	if (!strcmp(f, "printf") || !strcmp(f, "system") || !strcmp(f, "cat"))
+	if (!strcmp(f, "printf") || !strcmp(f, "system") || !strcmp(f, "cat") ||
+	    !strcmp(f, "errorf"))
 		return check_printf(c, n, !strcmp(f, "system"));
 	if (!strcmp(f, "print"))
 		return check_print(c, n);
@@ -1689,13 +1842,17 @@ static const struct type *check_call(struct sctx *c, struct node *n)
 		err(c, n->loc, "pton() is only supported as the address of ntop() yet");
 		return NULL;
 	}
+	if (!strcmp(f, "syscall_name"))
+		return need_args(c, n, 1, 1) && int_arg(c, n, 0) ?
+		       type_ufmt(UF_SYSCALL, 8, NULL) : NULL;
 	if (!strcmp(f, "strerror"))
 		return need_args(c, n, 1, 1) && int_arg(c, n, 0) ?
 		       type_ufmt(UF_STRERROR, 8, NULL) : NULL;
 	if (!strcmp(f, "exit")) {
 		c->s->has_actions = true;
 		c->s->has_exit = true;
-		return need_args(c, n, 0, 0) ? type_void() : NULL;
+		/* exit(code), newer bpftrace: perf-run's exit status */
+		return need_args(c, n, 0, 1) && (!n->list || int_arg(c, n, 0)) ? type_void() : NULL;
 	}
 	if (!strcmp(f, "time")) {
 		struct node *a = n->list;
@@ -1709,8 +1866,23 @@ static const struct type *check_call(struct sctx *c, struct node *n)
 		}
 		return type_void();
 	}
+	if (!strcmp(f, "has_key"))
+		return check_has_key(c, n);
+	if (!strcmp(f, "offsetof"))
+		return check_offsetof(c, n);
+	if (!strcmp(f, "len")) {   /* len(@m), newer bpftrace: the map's elements */
+		if (!need_args(c, n, 1, 1) || !map_arg(c, n, false))
+			return NULL;
+		int mi = map_get(c, n->list);
+		if (!c->quiet && (!c->s->maps[mi].key_set || !c->s->maps[mi].key)) {
+			err(c, n->list->loc, "len() takes a map with keys; @%s has none",
+			    n->list->name);
+			return NULL;
+		}
+		return type_int(8, true);
+	}
 	if (!strcmp(f, "delete")) {
-		if (!need_args(c, n, 1, 1) || !map_arg(c, n, true))
+		if (!map_key_args(c, n) || !need_args(c, n, 1, 1) || !map_arg(c, n, true))
 			return NULL;
 		int mi = map_get(c, n->list);
 		if (mi >= 0)
