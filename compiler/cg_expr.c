@@ -217,6 +217,9 @@ static LLVMValueRef elapsed(struct cg *g)
 
 static LLVMValueRef stack_id(struct cg *g, bool user)
 {
+	LLVMValueRef cfi = user ? cg_ustack_cfi(g) : NULL;
+	if (cfi)
+		return cfi;
 	LLVMValueRef args[3] = { g->ctxarg, cg_stackmap(g), cg_const(g, user ? BPF_F_USER_STACK : 0) };
 	LLVMValueRef id = mask32(g, cg_helper(g, H_GET_STACKID, args, 3));
 

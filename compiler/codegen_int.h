@@ -131,6 +131,13 @@ LLVMValueRef cg_map_define(struct cg *g, const char *name, int type, uint32_t ma
  * which the caller gives a probe. */
 struct pr_prog *cg_func_begin(struct cg *g, const char *name, const char *sec, struct loc at);
 void cg_func_end(struct cg *g);
+LLVMValueRef cg_callback_fn(struct cg *g, const char *name, int n, const char *const *pnames,
+			    LLVMMetadataRef *sp);
+
+/* cg_unwind.c: `ustack` unwound through CFI in the kernel (program.h's
+ * pr_uw_row tables); NULL where it cannot be (no kernel BTF, BEGIN/END):
+ * then the caller uses bpf_get_stackid.  The value is a T_STACK's. */
+LLVMValueRef cg_ustack_cfi(struct cg *g);
 
 /* cg_expr.c */
 LLVMValueRef cg_expr(struct cg *g, struct node *n);

@@ -148,6 +148,14 @@ static bool fmt_unsigned(const struct type *t)
 					  !t->is_signed));
 }
 
+int fmt_stack_fd(const struct fmt_ctx *c, const struct type *t)
+{
+	if (!c)
+		return -1;
+	/* 0 is stdin, never a map: a context that does not set it has none */
+	return t->is_user && c->ustack_fd > 0 ? c->ustack_fd : c->stack_fd;
+}
+
 static void fmt_stack(struct fmt_buf *b, const struct type *t, uint64_t v,
 		      const struct fmt_ctx *c)
 {
@@ -156,10 +164,10 @@ static void fmt_stack(struct fmt_buf *b, const struct type *t, uint64_t v,
 	uint64_t ips[FMT_MAX_FRAMES];
 	int indent = c && c->stack_indent ? c->stack_indent : 8;
 
-	if (!c || c->stack_fd < 0 || (int32_t)id < 0)
+	if (fmt_stack_fd(c, t) < 0 || (int32_t)id < 0)
 		return;
 	memset(ips, 0, sizeof(ips));
-	if (bpf_map_lookup_elem(c->stack_fd, &id, ips) || !ips[0])
+	if (bpf_map_lookup_elem(fmt_stack_fd(c, t), &id, ips) || !ips[0])
 		return;   /* no frames: bpftrace prints nothing at all */
 	fmt_putc(b, '\n');
 	for (int i = 0; i < FMT_MAX_FRAMES && ips[i]; i++) {
