@@ -15,10 +15,15 @@
  */
 #include <bpf/btf.h>
 #include <linux/bpf.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
 
 #include "codegen_int.h"
 #include "kbtf.h"
+#include "objcache.h"
 #include "types.h"
 
 /* Helper ids newer than <linux/bpf.h>'s enum is sure to have. */
@@ -53,7 +58,7 @@ static int uw_off(const char *rec, const char *field)
 	return f && !f->bit_size ? (int)f->offset : -1;
 }
 
-static bool uw_offsets(struct uw_offs *o)
+static bool uw_offsets_btf(struct uw_offs *o)
 {
 	o->vm_start = uw_off("struct vm_area_struct", "vm_start");
 	o->vm_end = uw_off("struct vm_area_struct", "vm_end");
@@ -172,6 +177,35 @@ static void cb_begin(struct ub *u, struct cg *g, const char *name, int n,
 	LLVMPositionBuilderAtEnd(u->b, u->stop);
 	LLVMBuildRet(u->b, K(u, stop));
 	LLVMPositionBuilderAtEnd(u->b, LLVMGetEntryBasicBlock(u->fn));
+}
+
+/*
+ * Reading the kernel's BTF costs 100-250 ms here, most of a start-up: the
+ * offsets are kept in the object cache, keyed by the kernel's build (its
+ * release and version strings and the size of its BTF).
+ */
+static bool uw_offsets(struct uw_offs *o)
+{
+	struct utsname un;
+	struct stat st;
+	char key[512];
+	void *v = NULL;
+	size_t n = 0;
+
+	if (uname(&un) || stat("/sys/kernel/btf/vmlinux", &st))
+		return uw_offsets_btf(o);
+	snprintf(key, sizeof(key), "perf-run unwind offsets 1\n%s\n%s\n%lld\n", un.release,
+		 un.version, (long long)st.st_size);
+	if (!objcache_get(key, &v, &n) && n == sizeof(*o)) {
+		memcpy(o, v, sizeof(*o));
+		free(v);
+		return true;
+	}
+	free(v);
+	if (!uw_offsets_btf(o))
+		return false;
+	objcache_put(key, o, sizeof(*o));
+	return true;
 }
 
 /* A slot in the function's entry block (where LLVM promotes allocas). */
@@ -510,7 +544,7 @@ LLVMValueRef cg_ustack_cfi(struct cg *g)
 	enum probe_kind k = g->probe ? g->probe->kind : PK_BEGIN;
 
 	if (have < 0)
-		have = kbtf_available() && uw_offsets(&o);
+		have = uw_offsets(&o);
 	if (!have || k == PK_BEGIN || k == PK_END)
 		return NULL;
 	if (!g->prog->uw_rows_name) {
