@@ -34,15 +34,24 @@ enum {
 	S_PC = 0, S_SP = 8, S_BP = 16, S_N = 24, S_BPOK = 32,
 	S_OSTART = 40, S_OEND = 48, S_OBASE = 56, S_LO = 64, S_HI = 68, S_HAS = 72,
 	S_VSTART = 80, S_VEND = 88, S_VPGOFF = 96, S_DEV = 104, S_INO = 112, S_FOUND = 120,
-	S_IPS = 128, S_TMP = S_IPS + PR_UW_DEPTH * 8, S_SIZE = S_TMP + 16,
+	S_IPS = 128, S_TMP = S_IPS + PR_UW_DEPTH * 8, S_TGID = S_TMP + 16, S_MM = S_TGID + 8,
+	S_STAGE = S_MM + 8, S_SIZE = S_STAGE + 16 + 16 * 40,
 };
+/* The mappings of a process found last (uw_procs, per CPU, by tgid): mm,
+ * the next slot to replace, then UW_NCACHE copies of the state's 40 bytes
+ * from S_OSTART (start, end, base, lo and hi, has).  bpf_find_vma fails
+ * with EBUSY when called twice in one interrupt (profile: its mmap unlock
+ * is deferred to an irq_work that has not run yet); such a pc is then
+ * looked up among the mappings that bpf_find_vma gave before. */
+#define UW_NCACHE 16
+#define UW_PROC_SIZE (16 + UW_NCACHE * 40)
 #define UW_SEARCH_STEPS 26   /* rows of 2^26: more than any table holds */
 
 /* pt_regs of x86-64 */
 enum { R_BP = 32, R_IP = 128, R_SP = 152 };
 
 /* Offsets of the kernel structures bpf_find_vma's callback reads. */
-struct uw_offs { int vm_start, vm_end, vm_pgoff, vm_file, f_inode, i_ino, i_sb, s_dev; };
+struct uw_offs { int vm_start, vm_end, vm_pgoff, vm_file, f_inode, i_ino, i_sb, s_dev, mm; };
 
 /* A function being built: its builder and the block that returns `stop`. */
 struct ub {
@@ -68,7 +77,8 @@ static bool uw_offsets_btf(struct uw_offs *o)
 	o->i_ino = uw_off("struct inode", "i_ino");
 	o->i_sb = uw_off("struct inode", "i_sb");
 	o->s_dev = uw_off("struct super_block", "s_dev");
-	return o->vm_start >= 0 && o->vm_end >= 0 && o->vm_pgoff >= 0 && o->vm_file >= 0 &&
+	o->mm = uw_off("struct task_struct", "mm");
+	return o->mm >= 0 && o->vm_start >= 0 && o->vm_end >= 0 && o->vm_pgoff >= 0 && o->vm_file >= 0 &&
 	       o->f_inode >= 0 && o->i_ino >= 0 && o->i_sb >= 0 && o->s_dev >= 0;
 }
 
@@ -194,7 +204,7 @@ static bool uw_offsets(struct uw_offs *o)
 
 	if (uname(&un) || stat("/sys/kernel/btf/vmlinux", &st))
 		return uw_offsets_btf(o);
-	snprintf(key, sizeof(key), "perf-run unwind offsets 1\n%s\n%s\n%lld\n", un.release,
+	snprintf(key, sizeof(key), "perf-run unwind offsets 2\n%s\n%s\n%lld\n", un.release,
 		 un.version, (long long)st.st_size);
 	if (!objcache_get(key, &v, &n) && n == sizeof(*o)) {
 		memcpy(o, v, sizeof(*o));
@@ -270,10 +280,120 @@ static LLVMValueRef vma_callback(struct cg *g, const struct uw_offs *o)
 	return u.fn;
 }
 
+static LLVMValueRef procs_map(struct cg *g)
+{
+	return map_of(g, "uw_procs", BPF_MAP_TYPE_LRU_PERCPU_HASH, 128, 8, UW_PROC_SIZE);
+}
+
+/* This process's cached mappings (created if absent when `create`), with
+ * the tgid and mm into the state; stops if there are none. */
+static LLVMValueRef proc_cache(struct ub *u, LLVMValueRef s, LLVMValueRef task,
+			       const struct uw_offs *o, bool create)
+{
+	struct cg *g = u->g;
+	LLVMValueRef ka[2] = { procs_map(g), at(u, s, S_TGID) };
+
+	st64(u, s, S_TGID, LLVMBuildLShr(u->b, call(u, H_PID_TGID, NULL, 0), K(u, 32), ""));
+	st64(u, s, S_MM, K(u, 0));
+	rd(u, false, at(u, s, S_MM), 8, at(u, task, (uint64_t)o->mm));
+	LLVMValueRef p = LLVMBuildIntToPtr(u->b, call(u, H_MAP_LOOKUP, ka, 2), g->ptr, "");
+	if (create) {
+		LLVMBasicBlockRef mk = LLVMAppendBasicBlockInContext(g->ctx, u->fn, "mkproc");
+		LLVMBasicBlockRef have = LLVMAppendBasicBlockInContext(g->ctx, u->fn, "proc");
+		LLVMBuildCondBr(u->b, LLVMBuildIsNull(u->b, p, ""), mk, have);
+		LLVMPositionBuilderAtEnd(u->b, mk);
+		for (unsigned i = 0; i < UW_PROC_SIZE; i += 8)
+			st64(u, s, S_STAGE + i, K(u, 0));
+		LLVMValueRef ua[4] = { procs_map(g), at(u, s, S_TGID), at(u, s, S_STAGE),
+				       K(u, BPF_NOEXIST) };
+		call(u, H_MAP_UPDATE, ua, 4);
+		LLVMBuildBr(u->b, have);
+		LLVMPositionBuilderAtEnd(u->b, have);
+		p = LLVMBuildIntToPtr(u->b, call(u, H_MAP_LOOKUP, ka, 2), g->ptr, "");
+	}
+	need(u, LLVMBuildIsNotNull(u->b, p, ""));
+	return p;
+}
+
+/* Copies n bytes (a multiple of 8) from src + so to dst + do. */
+static void copy64(struct ub *u, LLVMValueRef dst, uint64_t doff, LLVMValueRef src, uint64_t soff,
+		   unsigned n)
+{
+	for (unsigned i = 0; i < n; i += 8)
+		st64(u, dst, doff + i, ld64(u, src, soff + i));
+}
+
+/* After bpf_find_vma found the mapping now in the state: into this
+ * process's cache (emptied first if the process has exec'd: another mm). */
+static void cache_put(struct ub *u, LLVMValueRef s, LLVMValueRef task, const struct uw_offs *o,
+		      LLVMBasicBlockRef done)
+{
+	struct cg *g = u->g;
+	LLVMBasicBlockRef saved = u->stop;
+
+	u->stop = done;   /* no cache: unwinding goes on without it */
+	LLVMValueRef p = proc_cache(u, s, task, o, true);
+	LLVMBasicBlockRef reset = LLVMAppendBasicBlockInContext(g->ctx, u->fn, "newmm");
+	LLVMBasicBlockRef put = LLVMAppendBasicBlockInContext(g->ctx, u->fn, "put");
+	LLVMValueRef mm = ld64(u, s, S_MM);
+	LLVMBuildCondBr(u->b, cmp(u, LLVMIntEQ, ld64(u, p, 0), mm), put, reset);
+	LLVMPositionBuilderAtEnd(u->b, reset);
+	st64(u, p, 0, mm);
+	for (unsigned i = 0; i < UW_NCACHE; i++)
+		st64(u, p, 16 + 40 * i + 8, K(u, 0));   /* end 0: no pc in it */
+	LLVMBuildBr(u->b, put);
+	LLVMPositionBuilderAtEnd(u->b, put);
+	LLVMValueRef n = ld64(u, p, 8);
+	st64(u, p, 8, LLVMBuildAdd(u->b, n, K(u, 1), ""));
+	LLVMValueRef off = LLVMBuildAdd(u->b, K(u, 16), LLVMBuildMul(u->b,
+		LLVMBuildAnd(u->b, n, K(u, UW_NCACHE - 1), ""), K(u, 40), ""), "");
+	LLVMValueRef e = LLVMBuildGEP2(u->b, g->i8, p, &off, 1, "");
+	copy64(u, e, 0, s, S_OSTART, 40);
+	LLVMBuildBr(u->b, done);
+	u->stop = saved;
+}
+
+/* q's mapping from this process's cache into the state, then to done;
+ * to miss if it has none. */
+static void cache_get(struct ub *u, LLVMValueRef s, LLVMValueRef q, LLVMValueRef task,
+		      const struct uw_offs *o, LLVMBasicBlockRef done, LLVMBasicBlockRef miss)
+{
+	struct cg *g = u->g;
+	LLVMBasicBlockRef saved = u->stop;
+
+	u->stop = miss;
+	LLVMValueRef p = proc_cache(u, s, task, o, false);
+	LLVMValueRef i = entry_alloca(u, g->i64, "ci");
+	LLVMBasicBlockRef head = LLVMAppendBasicBlockInContext(g->ctx, u->fn, "cache");
+	LLVMBasicBlockRef body = LLVMAppendBasicBlockInContext(g->ctx, u->fn, "cache_ent");
+	LLVMBasicBlockRef hit = LLVMAppendBasicBlockInContext(g->ctx, u->fn, "cache_hit");
+	LLVMBasicBlockRef step = LLVMAppendBasicBlockInContext(g->ctx, u->fn, "cache_next");
+
+	need(u, cmp(u, LLVMIntEQ, ld64(u, p, 0), ld64(u, s, S_MM)));
+	LLVMBuildStore(u->b, K(u, 0), i);
+	LLVMBuildBr(u->b, head);
+	LLVMPositionBuilderAtEnd(u->b, head);
+	LLVMValueRef iv = LLVMBuildLoad2(u->b, g->i64, i, "");
+	LLVMBuildCondBr(u->b, cmp(u, LLVMIntULT, iv, K(u, UW_NCACHE)), body, u->stop);
+	LLVMPositionBuilderAtEnd(u->b, body);
+	LLVMValueRef off = LLVMBuildAdd(u->b, K(u, 16), LLVMBuildMul(u->b, iv, K(u, 40), ""), "");
+	LLVMValueRef e = LLVMBuildGEP2(u->b, g->i8, p, &off, 1, "");
+	LLVMValueRef in = LLVMBuildAnd(u->b, cmp(u, LLVMIntUGE, q, ld64(u, e, 0)),
+				       cmp(u, LLVMIntULT, q, ld64(u, e, 8)), "");
+	LLVMBuildCondBr(u->b, in, hit, step);
+	LLVMPositionBuilderAtEnd(u->b, step);
+	LLVMBuildStore(u->b, LLVMBuildAdd(u->b, iv, K(u, 1), ""), i);
+	LLVMBuildBr(u->b, head);
+	LLVMPositionBuilderAtEnd(u->b, hit);
+	copy64(u, s, S_OSTART, e, 0, 40);
+	LLVMBuildBr(u->b, done);
+	u->stop = saved;
+}
+
 /* The object of pc q, unless q is in the one found last: its mapping
  * (bpf_find_vma) and its rows.  Stops where nothing is mapped. */
 static void find_object(struct ub *u, LLVMValueRef s, LLVMValueRef q, LLVMValueRef zk,
-			const struct uw_offs *o)
+			const struct uw_offs *o, bool irq)
 {
 	struct cg *g = u->g;
 	LLVMBasicBlockRef look = LLVMAppendBasicBlockInContext(g->ctx, u->fn, "find");
@@ -283,12 +403,26 @@ static void find_object(struct ub *u, LLVMValueRef s, LLVMValueRef q, LLVMValueR
 
 	LLVMBuildCondBr(u->b, in, done, look);
 	LLVMPositionBuilderAtEnd(u->b, look);
+	LLVMValueRef task = LLVMBuildIntToPtr(u->b, call(u, H_CURTASK_BTF, NULL, 0), g->ptr, "");
+	if (irq) {
+		/* one bpf_find_vma per interrupt: the cache first */
+		LLVMBasicBlockRef vma = LLVMAppendBasicBlockInContext(g->ctx, u->fn, "find_vma");
+		cache_get(u, s, q, task, o, done, vma);
+		LLVMPositionBuilderAtEnd(u->b, vma);
+	}
 	st64(u, s, S_FOUND, K(u, 0));
-	LLVMValueRef task = call(u, H_CURTASK_BTF, NULL, 0);
-	LLVMValueRef a[5] = { LLVMBuildIntToPtr(u->b, task, g->ptr, ""), q, vma_callback(g, o),
-			      zk, K(u, 0) };
-	call(u, H_FIND_VMA, a, 5);
-	need(u, cmp(u, LLVMIntNE, ld64(u, s, S_FOUND), K(u, 0)));
+	LLVMValueRef a[5] = { task, q, vma_callback(g, o), zk, K(u, 0) };
+	LLVMValueRef rc = call(u, H_FIND_VMA, a, 5);
+	LLVMBasicBlockRef busy = LLVMAppendBasicBlockInContext(g->ctx, u->fn, "vma_busy");
+	LLVMBasicBlockRef got = LLVMAppendBasicBlockInContext(g->ctx, u->fn, "vma");
+	LLVMBasicBlockRef nf = LLVMAppendBasicBlockInContext(g->ctx, u->fn, "vma_none");
+	LLVMBuildCondBr(u->b, cmp(u, LLVMIntNE, ld64(u, s, S_FOUND), K(u, 0)), got, nf);
+	LLVMPositionBuilderAtEnd(u->b, nf);
+	/* -EBUSY: not run; anything else (no mapping there) ends the stack */
+	LLVMBuildCondBr(u->b, cmp(u, LLVMIntEQ, rc, K(u, (uint64_t)-16)), busy, u->stop);
+	LLVMPositionBuilderAtEnd(u->b, busy);
+	cache_get(u, s, q, task, o, done, u->stop);
+	LLVMPositionBuilderAtEnd(u->b, got);
 	st64(u, s, S_OSTART, ld64(u, s, S_VSTART));
 	st64(u, s, S_OEND, ld64(u, s, S_VEND));
 	st64(u, s, S_OBASE, LLVMBuildSub(u->b, ld64(u, s, S_VSTART),
@@ -297,14 +431,17 @@ static void find_object(struct ub *u, LLVMValueRef s, LLVMValueRef q, LLVMValueR
 	LLVMValueRef ob = LLVMBuildIntToPtr(u->b, call(u, H_MAP_LOOKUP, la, 2), g->ptr, "");
 	LLVMBasicBlockRef has = LLVMAppendBasicBlockInContext(g->ctx, u->fn, "rows");
 	LLVMBasicBlockRef none = LLVMAppendBasicBlockInContext(g->ctx, u->fn, "norows");
+	LLVMBasicBlockRef keep = LLVMAppendBasicBlockInContext(g->ctx, u->fn, "keep");
 	LLVMBuildCondBr(u->b, LLVMBuildIsNotNull(u->b, ob, ""), has, none);
 	LLVMPositionBuilderAtEnd(u->b, has);
 	LLVMBuildStore(u->b, LLVMBuildLoad2(u->b, g->i64, ob, ""), at(u, s, S_LO)); /* lo, hi */
 	st64(u, s, S_HAS, K(u, 1));
-	LLVMBuildBr(u->b, done);
+	LLVMBuildBr(u->b, keep);
 	LLVMPositionBuilderAtEnd(u->b, none);
 	st64(u, s, S_HAS, K(u, 0));
-	LLVMBuildBr(u->b, done);
+	LLVMBuildBr(u->b, keep);
+	LLVMPositionBuilderAtEnd(u->b, keep);
+	cache_put(u, s, task, o, done);
 	LLVMPositionBuilderAtEnd(u->b, done);
 }
 
@@ -410,15 +547,16 @@ static LLVMValueRef fp_step(struct ub *u, LLVMValueRef s)
  * the caller's; returns 1 (stop) where it cannot.  A return address is
  * looked up at pc - 1, inside the call.
  */
-static LLVMValueRef frame_callback(struct cg *g, const struct uw_offs *o)
+static LLVMValueRef frame_callback(struct cg *g, const struct uw_offs *o, bool irq)
 {
 	static const char *const pn[2] = { "index", "ctx" };
+	const char *name = irq ? "pr_uw_frame_irq" : "pr_uw_frame";
 	struct ub u;
-	LLVMValueRef fn = LLVMGetNamedFunction(g->mod, "pr_uw_frame");
+	LLVMValueRef fn = LLVMGetNamedFunction(g->mod, name);
 
 	if (fn)
 		return fn;
-	cb_begin(&u, g, "pr_uw_frame", 2, pn, 1);
+	cb_begin(&u, g, name, 2, pn, 1);
 	LLVMValueRef zk = zero_key(&u);
 	LLVMValueRef s = lookup0(&u, state_map(g), zk);
 	LLVMValueRef pc = ld64(&u, s, S_PC), n = ld64(&u, s, S_N);
@@ -430,7 +568,7 @@ static LLVMValueRef frame_callback(struct cg *g, const struct uw_offs *o)
 	st64(&u, s, S_N, LLVMBuildAdd(u.b, n, K(&u, 1), ""));
 	LLVMValueRef q = LLVMBuildSub(u.b, pc, LLVMBuildZExt(u.b, cmp(&u, LLVMIntNE, n, K(&u, 0)),
 							     g->i64, ""), "");
-	find_object(&u, s, q, zk, o);
+	find_object(&u, s, q, zk, o, irq);
 	LLVMBasicBlockRef cfi = LLVMAppendBasicBlockInContext(g->ctx, u.fn, "cfi");
 	LLVMBasicBlockRef fp = LLVMAppendBasicBlockInContext(g->ctx, u.fn, "fp");
 	LLVMBasicBlockRef next = LLVMAppendBasicBlockInContext(g->ctx, u.fn, "next");
@@ -567,7 +705,10 @@ LLVMValueRef cg_ustack_cfi(struct cg *g)
 	st64(&u, s, S_OSTART, K(&u, 0));
 	st64(&u, s, S_OEND, K(&u, 0));
 	cg_memset0(g, at(&u, s, S_IPS), PR_UW_DEPTH * 8);
-	LLVMValueRef a[4] = { LLVMConstInt(g->i32, PR_UW_DEPTH, 0), frame_callback(g, &o), zk,
+	/* a uprobe runs in the task's context, where bpf_find_vma always
+	 * can; the others may run in an interrupt */
+	bool irq = k != PK_UPROBE && k != PK_URETPROBE && k != PK_USDT;
+	LLVMValueRef a[4] = { LLVMConstInt(g->i32, PR_UW_DEPTH, 0), frame_callback(g, &o, irq), zk,
 			      K(&u, 0) };
 	call(&u, H_LOOP, a, 4);
 	when(g, cmp(&u, LLVMIntNE, ld64(&u, s, S_N), K(&u, 0)), done);
