@@ -265,16 +265,18 @@ static LLVMValueRef vma_callback(struct cg *g, const struct uw_offs *o)
 	st64(&u, s, S_DEV, K(&u, 0));
 	st64(&u, s, S_INO, K(&u, 0));
 	st64(&u, s, S_TMP, K(&u, 0));
+	/* found; without a file (the vDSO, JIT code) it has no rows: its
+	 * frame pointer is followed, as bpf_get_stackid would */
+	st64(&u, s, S_FOUND, K(&u, 1));
 	rd(&u, false, tmp, 8, at(&u, vma, (uint64_t)o->vm_file));
 	LLVMValueRef file = LLVMBuildIntToPtr(u.b, ld64(&u, s, S_TMP), g->ptr, "");
-	need(&u, LLVMBuildIsNotNull(u.b, file, ""));   /* anonymous: no object */
+	need(&u, LLVMBuildIsNotNull(u.b, file, ""));
 	rd(&u, false, tmp, 8, at(&u, file, (uint64_t)o->f_inode));
 	LLVMValueRef inode = LLVMBuildIntToPtr(u.b, ld64(&u, s, S_TMP), g->ptr, "");
 	rd(&u, false, at(&u, s, S_INO), 8, at(&u, inode, (uint64_t)o->i_ino));
 	rd(&u, false, tmp, 8, at(&u, inode, (uint64_t)o->i_sb));
 	LLVMValueRef sb = LLVMBuildIntToPtr(u.b, ld64(&u, s, S_TMP), g->ptr, "");
 	rd(&u, false, at(&u, s, S_DEV), 4, at(&u, sb, (uint64_t)o->s_dev));
-	st64(&u, s, S_FOUND, K(&u, 1));
 	LLVMBuildRet(u.b, K(&u, 0));
 	LLVMDisposeBuilder(u.b);
 	return u.fn;
