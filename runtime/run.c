@@ -424,6 +424,9 @@ static void rt_report_losses(struct rt *r)
 			if (rt_map_full(r, i))
 				fprintf(stderr, "%s%s has %u entries", n++ ? ", " : ": map full: ",
 					r->p->maps[i].name, r->p->maps[i].max_entries);
+		if (r->uw && uw_full(r->p, r->obj))
+			fprintf(stderr, "%sustack has %u distinct user stacks (its most)",
+				n++ ? ", " : ": map full: ", PR_UW_MAX_STACKS);
 		if (!n)
 			fputs(": no map is full; the kernel had no element ready on that CPU "
 			      "(new keys inserted faster than it refills them, as with interrupts "

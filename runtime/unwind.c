@@ -598,3 +598,14 @@ int uw_fill(struct uw *u, const struct program *p, struct bpf_object *obj)
 			return -1;
 	return 0;
 }
+
+bool uw_full(const struct program *p, struct bpf_object *obj)
+{
+	/* the id counter of cg_unwind.c: one u64, past the last id when full */
+	struct bpf_map *m = p->uw_rows_name ? bpf_object__find_map_by_name(obj, "uw_next") : NULL;
+	uint32_t zero = 0;
+	uint64_t next = 0;
+
+	return m && !bpf_map_lookup_elem(bpf_map__fd(m), &zero, &next) &&
+	       next >= PR_UW_MAX_STACKS;
+}

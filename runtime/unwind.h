@@ -9,6 +9,7 @@
 #ifndef PR_UNWIND_H
 #define PR_UNWIND_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -25,6 +26,8 @@ struct uw *uw_build(const struct program *p, struct bpf_object *obj, pid_t pid,
 /* After load: writes the rows and the objects into their maps; -1 with
  * errno on failure. */
 int uw_fill(struct uw *u, const struct program *p, struct bpf_object *obj);
+/* Whether every stack id has been given out (new stacks are dropped). */
+bool uw_full(const struct program *p, struct bpf_object *obj);
 void uw_free(struct uw *u);
 
 #endif
