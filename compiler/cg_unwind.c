@@ -51,7 +51,8 @@ enum {
 enum { R_BP = 32, R_IP = 128, R_SP = 152 };
 
 /* Offsets of the kernel structures bpf_find_vma's callback reads. */
-struct uw_offs { int vm_start, vm_end, vm_pgoff, vm_file, f_inode, i_ino, i_sb, s_dev, mm; };
+struct uw_offs { int vm_start, vm_end, vm_pgoff, vm_file, f_inode, i_ino, i_sb, s_dev, mm, vm_mm,
+		  vdso; };
 
 /* A function being built: its builder and the block that returns `stop`. */
 struct ub {
@@ -78,7 +79,10 @@ static bool uw_offsets_btf(struct uw_offs *o)
 	o->i_sb = uw_off("struct inode", "i_sb");
 	o->s_dev = uw_off("struct super_block", "s_dev");
 	o->mm = uw_off("struct task_struct", "mm");
-	return o->mm >= 0 && o->vm_start >= 0 && o->vm_end >= 0 && o->vm_pgoff >= 0 && o->vm_file >= 0 &&
+	o->vm_mm = uw_off("struct vm_area_struct", "vm_mm");
+	int ctx = uw_off("struct mm_struct", "context"), vd = uw_off("mm_context_t", "vdso");
+	o->vdso = ctx >= 0 && vd >= 0 ? ctx + vd : -1;
+	return o->vdso >= 0 && o->vm_mm >= 0 && o->mm >= 0 && o->vm_start >= 0 && o->vm_end >= 0 && o->vm_pgoff >= 0 && o->vm_file >= 0 &&
 	       o->f_inode >= 0 && o->i_ino >= 0 && o->i_sb >= 0 && o->s_dev >= 0;
 }
 
@@ -204,7 +208,7 @@ static bool uw_offsets(struct uw_offs *o)
 
 	if (uname(&un) || stat("/sys/kernel/btf/vmlinux", &st))
 		return uw_offsets_btf(o);
-	snprintf(key, sizeof(key), "perf-run unwind offsets 2\n%s\n%s\n%lld\n", un.release,
+	snprintf(key, sizeof(key), "perf-run unwind offsets 3\n%s\n%s\n%lld\n", un.release,
 		 un.version, (long long)st.st_size);
 	if (!objcache_get(key, &v, &n) && n == sizeof(*o)) {
 		memcpy(o, v, sizeof(*o));
@@ -270,7 +274,20 @@ static LLVMValueRef vma_callback(struct cg *g, const struct uw_offs *o)
 	st64(&u, s, S_FOUND, K(&u, 1));
 	rd(&u, false, tmp, 8, at(&u, vma, (uint64_t)o->vm_file));
 	LLVMValueRef file = LLVMBuildIntToPtr(u.b, ld64(&u, s, S_TMP), g->ptr, "");
-	need(&u, LLVMBuildIsNotNull(u.b, file, ""));
+	LLVMBasicBlockRef anon = LLVMAppendBasicBlockInContext(g->ctx, u.fn, "anon");
+	LLVMBasicBlockRef named = LLVMAppendBasicBlockInContext(g->ctx, u.fn, "file");
+	LLVMBuildCondBr(u.b, LLVMBuildIsNull(u.b, file, ""), anon, named);
+	/* the vDSO is the mapping that starts at mm->context.vdso */
+	LLVMPositionBuilderAtEnd(u.b, anon);
+	rd(&u, false, tmp, 8, at(&u, vma, (uint64_t)o->vm_mm));
+	LLVMValueRef mm = LLVMBuildIntToPtr(u.b, ld64(&u, s, S_TMP), g->ptr, "");
+	st64(&u, s, S_TMP, K(&u, 0));
+	rd(&u, false, tmp, 8, at(&u, mm, (uint64_t)o->vdso));
+	need(&u, cmp(&u, LLVMIntEQ, ld64(&u, s, S_TMP), ld64(&u, s, S_VSTART)));
+	st64(&u, s, S_DEV, K(&u, PR_UW_VDSO_DEV));
+	st64(&u, s, S_INO, K(&u, PR_UW_VDSO_INO));
+	LLVMBuildBr(u.b, u.stop);
+	LLVMPositionBuilderAtEnd(u.b, named);
 	rd(&u, false, tmp, 8, at(&u, file, (uint64_t)o->f_inode));
 	LLVMValueRef inode = LLVMBuildIntToPtr(u.b, ld64(&u, s, S_TMP), g->ptr, "");
 	rd(&u, false, at(&u, s, S_INO), 8, at(&u, inode, (uint64_t)o->i_ino));

@@ -146,6 +146,9 @@ struct pr_uw_row {
 /* An object by its file: the kernel's dev_t (major << 20 | minor) of the
  * inode's super block and its inode number; its rows [lo, hi). */
 struct pr_uw_key { uint64_t dev, ino; };
+/* the vDSO's key: no file, no device */
+#define PR_UW_VDSO_DEV 0
+#define PR_UW_VDSO_INO 1
 struct pr_uw_obj { uint32_t lo, hi; };
 #define PR_UW_DEPTH 127           /* frames, as the stack map's value */
 #define PR_UW_MAX_OBJS 512

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -329,12 +330,13 @@ static void uw_sort(struct uw *u, size_t lo)
 	u->nrows = n;
 }
 
-static int uw_elf_open(struct uw_elf *e, int fd)
+/* fd, or the image at mem (size bytes) when fd < 0. */
+static int uw_elf_open(struct uw_elf *e, int fd, char *mem, size_t size)
 {
 	size_t n;
 
 	memset(e, 0, sizeof(*e));
-	e->elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	e->elf = fd >= 0 ? elf_begin(fd, ELF_C_READ_MMAP, NULL) : elf_memory(mem, size);
 	if (!e->elf || elf_kind(e->elf) != ELF_K_ELF || elf_getphdrnum(e->elf, &n))
 		return -1;
 	e->load = calloc(n + 1, sizeof(*e->load));
@@ -460,7 +462,7 @@ static int uw_object(struct uw *u, const char *path, pid_t pid, char ***more, in
 		close(fd);
 		return 0;
 	}
-	if (uw_elf_open(&e, fd)) {
+	if (uw_elf_open(&e, fd, NULL, 0)) {
 		uw_elf_close(&e);
 		close(fd);
 		return 0;
@@ -481,6 +483,46 @@ static int uw_object(struct uw *u, const char *path, pid_t pid, char ***more, in
 	if (verbose > 0)
 		fprintf(stderr, "perf-run: unwind: %s: %zu rows\n", path, u->nrows - lo);
 	return 0;
+}
+
+/*
+ * The vDSO: the kernel maps the same image into every process, so ours
+ * (AT_SYSINFO_EHDR) gives the rows of all of them; it ends with its
+ * section headers.  The BPF side knows it as the mapping at mm's
+ * context.vdso, key PR_UW_VDSO.
+ */
+static void uw_vdso(struct uw *u, int verbose)
+{
+	const Elf64_Ehdr *h = (const Elf64_Ehdr *)getauxval(AT_SYSINFO_EHDR);
+	struct uw_elf e;
+
+	if (!h || memcmp(h->e_ident, ELFMAG, SELFMAG) || u->nobjs >= PR_UW_MAX_OBJS)
+		return;
+	size_t size = h->e_shoff + (size_t)h->e_shnum * h->e_shentsize;
+	char *copy = size <= (1u << 20) ? malloc(size) : NULL;
+	if (!copy)
+		return;
+	memcpy(copy, h, size);
+	size_t lo = u->nrows;
+	if (!uw_elf_open(&e, -1, copy, size) && !uw_eh_frame(u, &e)) {
+		uw_sort(u, lo);
+		struct uw_objent *v = realloc(u->objs, (size_t)(u->nobjs + 1) * sizeof(*v));
+		char *name = strdup("[vdso]");
+		if (v && name && u->nrows > lo) {
+			u->objs = v;
+			u->objs[u->nobjs++] = (struct uw_objent){ name,
+				{ PR_UW_VDSO_DEV, PR_UW_VDSO_INO }, { (uint32_t)lo, (uint32_t)u->nrows } };
+			if (verbose > 0)
+				fprintf(stderr, "perf-run: unwind: [vdso]: %zu rows\n", u->nrows - lo);
+		} else {
+			if (v)
+				u->objs = v;
+			free(name);
+			u->nrows = lo;
+		}
+	}
+	uw_elf_close(&e);
+	free(copy);
 }
 
 /* The executable file mappings of a running process. */
@@ -565,6 +607,7 @@ struct uw *uw_build(const struct program *p, struct bpf_object *obj, pid_t pid,
 	for (int i = 0; i < n; i++)
 		free(list[i]);
 	free(list);
+	uw_vdso(u, verbose);
 	u->build_ms = uw_now_ms(CLOCK_MONOTONIC) - t0;
 	if (verbose > 0)
 		fprintf(stderr, "perf-run: unwind: %d objects, %zu rows (%zu KB) in %.1f ms "
