@@ -652,3 +652,25 @@ bool uw_full(const struct program *p, struct bpf_object *obj)
 	return m && !bpf_map_lookup_elem(bpf_map__fd(m), &zero, &next) &&
 	       next >= PR_UW_MAX_STACKS;
 }
+
+long uw_file_rows(const char *path, struct pr_uw_row **rows)
+{
+	struct uw u = { 0 };
+	struct uw_elf e;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), rc;
+
+	*rows = NULL;
+	if (fd < 0)
+		return -1;
+	elf_version(EV_CURRENT);
+	rc = uw_elf_open(&e, fd, NULL, 0) ? -1 : uw_eh_frame(&u, &e);
+	uw_elf_close(&e);
+	close(fd);
+	if (rc) {
+		free(u.rows);
+		return -1;
+	}
+	uw_sort(&u, 0);
+	*rows = u.rows;
+	return (long)u.nrows;
+}
