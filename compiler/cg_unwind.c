@@ -460,7 +460,10 @@ static void find_object(struct ub *u, LLVMValueRef s, LLVMValueRef q, LLVMValueR
 	st64(u, s, S_HAS, K(u, 0));
 	LLVMBuildBr(u->b, keep);
 	LLVMPositionBuilderAtEnd(u->b, keep);
-	cache_put(u, s, task, o, done);
+	if (irq)
+		cache_put(u, s, task, o, done);
+	else
+		LLVMBuildBr(u->b, done);
 	LLVMPositionBuilderAtEnd(u->b, done);
 }
 
@@ -700,8 +703,10 @@ LLVMValueRef cg_ustack_cfi(struct cg *g)
 	static struct uw_offs o;
 	enum probe_kind k = g->probe ? g->probe->kind : PK_BEGIN;
 
+	/* PERF_RUN_USTACK_FP=1: the frame-pointer walk (bpf_get_stackid), to
+	 * compare with (tests/bench/ustack.sh) */
 	if (have < 0)
-		have = uw_offsets(&o);
+		have = !getenv("PERF_RUN_USTACK_FP") && uw_offsets(&o);
 	if (!have || k == PK_BEGIN || k == PK_END)
 		return NULL;
 	if (!g->prog->uw_rows_name) {
