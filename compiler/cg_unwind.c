@@ -697,7 +697,7 @@ static void stack_id(struct cg *g, struct ub *u, LLVMValueRef s, LLVMValueRef re
 	LLVMBuildBr(g->b, done);
 }
 
-LLVMValueRef cg_ustack_cfi(struct cg *g)
+LLVMValueRef cg_ustack_cfi(struct cg *g, unsigned frames)
 {
 	static int have = -1;
 	static struct uw_offs o;
@@ -732,7 +732,8 @@ LLVMValueRef cg_ustack_cfi(struct cg *g)
 	/* a uprobe runs in the task's context, where bpf_find_vma always
 	 * can; the others may run in an interrupt */
 	bool irq = k != PK_UPROBE && k != PK_URETPROBE && k != PK_USDT;
-	LLVMValueRef a[4] = { LLVMConstInt(g->i32, PR_UW_DEPTH, 0), frame_callback(g, &o, irq), zk,
+	unsigned depth = frames && frames < PR_UW_DEPTH ? frames : PR_UW_DEPTH;
+	LLVMValueRef a[4] = { LLVMConstInt(g->i32, depth, 0), frame_callback(g, &o, irq), zk,
 			      K(&u, 0) };
 	call(&u, H_LOOP, a, 4);
 	when(g, cmp(&u, LLVMIntNE, ld64(&u, s, S_N), K(&u, 0)), done);

@@ -611,7 +611,7 @@ static void mp_fold_stack(struct fmt_buf *b, const struct type *t, const void *p
 	if (fmt_stack_fd(c, t) < 0 || (int32_t)id < 0 ||
 	    bpf_map_lookup_elem(fmt_stack_fd(c, t), &id, ips))
 		return;
-	while (n < FMT_MAX_FRAMES && ips[n])
+	while (n < FMT_MAX_FRAMES && ips[n] && (!t->frames || n < t->frames))
 		n++;
 	for (int i = n - 1; i >= 0; i--) {
 		const char *name = NULL;
