@@ -222,6 +222,17 @@ static bool uw_offsets(struct uw_offs *o)
 	return true;
 }
 
+/* bpf_find_vma and bpf_loop came in 5.17; before, the frame-pointer walk. */
+static bool uw_kernel_has_helpers(void)
+{
+	struct utsname un;
+	int major = 0, minor = 0;
+
+	if (uname(&un) || sscanf(un.release, "%d.%d", &major, &minor) != 2)
+		return false;
+	return major > 5 || (major == 5 && minor >= 17);
+}
+
 /* A slot in the function's entry block (where LLVM promotes allocas). */
 static LLVMValueRef entry_alloca(struct ub *u, LLVMTypeRef t, const char *name)
 {
@@ -706,7 +717,7 @@ LLVMValueRef cg_ustack_cfi(struct cg *g, unsigned frames)
 	/* PERF_RUN_USTACK_FP=1: the frame-pointer walk (bpf_get_stackid), to
 	 * compare with (tests/bench/ustack.sh) */
 	if (have < 0)
-		have = !getenv("PERF_RUN_USTACK_FP") && uw_offsets(&o);
+		have = !getenv("PERF_RUN_USTACK_FP") && uw_kernel_has_helpers() && uw_offsets(&o);
 	if (!have || k == PK_BEGIN || k == PK_END)
 		return NULL;
 	if (!g->prog->uw_rows_name) {
