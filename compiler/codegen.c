@@ -691,6 +691,42 @@ LLVMValueRef cg_count_callback(struct cg *g)
 	return fn;
 }
 
+/*
+ * A static function of .text that a helper calls back (bpf_loop,
+ * bpf_find_vma: cg_unwind.c): n pointer parameters named pnames, an i64
+ * result, nounwind, with the BTF the kernel wants of every subprogram.
+ * Returns it with an empty "entry" block; *sp gets its debug scope.
+ */
+LLVMValueRef cg_callback_fn(struct cg *g, const char *name, int n, const char *const *pnames,
+			    LLVMMetadataRef *sp)
+{
+	LLVMTypeRef at[5];
+	LLVMMetadataRef dt[6] = { g->di_int };
+	unsigned nounwind = LLVMGetEnumAttributeKindForName("nounwind", 8);
+
+	for (int i = 0; i < n && i < 5; i++)
+		at[i] = g->ptr, dt[i + 1] = di_ptr(g, NULL);
+	LLVMValueRef fn = LLVMAddFunction(g->mod, name, LLVMFunctionType(g->i64, at, (unsigned)n, 0));
+	LLVMSetLinkage(fn, LLVMInternalLinkage);
+	LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
+				LLVMCreateEnumAttribute(g->ctx, nounwind, 0));
+	LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
+				LLVMCreateStringAttribute(g->ctx, "target-cpu", 10, bpf_cpu(),
+							  (unsigned)strlen(bpf_cpu())));
+	LLVMMetadataRef st = LLVMDIBuilderCreateSubroutineType(g->di, g->di_file, dt,
+							       (unsigned)n + 1, LLVMDIFlagZero);
+	*sp = LLVMDIBuilderCreateFunction(g->di, g->di_file, name, strlen(name), name,
+					  strlen(name), g->di_file, 1, st, 1, 1, 1,
+					  LLVMDIFlagPrototyped, 1);
+	LLVMSetSubprogram(fn, *sp);
+	for (int i = 0; i < n; i++)
+		LLVMDIBuilderCreateParameterVariable(g->di, *sp, pnames[i], strlen(pnames[i]),
+						     (unsigned)i + 1, g->di_file, 1, di_ptr(g, NULL),
+						     1, LLVMDIFlagZero);
+	LLVMAppendBasicBlockInContext(g->ctx, fn, "entry");
+	return fn;
+}
+
 static void func_begin(struct cg *g, const char *name, const char *sec, struct node *pn)
 {
 	LLVMTypeRef ft = LLVMFunctionType(g->i32, &g->ptr, 1, 0);

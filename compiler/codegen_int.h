@@ -131,6 +131,13 @@ LLVMValueRef cg_map_define(struct cg *g, const char *name, int type, uint32_t ma
  * which the caller gives a probe. */
 struct pr_prog *cg_func_begin(struct cg *g, const char *name, const char *sec, struct loc at);
 void cg_func_end(struct cg *g);
+LLVMValueRef cg_callback_fn(struct cg *g, const char *name, int n, const char *const *pnames,
+			    LLVMMetadataRef *sp);
+
+/* cg_unwind.c: `ustack` unwound through CFI in the kernel (program.h's
+ * pr_uw_row tables); NULL where it cannot be (no kernel BTF, BEGIN/END):
+ * then the caller uses bpf_get_stackid.  The value is a T_STACK's. */
+LLVMValueRef cg_ustack_cfi(struct cg *g, unsigned frames);
 
 /* cg_expr.c */
 LLVMValueRef cg_expr(struct cg *g, struct node *n);
@@ -150,6 +157,9 @@ struct cg_var *cg_var(struct cg *g, const char *name, const struct type *t);
  * limit bytes; else 0. */
 LLVMValueRef cg_str_eq_n(struct cg *g, LLVMValueRef a, const struct type *ta, LLVMValueRef b,
 			 const struct type *tb, uint64_t limit);
+
+/* cg_expr.c: the value of ustack/kstack of type t (its frames: cg_ustack_cfi). */
+LLVMValueRef cg_stack_id(struct cg *g, const struct type *t);
 
 /* cg_func.c: builtins and functions of bpftrace's that cg_expr and
  * cg_stmt do not handle themselves; NULL for a name that is not one. */
