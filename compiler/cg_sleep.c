@@ -110,39 +110,36 @@ static LLVMValueRef to_int(struct cg *g, LLVMValueRef v)
 		? LLVMBuildPtrToInt(g->b, v, g->i64, "") : v;
 }
 
-/* bpf_probe_read_user_str() at args, and where it fails, the string's
- * pages faulted in one by one (bpf_copy_from_user of their first byte,
- * which may fail harmlessly past the string's mapping) and the read
- * redone: a string of size bytes spans at most size/4096 + 2 pages.  The
- * fast path is the plain read; a fault costs a retry per page. */
+/* bpf_probe_read_user_str() at args, and where it fails, the pages a
+ * string of size bytes there can span faulted in (bpf_copy_from_user of
+ * their first byte, which fails harmlessly past the mapping) and the read
+ * redone.  The fast path is the plain read; one retry, rather than one
+ * per page, keeps the code small. */
 static LLVMValueRef sleepable_str(struct cg *g, LLVMValueRef *args)
 {
 	uint64_t size = LLVMIsAConstantInt(args[1]) ? LLVMConstIntGetZExtValue(args[1]) : PAGE;
 	LLVMValueRef page = LLVMBuildAnd(g->b, to_int(g, args[2]), cg_const(g, ~(uint64_t)(PAGE - 1)), "");
 	LLVMValueRef rc = cg_helper_raw(g, H_READ_USER_STR, args, 3);
+	LLVMBasicBlockRef from = LLVMGetInsertBlock(g->b);
+	LLVMBasicBlockRef retry = cg_block(g, "str_fault"), done = cg_block(g, "");
 
-	for (uint64_t k = 0; k < size / PAGE + 2; k++) {
-		LLVMBasicBlockRef from = LLVMGetInsertBlock(g->b);
-		LLVMBasicBlockRef retry = cg_block(g, "str_fault"), done = cg_block(g, "");
-
-		LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntSLT, rc, cg_const(g, 0), ""),
-				retry, done);
-		LLVMPositionBuilderAtEnd(g->b, retry);
+	LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntSLT, rc, cg_const(g, 0), ""), retry, done);
+	LLVMPositionBuilderAtEnd(g->b, retry);
+	for (uint64_t k = 0; k < (size + PAGE - 1) / PAGE + 1; k++) {
 		LLVMValueRef in[3] = { args[0], LLVMConstInt(LLVMTypeOf(args[1]), 1, 0),
 			LLVMBuildIntToPtr(g->b, LLVMBuildAdd(g->b, page, cg_const(g, k * PAGE), ""),
 					  g->ptr, "") };
 		cg_helper_raw(g, H_COPY_FROM_USER, in, 3);
-		LLVMValueRef again = cg_helper_raw(g, H_READ_USER_STR, args, 3);
-		LLVMBasicBlockRef retried = LLVMGetInsertBlock(g->b);
-		LLVMBuildBr(g->b, done);
-		LLVMPositionBuilderAtEnd(g->b, done);
-		LLVMValueRef phi = LLVMBuildPhi(g->b, g->i64, "");
-		LLVMValueRef vals[2] = { rc, again };
-		LLVMBasicBlockRef bbs[2] = { from, retried };
-		LLVMAddIncoming(phi, vals, bbs, 2);
-		rc = phi;
 	}
-	return rc;
+	LLVMValueRef again = cg_helper_raw(g, H_READ_USER_STR, args, 3);
+	LLVMBasicBlockRef retried = LLVMGetInsertBlock(g->b);
+	LLVMBuildBr(g->b, done);
+	LLVMPositionBuilderAtEnd(g->b, done);
+	LLVMValueRef phi = LLVMBuildPhi(g->b, g->i64, "");
+	LLVMValueRef vals[2] = { rc, again };
+	LLVMBasicBlockRef bbs[2] = { from, retried };
+	LLVMAddIncoming(phi, vals, bbs, 2);
+	return phi;
 }
 
 LLVMValueRef cg_slp_read(struct cg *g, int id, LLVMValueRef *args, int n)
@@ -181,7 +178,7 @@ LLVMValueRef cg_slp_heap_ptr(struct cg *g, LLVMBuilderRef eb)
 	if (!g->slp_cand)
 		return NULL;
 	g->slp_heap_ph = LLVMBuildCall2(eb, LLVMFunctionType(g->ptr, NULL, 0, 0),
-					placeholder(g, "pr.heap", g->ptr), NULL, 0, "heap");
+					placeholder(g, "pr.heap", g->ptr), NULL, 0, "heap.ph");
 	return g->slp_heap_ph;
 }
 
@@ -200,6 +197,7 @@ static LLVMValueRef task_heap(struct cg *g)
 static void settle_heap(struct cg *g, bool sleepable)
 {
 	LLVMValueRef ph = g->slp_heap_ph, v;
+	LLVMMetadataRef at = LLVMGetCurrentDebugLocation2(g->b);
 
 	LLVMPositionBuilderBefore(g->b, ph);
 	LLVMSetCurrentDebugLocation2(g->b, NULL);
@@ -214,6 +212,8 @@ static void settle_heap(struct cg *g, bool sleepable)
 	}
 	LLVMReplaceAllUsesWith(ph, v);
 	LLVMInstructionEraseFromParent(ph);
+	LLVMSetValueName2(v, "heap", 4);
+	LLVMSetCurrentDebugLocation2(g->b, at);
 	g->slp_heap_ph = NULL;
 	g->heap_ptr = v;
 }

@@ -497,8 +497,9 @@ static LLVMValueRef cg_heap(struct cg *g)
 /* The per-CPU heap, looked up where g->b is (in the entry block). */
 LLVMValueRef cg_percpu_heap_lookup(struct cg *g)
 {
-	LLVMValueRef key = LLVMBuildAlloca(g->b, g->i32, "zero"), args[2];
+	LLVMValueRef key = LLVMBuildAlloca(g->b, LLVMArrayType(g->i8, 4), "zero"), args[2];
 
+	LLVMSetAlignment(key, 8);
 	LLVMBuildStore(g->b, LLVMConstInt(g->i32, 0, 0), key);
 	args[0] = cg_heap(g);
 	args[1] = key;

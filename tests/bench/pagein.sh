@@ -7,22 +7,27 @@
 #     for perf-run, perf-run with PERF_RUN_NO_REPLAY=1 (as before the
 #     replay at sys_exit_*) and bpftrace 0.17.  Exit status 1 if perf-run
 #     read any empty name.
-#  2. cost per uprobe hit (the loop's CPU time, build/bench/loop), of a
-#     probe reading no user memory, one reading 8 bytes and one reading a
-#     string, sleepable and with PERF_RUN_NO_SLEEPABLE=1 (plain).
-#  3. start-up: "Attached ... in T ms" of a probe reading no user memory.
-#  4. cost per sys_enter_openat hit of the trial read that decides on a
-#     replay: the opener's CPU time (user + sys) over PAGEIN_OPENS opens of
-#     a missing file, with and without PERF_RUN_NO_REPLAY=1.
+#  2. cost per uprobe hit of the program (the kernel's run time of each BPF
+#     program, kernel.bpf_stats_enabled, read from perf-run's fdinfo: the
+#     machine's load hardly moves it, where the traced loop's CPU time varied
+#     twofold), of a probe reading no user memory, one reading 8 bytes and
+#     one reading a string, sleepable and with PERF_RUN_NO_SLEEPABLE=1.
+#  3. start-up: "Attached ... in T ms" of a probe reading no user memory
+#     (and that its IR is the plain one), and of one reading a string,
+#     sleepable and plain.
+#  4. cost per sys_enter_openat hit of the trial reads that decide on a
+#     replay, and of the companion at sys_exit_openat: the programs' run
+#     times over PAGEIN_OPENS opens of a missing file, and with
+#     PERF_RUN_NO_REPLAY=1.
 #
-# Environment: PAGEIN_RUNS (3), PAGEIN_HITS (100000), PAGEIN_OPENS (200000),
+# Environment: PAGEIN_RUNS (3), PAGEIN_HITS (40000), PAGEIN_OPENS (200000),
 # PAGEIN_ONLY (the parts to run, "1 2 3 4"), PERF_RUN (build/perf-run).
 set -u
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT" || exit 1
 RUNS=${PAGEIN_RUNS:-3}
-HITS=${PAGEIN_HITS:-100000}
+HITS=${PAGEIN_HITS:-40000}
 OPENS_N=${PAGEIN_OPENS:-200000}
 PR=$(realpath "${PERF_RUN:-build/perf-run}")
 LOOP=$ROOT/build/bench/loop
@@ -67,23 +72,46 @@ for tool in perf-run perf-run-noreplay bpftrace; do
 done
 fi
 
-# cpu ENV PROG: median over RUNS of the loop's CPU ns
-cpu() {
-	for r in $(seq "$RUNS"); do
-		env $1 "$PR" -q -e "$2" -- "$LOOP" "$HITS" 2>&1 | sed -n 's/^loop_cpu_ns=//p'
-	done | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'
+# progstat PID: while PID lives, the last "run_cnt run_time_ns" of each BPF
+# program it holds (/proc/PID/fdinfo, with kernel.bpf_stats_enabled=1).
+progstat() {
+	local last="" now f
+	while kill -0 "$1" 2>/dev/null; do
+		now=""
+		for f in /proc/$1/fdinfo/*; do
+			grep -q '^prog_type' "$f" 2>/dev/null || continue
+			now+="$(awk '/^run_cnt/ { c = $2 } /^run_time_ns/ { t = $2 } END { print c, t }' "$f" 2>/dev/null)"$'\n'
+		done
+		[ -n "$now" ] && last=$now
+		sleep 0.1
+	done
+	printf '%s' "$last"
 }
 
+# runcost ENV PROG CMD...: ns a run of each program, median over RUNS
+runcost() {
+	local e=$1 p=$2 r pr
+	shift 2
+	for r in $(seq "$RUNS"); do
+		env $e "$PR" -q -e "$p" -- "$@" >/dev/null 2>&1 &
+		pr=$!
+		progstat $pr | awk '$1 > 0 { printf "%.0f ", $2 / $1 } END { print "" }'
+		wait $pr
+	done | sort -n | awk '{ v[NR] = $0 } END { print v[int((NR + 1) / 2)] }'
+}
+
+stats_was=$(cat /proc/sys/kernel/bpf_stats_enabled 2>/dev/null || echo 0)
+if part 2 || part 4; then
+	sysctl -qw kernel.bpf_stats_enabled=1 || echo "note: cannot enable bpf_stats: parts 2 and 4 print nothing"
+fi
+
 if part 2; then
-echo "== 2. cost per uprobe hit, $HITS hits (loop CPU time, median of $RUNS)"
-base=$(for r in $(seq "$RUNS"); do "$LOOP" "$HITS" 2>&1 | sed -n 's/^loop_cpu_ns=//p'; done |
-	sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
+echo "== 2. cost of a uprobe program, ns a hit (kernel bpf_stats, $HITS hits at 20000/s, median of $RUNS)"
 while IFS='|' read -r name prog; do
 	for mode in sleepable plain; do
 		e=X=1; [ $mode = plain ] && e=PERF_RUN_NO_SLEEPABLE=1
 		[ "$name" = no-user-read ] && [ $mode = plain ] && continue
-		t=$(cpu "$e" "$prog")
-		[ -n "$t" ] && echo "$name $mode: $(( (t - base) / HITS )) ns/hit"
+		echo "$name $mode: $(runcost $e "$prog" "$LOOP" "$HITS" 20000)"
 	done
 done <<EOF
 no-user-read|uprobe:$LOOP:hit { @ = count(); }
@@ -93,33 +121,32 @@ EOF
 fi
 
 if part 3; then
-echo "== 3. start-up of a probe reading no user memory (Attached ... ms, median of $RUNS)"
-for r in $(seq "$RUNS"); do
-	PERF_RUN_NO_CACHE=1 "$PR" -e "uprobe:$LOOP:hit { @ = count(); }" -- "$LOOP" 1 2>&1 |
-		sed -n 's/^Attached .* in \([0-9.]*\) ms$/\1/p'
-done | sort -n | awk '{ v[NR] = $1 } END { print "attached in " v[int((NR + 1) / 2)] " ms" }'
-fi
-# opener CPU ms under perf-run with env $1 (median over RUNS); $2: no tracer
-opener_ms() {
-	local cmd="TIMEFORMAT='%3U %3S'; time $ROOT/tests/progs/opener /nonexistent $OPENS_N"
+echo "== 3. start-up, Attached ... ms (no object cache, median of $RUNS)"
+# attached ENV PROG
+attached() {
 	for r in $(seq "$RUNS"); do
-		if [ "$2" = none ]; then
-			bash -c "$cmd" 2>&1
-		else
-			env $1 "$PR" -q -e 'tracepoint:syscalls:sys_enter_openat /comm == "opener"/ { @[str(args->filename)] = count(); }' \
-				-- bash -c "$cmd" 2>&1
-		fi | awk 'NF == 2 && $1 ~ /^[0-9.]+$/ { print ($1 + $2) * 1000 }'
-	done | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'
+		env PERF_RUN_NO_CACHE=1 $1 "$PR" -e "$2" -- "$LOOP" 1 2>&1 |
+			sed -n 's/^Attached .* in \([0-9.]*\) ms$/\1/p'
+	done | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] " ms" }'
 }
-
+NOREAD="uprobe:$LOOP:hit { @ = count(); }"
+READS="uprobe:$LOOP:hit { @[str(reg(\"sp\"))] = count(); }"
+echo "no user read: $(attached X=1 "$NOREAD")"
+same=no
+[ "$("$PR" --dump ir -e "$NOREAD")" = "$(PERF_RUN_NO_SLEEPABLE=1 "$PR" --dump ir -e "$NOREAD")" ] && same=yes
+echo "no user read: same IR as with PERF_RUN_NO_SLEEPABLE=1: $same"
+[ $same = yes ] || bad=1
+echo "str() read, sleepable: $(attached X=1 "$READS")"
+echo "str() read, plain: $(attached PERF_RUN_NO_SLEEPABLE=1 "$READS")"
+fi
 if part 4; then
-echo "== 4. cost per sys_enter_openat hit of str(args->filename), $OPENS_N opens (CPU, median of $RUNS)"
+echo "== 4. cost of sys_enter_openat str(args->filename) and its replay companion (sys_exit_openat), ns a hit (bpf_stats, median of $RUNS)"
 [ -x tests/progs/opener ] || make -s tests/progs/opener
-none=$(opener_ms X=1 none)
+OPENER='tracepoint:syscalls:sys_enter_openat /comm == "opener"/ { @[str(args->filename)] = count(); }'
 for mode in replay noreplay; do
 	e=X=1; [ $mode = noreplay ] && e=PERF_RUN_NO_REPLAY=1
-	t=$(opener_ms $e traced)
-	echo "$mode: $(awk -v t="$t" -v b="$none" -v n="$OPENS_N" 'BEGIN { printf "%.0f", (t - b) * 1e6 / n }') ns/hit"
+	echo "$mode: $(runcost $e "$OPENER" bash -c "sleep 0.3; $ROOT/tests/progs/opener /nonexistent $OPENS_N; sleep 0.5")"
 done
 fi
+sysctl -qw kernel.bpf_stats_enabled="$stats_was" 2>/dev/null
 exit $bad
