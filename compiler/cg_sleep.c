@@ -5,20 +5,23 @@
  * A BPF program runs with page faults disabled: bpf_probe_read_user() of a
  * page the process has not touched (a fresh mmap, a string constant in a
  * page of .rodata not yet mapped) fails, and the value reads as 0 or "".
- * A sleepable program (BPF_F_SLEEPABLE, for uprobes since Linux 5.19) may
- * call bpf_copy_from_user(), which takes the fault.  Which probe body reads
+ * A sleepable program (BPF_F_SLEEPABLE, which the kernel allows at
+ * uprobes) may call bpf_copy_from_user(), which takes the fault.  Which probe body reads
  * user memory is only known once its code is built, so every user read of
  * a uprobe, uretprobe or USDT program is built twice, each arm behind a
  * placeholder condition (a call of pr.slp), and its temporary heap behind
  * a placeholder pointer (pr.heap); when the function is complete,
  * cg_slp_end() settles both, and LLVM's passes drop the dead arm.
  *
- * A sleepable program is not preempted between its instructions on this
- * kernel's model, but it may sleep in a fault, and another task may then
- * run the same program on the same CPU: the per-CPU heap of temporaries
- * would be overwritten under it.  Sleepable programs therefore take their
- * heap from task-local storage (one per thread that hits them, freed with
- * the thread), sized to the largest heap such a program uses.  The stack
+ * Even where the kernel does not preempt BPF programs (PREEMPT_NONE), a
+ * sleepable one may sleep in a fault, and another task may then run the
+ * same program on the same CPU (it stays on its CPU, migration is off):
+ * the per-CPU heap of temporaries would be overwritten under it.
+ * Sleepable programs therefore take their heap from task-local storage
+ * (one per thread that hits them, freed with the thread), sized to the
+ * largest heap such a program uses.  Its lookup costs about 270 ns a hit
+ * here (a str() probe's program: 844 ns against 571 plain), against a
+ * uprobe's 6-8 us trap.  The stack
  * map of ustack/kstack is not allowed in sleepable programs: such a probe
  * keeps the plain path, as does every probe of a kernel that refuses a
  * sleepable uprobe program (a load tried once, only when a body reads).
