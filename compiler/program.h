@@ -46,6 +46,8 @@ struct pr_prog {
 	const struct probe *probe;/* kind, path, tracepoint, perf event... */
 	int site;                 /* index into probe->sites, or -1 for all of them */
 	struct loc loc;           /* the probe's header in the script */
+	bool sleepable;           /* load with BPF_F_SLEEPABLE (uprobes reading user memory) */
+	bool companion;           /* serves another program: not counted as attached */
 };
 
 enum pr_action_kind {

@@ -173,7 +173,8 @@ static int rt_attach(struct rt *r, int *count)
 			continue;
 		if (prov_for(a->pp->probe->kind)->attach(a, &env))
 			return -1;
-		*count += a->count;
+		if (!a->pp->companion)
+			*count += a->count;
 	}
 	return 0;
 }
