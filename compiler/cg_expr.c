@@ -610,6 +610,11 @@ static LLVMValueRef binop(struct cg *g, struct node *n)
 
 		b = LLVMBuildMul(g->b, b, cg_const(g, es), "");
 	}
+	if (tb->kind == T_PTR && n->op == '+' && type_is_int(ta)) {
+		uint32_t es = tb->elem && tb->elem->size ? tb->elem->size : 1;
+
+		a = LLVMBuildMul(g->b, a, cg_const(g, es), "");
+	}
 	if (ta->kind == T_PTR && tb->kind == T_PTR && n->op == '-') {
 		uint32_t es = ta->elem && ta->elem->size ? ta->elem->size : 1;
 

@@ -490,6 +490,15 @@ static void map_update(struct cg *g, int mi, LLVMValueRef key, LLVMValueRef v,
 	update_counted(g, mi, key, val);
 }
 
+/* What 1 adds to a value of type t: the pointee's size for a pointer
+ * ($p++, $p += n step by elements, as in C and bpftrace), else 1. */
+static LLVMValueRef step_scale(struct cg *g, const struct type *t, int op, LLVMValueRef v)
+{
+	if (!t || t->kind != T_PTR || (op != '+' && op != '-') || !t->elem || t->elem->size <= 1)
+		return v;
+	return LLVMBuildMul(g->b, v, cg_const(g, t->elem->size), "");
+}
+
 /* @m[k] op= v and @m[k]++: one key, read (0 if absent), modify, write. */
 /* Returns the new value; *oldp, if given, gets the one before. */
 static LLVMValueRef map_rmw(struct cg *g, struct node *lv, int op, struct node *rv, bool sgn,
@@ -507,7 +516,8 @@ static LLVMValueRef map_rmw(struct cg *g, struct node *lv, int op, struct node *
 	LLVMBuildBr(g->b, done);
 	LLVMPositionBuilderAtEnd(g->b, done);
 	cur = LLVMBuildLoad2(g->b, g->i64, old, "");
-	nv = cg_arith(g, op, cur, rv ? cg_expr(g, rv) : cg_const(g, 1), sgn);
+	nv = cg_arith(g, op, cur, step_scale(g, lv->type, op, rv ? cg_expr(g, rv) : cg_const(g, 1)),
+		      sgn);
 	map_update(g, mi, key, nv, type_int(8, true));
 	if (oldp)
 		*oldp = cur;
@@ -537,7 +547,8 @@ static void assign(struct cg *g, struct node *n)
 	LLVMValueRef v = cg_expr(g, rv);
 
 	if (n->op)
-		v = cg_arith(g, n->op, LLVMBuildLoad2(g->b, g->i64, x->slot, ""), v, sgn);
+		v = cg_arith(g, n->op, LLVMBuildLoad2(g->b, g->i64, x->slot, ""),
+			     step_scale(g, x->type, n->op, v), sgn);
 	cg_store_value(g, x->slot, v, n->op ? x->type : rv->type,
 		       cg_is_mem(x->type) ? x->type->size : 8);
 }
@@ -555,7 +566,7 @@ LLVMValueRef cg_incdec(struct cg *g, struct node *n)
 	struct cg_var *x = cg_var(g, lv->name, lv->type);
 
 	old = LLVMBuildLoad2(g->b, g->i64, x->slot, "");
-	nv = cg_arith(g, op, old, cg_const(g, 1), true);
+	nv = cg_arith(g, op, old, step_scale(g, x->type, op, cg_const(g, 1)), true);
 	LLVMBuildStore(g->b, nv, x->slot);
 	return n->ival ? nv : old;
 }

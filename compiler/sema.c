@@ -725,6 +725,8 @@ static const struct type *check_binop(struct sctx *c, struct node *n)
 	}
 	if (a->kind == T_PTR && type_is_int(b) && (n->op == '+' || n->op == '-'))
 		return a;
+	if (b->kind == T_PTR && type_is_int(a) && n->op == '+')
+		return b; /* 2 + $p: scaled as $p + 2 */
 	if (!type_is_int(a) && a->kind != T_PTR && a->kind != T_KSYM) {
 		err(c, n->a->loc, "operand is %s, an integer is needed", tname(a, b1, sizeof(b1)));
 		return NULL;
@@ -2035,7 +2037,9 @@ static void check_assign(struct sctx *c, struct node *n)
 		t = check_value(c, rv);
 		if (!l || !t)
 			return;
-		if (!type_is_int(l) || !type_is_int(t)) {
+		if (l->kind == T_PTR && type_is_int(t) && (n->op == '+' || n->op == '-')) {
+			t = l; /* $p += n: scaled by the pointee's size, as bpftrace does */
+		} else if (!type_is_int(l) || !type_is_int(t)) {
 			err(c, n->loc, "compound assignment needs integers");
 			return;
 		}
@@ -2043,7 +2047,8 @@ static void check_assign(struct sctx *c, struct node *n)
 			err(c, rv->loc, "%s by zero", n->op == '/' ? "division" : "remainder");
 			return;
 		}
-		t = arith_type(l, t);
+		if (l->kind != T_PTR)
+			t = arith_type(l, t);
 	} else {
 		t = check_value(c, rv);
 	}
@@ -2073,11 +2078,13 @@ static const struct type *check_incdec(struct sctx *c, struct node *n)
 			err(c, lv->loc, "$%s is used before it is assigned", lv->name);
 			return NULL;
 		}
-		if (!type_is_int(x->type)) {
-			err(c, n->loc, "++ and -- need an integer");
+		if (!type_is_int(x->type) && x->type->kind != T_PTR) {
+			err(c, n->loc, "++ and -- need an integer or a pointer");
 			return NULL;
 		}
 		set_type(lv, x->type);
+		if (x->type->kind == T_PTR)
+			return x->type; /* steps by the pointee's size */
 		return type_int(8, x->type->is_signed);
 	}
 	if (lv->kind != N_MAP) {
@@ -2085,8 +2092,13 @@ static const struct type *check_incdec(struct sctx *c, struct node *n)
 		return NULL;
 	}
 	int mi = map_get(c, lv);
+	const struct type *mv = c->s->maps[mi].value;
 
 	map_keys(c, lv, mi);
+	if (mv && mv->kind == T_PTR) {
+		set_type(lv, mv);
+		return mv; /* @p++ steps by the pointee's size */
+	}
 	map_assign(c, lv, mi, type_int(8, true), n->loc);
 	set_type(lv, c->s->maps[mi].value);
 	return type_int(8, true); /* map_assign reported a map of another kind */
