@@ -24,7 +24,7 @@ static const unsigned arg_regs[6] = { 112, 104, 96, 88, 72, 64 };
 bool cg_is_mem(const struct type *t)
 {
 	return t && (t->kind == T_STR || t->kind == T_USYM || t->kind == T_TUPLE ||
-		     type_ufmt_mem(t));
+		     t->kind == T_RECORD || t->kind == T_ARRAY || type_ufmt_mem(t));
 }
 
 LLVMValueRef cg_bool(struct cg *g, LLVMValueRef i1)

@@ -118,7 +118,7 @@ static void act_print(struct cg *g, struct node *n)
 		return;
 	}
 	if (m->type && (m->type->kind == T_RECORD || m->type->kind == T_ARRAY) &&
-	    (g->probe->kind == PK_UPROBE || g->probe->kind == PK_URETPROBE)) {
+	    cg_is_dwarf_var(g, m)) {
 		action_new(g, ACT_PRINTV, NULL, n->loc, &id);
 		cg_print_place(g, id, m);
 		return;

@@ -149,6 +149,24 @@ static bool storable(const struct type *t)
 	}
 }
 
+/* A struct or array copied by value into a variable, a map key or value,
+ * or print()'s record, as bpftrace 0.17 copies them.  The bound keeps
+ * the copy within the per-CPU heap of temporaries. */
+static bool agg_copyable(const struct type *t)
+{
+	return (t->kind == T_RECORD || t->kind == T_ARRAY) && t->size > 0 && t->size <= 1024;
+}
+
+static bool is_place(const struct node *n);
+static bool is_tp_field(struct sctx *c, const struct node *n);
+
+/* Where such a copy can come from: the traced program's memory (a place)
+ * or another copy; not a probe's context (tracepoint `args`, its fields). */
+static bool agg_source(struct sctx *c, const struct node *n)
+{
+	return (is_place(n) && !is_tp_field(c, n)) || n->kind == N_VAR || n->kind == N_MAP;
+}
+
 /* Joins two types of the same kind, or returns NULL if they disagree. */
 static const struct type *unify(const struct type *a, const struct type *b)
 {
@@ -176,7 +194,7 @@ static void map_keys(struct sctx *c, struct node *m, int mi)
 		if (!t)
 			return;
 		t = array_as_str(c, k, t);
-		if (!storable(t)) {
+		if (!storable(t) && !(agg_copyable(t) && agg_source(c, k))) {
 			err(c, k->loc, "a map key cannot be %s", tname(t, b1, sizeof(b1)));
 			return;
 		}
@@ -250,14 +268,12 @@ static void var_assign(struct sctx *c, struct node *v, const struct type *t, str
 	struct var *x = var_find(c, v->name);
 	char b1[64], b2[64];
 
-	if (t->kind == T_RECORD) {
-		/* Variables hold scalars and strings: a copied struct would
-		 * be read back through the traced program's memory. */
-		err(c, loc, "cannot assign %s to $%s: a %s is not copied into a variable; "
-		    "keep a pointer to it or read its fields", tname(t, b1, sizeof(b1)), v->name,
-		    t->is_union ? "union" : "struct");
-		/* Still known to the probe: its reads are not reported again. */
-	} else if (!storable(t)) {
+	if ((t->kind == T_RECORD || t->kind == T_ARRAY) && !agg_copyable(t)) {
+		err(c, loc, "cannot copy %s (%u bytes) into $%s: at most 1024 bytes are copied; "
+		    "keep a pointer to it or read its fields", tname(t, b1, sizeof(b1)), t->size,
+		    v->name);
+		return;
+	} else if (!storable(t) && !agg_copyable(t)) {
 		err(c, loc, "cannot assign %s to $%s", tname(t, b1, sizeof(b1)), v->name);
 		return;
 	}
@@ -927,7 +943,7 @@ static const struct type *array_as_str(struct sctx *c, struct node *n, const str
 	struct node *inner;
 
 	if (!t || t->kind != T_ARRAY || !t->elem || t->elem->size != 1 || !type_is_int(t->elem) ||
-	    !is_place(n) || is_tp_field(c, n) || !(inner = ast_new(n->kind, n->loc)))
+	    !t->elem->is_signed || !is_place(n) || is_tp_field(c, n) || !(inner = ast_new(n->kind, n->loc)))
 		return t;
 	*inner = *n;
 	inner->next = NULL;
@@ -1351,7 +1367,7 @@ static const struct type *check_print(struct sctx *c, struct node *n)
 		}
 		return type_void();
 	}
-	if (m->type && !storable(m->type)) {
+	if (m->type && !storable(m->type) && !(agg_copyable(m->type) && agg_source(c, m))) {
 		char b1[64];
 
 		err(c, m->loc, "%s cannot be printed", tname(m->type, b1, sizeof(b1)));
@@ -2051,6 +2067,13 @@ static void check_assign(struct sctx *c, struct node *n)
 			t = arith_type(l, t);
 	} else {
 		t = check_value(c, rv);
+		if (t && (t->kind == T_RECORD || t->kind == T_ARRAY) && !agg_source(c, rv)) {
+			char b1[64];
+
+			err(c, rv->loc, "%s cannot be copied: read its fields",
+			    tname(t, b1, sizeof(b1)));
+			return;
+		}
 	}
 	if (!t)
 		return;

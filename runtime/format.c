@@ -242,16 +242,23 @@ static void fmt_bitfield(struct fmt_buf *b, const struct field *f, const char *p
 static void fmt_record(struct fmt_buf *b, const struct type *t, const char *p,
 		       const struct fmt_ctx *c)
 {
-	fmt_puts(b, "{ ");
+	/* bpftrace 0.17: a struct value prints `{ .a = 1, .p = 94... }` (a
+	 * pointer as a number), a struct key `{.a=1,.p=0x...}`; print(args)
+	 * keeps pointers in hex. */
+	bool key = c && c->key, ptr_num = !key && t->kind == T_RECORD;
+	fmt_puts(b, key ? "{" : "{ ");
 	for (int i = 0; i < t->nfields; i++) {
 		const struct field *f = &t->fields[i];
-		fmt_addf(b, "%s.%s = ", i ? ", " : "", f->name ? f->name : "");
+		fmt_addf(b, key ? "%s.%s=" : "%s.%s = ", i ? (key ? "," : ", ") : "",
+			 f->name ? f->name : "");
 		if (f->bit_size && f->bit_size < 64 && f->bit_offset + f->bit_size <= 64)
 			fmt_bitfield(b, f, p + f->offset);
+		else if (ptr_num && f->type && f->type->kind == T_PTR)
+			fmt_addf(b, "%llu", (unsigned long long)fmt_int(f->type, p + f->offset));
 		else
 			fmt_value(b, f->type, p + f->offset, c);
 	}
-	fmt_puts(b, " }");
+	fmt_puts(b, key ? "}" : " }");
 }
 
 /* Plain (not 8-byte widened) integer inside an array or record. */
@@ -274,8 +281,9 @@ static void fmt_array(struct fmt_buf *b, const struct type *t, const char *p,
 		      const struct fmt_ctx *c)
 {
 	const struct type *e = t->elem;
-	if (e && e->kind == T_INT && e->size == 1) {
-		fmt_putn(b, p, strnlen(p, t->size));  /* char[]: a string */
+	if (e && e->kind == T_INT && e->size == 1 && e->is_signed) {
+		/* char[]: a string; unsigned char[] is numbers, as in bpftrace */
+		fmt_putn(b, p, strnlen(p, t->size));
 		return;
 	}
 	fmt_putc(b, '[');

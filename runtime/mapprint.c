@@ -340,6 +340,7 @@ void mp_key_text(struct fmt_buf *b, const struct type *key, const char *k,
 	const struct field *f = mp_key_fields(key, &n, &one);
 	struct fmt_ctx kc = c ? *c : (struct fmt_ctx){ .stack_fd = -1 };
 	kc.stack_indent = 4;
+	kc.key = true;
 	for (int i = 0; i < n; i++) {
 		if (i)
 			fmt_puts(b, ", ");
