@@ -423,14 +423,14 @@ static struct node *value_root(struct node *n)
 	while ((n->kind == N_FIELD || n->kind == N_INDEX) && n->a->type &&
 	       (n->a->type->kind == T_RECORD || n->a->type->kind == T_ARRAY))
 		n = n->a;
-	return (n->kind == N_VAR || n->kind == N_MAP) && n->type &&
+	return (n->kind == N_VAR || n->kind == N_MAP || n->kind == N_CALL) && n->type &&
 	       (n->type->kind == T_RECORD || n->type->kind == T_ARRAY) ? n : NULL;
 }
 
 /* Pointer to the part of a copied struct or array that n names. */
 static LLVMValueRef value_member(struct cg *g, struct node *n)
 {
-	if (n->kind == N_VAR || n->kind == N_MAP)
+	if (n->kind == N_VAR || n->kind == N_MAP || n->kind == N_CALL)
 		return cg_expr(g, n);
 	LLVMValueRef base = value_member(g, n->a);
 	const struct type *a = n->a->type;

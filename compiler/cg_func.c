@@ -111,6 +111,83 @@ static LLVMValueRef strncmp_call(struct cg *g, struct node *n)
 			    cg_const(g, 1), "");
 }
 
+/* The byte s[i] of a string value, i a run-time index below its size. */
+static LLVMValueRef str_at(struct cg *g, LLVMValueRef s, LLVMValueRef i)
+{
+	return LLVMBuildLoad2(g->b, g->i8, LLVMBuildGEP2(g->b, g->i8, s, &i, 1, ""), "");
+}
+
+static uint32_t str_room(const struct type *t)
+{
+	return t->str_more && t->size >= 2 ? t->size - 2 : t->size;
+}
+
+/* strcontains(h, n): 1 if the string n occurs in h (an empty n does), else
+ * 0.  Two bounded loops over the strings' sizes: for each start in h, the
+ * bytes of n until its NUL. */
+static LLVMValueRef strcontains_call(struct cg *g, struct node *n)
+{
+	struct node *a = n->list, *b = a->next;
+	LLVMValueRef h = cg_expr(g, a), nd = cg_expr(g, b);
+	uint32_t hsz = str_room(a->type), nsz = str_room(b->type);
+	LLVMValueRef res = cg_alloca(g, 8, "found"), iv = cg_alloca(g, 8, "i");
+	LLVMValueRef jv = cg_alloca(g, 8, "j");
+	LLVMBasicBlockRef outer = cg_block(g, "sc_outer"), inner = cg_block(g, "sc_inner");
+	LLVMBasicBlockRef cmp = cg_block(g, "sc_cmp"), step = cg_block(g, "sc_step");
+	LLVMBasicBlockRef next = cg_block(g, "sc_next"), found = cg_block(g, "sc_found");
+	LLVMBasicBlockRef done = cg_block(g, "sc_done"), more = cg_block(g, "sc_more");
+	LLVMValueRef i, j, k, cb, ca;
+
+	LLVMBuildStore(g->b, cg_const(g, 0), res);
+	LLVMBuildStore(g->b, cg_const(g, 0), iv);
+	LLVMBuildBr(g->b, outer);
+	/* outer: for i < hsz */
+	LLVMPositionBuilderAtEnd(g->b, outer);
+	i = LLVMBuildLoad2(g->b, g->i64, iv, "");
+	LLVMBuildStore(g->b, cg_const(g, 0), jv);
+	LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntULT, i, cg_const(g, hsz), ""), inner,
+			nsz ? done : found);
+	/* inner: for j < nsz: n[j] == 0 is a match; h[i+j] != n[j] is not */
+	LLVMPositionBuilderAtEnd(g->b, inner);
+	j = LLVMBuildLoad2(g->b, g->i64, jv, "");
+	LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntULT, j, cg_const(g, nsz), ""), cmp, found);
+	LLVMPositionBuilderAtEnd(g->b, cmp);
+	cb = str_at(g, nd, j);
+	LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntEQ, cb, LLVMConstInt(g->i8, 0, 0), ""),
+			found, more);
+	LLVMPositionBuilderAtEnd(g->b, more);
+	k = LLVMBuildAdd(g->b, LLVMBuildLoad2(g->b, g->i64, iv, ""), j, "");
+	LLVMBasicBlockRef in_h = cg_block(g, "sc_inh");
+	LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntULT, k, cg_const(g, hsz), ""), in_h, done);
+	LLVMPositionBuilderAtEnd(g->b, in_h);
+	ca = str_at(g, h, k);
+	LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntEQ, ca, cb, ""), step, next);
+	LLVMPositionBuilderAtEnd(g->b, step);
+	LLVMBuildStore(g->b, LLVMBuildAdd(g->b, j, cg_const(g, 1), ""), jv);
+	LLVMBuildBr(g->b, inner);
+	/* next start, unless h ended here */
+	LLVMPositionBuilderAtEnd(g->b, next);
+	i = LLVMBuildLoad2(g->b, g->i64, iv, "");
+	LLVMBuildStore(g->b, LLVMBuildAdd(g->b, i, cg_const(g, 1), ""), iv);
+	LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntEQ, str_at(g, h, i),
+					    LLVMConstInt(g->i8, 0, 0), ""), done, outer);
+	LLVMPositionBuilderAtEnd(g->b, found);
+	LLVMBuildStore(g->b, cg_const(g, 1), res);
+	LLVMBuildBr(g->b, done);
+	LLVMPositionBuilderAtEnd(g->b, done);
+	return LLVMBuildLoad2(g->b, g->i64, res, "");
+}
+
+/* pton("addr"): the address's bytes, known when compiling (sema checked it). */
+static LLVMValueRef pton_call(struct cg *g, struct node *n)
+{
+	unsigned char b[16];
+	uint32_t count = n->type->count;
+
+	inet_pton(count == 16 ? AF_INET6 : AF_INET, n->list->name, b);
+	return cg_store_const_str(g, (const char *)b, count, count);
+}
+
 /* Is n a field of a tracepoint's record, read from the context? */
 static bool is_ctx_field(struct cg *g, const struct node *n)
 {
@@ -124,6 +201,10 @@ static void bytes_into(struct cg *g, struct node *a, LLVMValueRef dst, uint32_t 
 	LLVMValueRef args[3] = { dst, cg_const(g, count), NULL };
 	int helper = H_READ_KERNEL;
 
+	if (a->kind == N_VAR || a->kind == N_MAP) {   /* a copy made before */
+		cg_memcpy(g, dst, cg_expr(g, a), count);
+		return;
+	}
 	if (a->kind == N_CALL) {   /* pton(): known when compiling */
 		unsigned char b[16];
 		bool v6 = count == 16;
@@ -231,6 +312,10 @@ LLVMValueRef cg_func_call(struct cg *g, struct node *n)
 		return bswap(g, n);
 	if (!strcmp(f, "strncmp"))
 		return strncmp_call(g, n);
+	if (!strcmp(f, "strcontains"))
+		return strcontains_call(g, n);
+	if (!strcmp(f, "pton"))
+		return pton_call(g, n);
 	if (!strcmp(f, "strftime"))
 		return cg_expr(g, n->list->next);
 	if (!strcmp(f, "strerror") || !strcmp(f, "syscall_name"))

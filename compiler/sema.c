@@ -164,7 +164,8 @@ static bool is_tp_field(struct sctx *c, const struct node *n);
  * or another copy; not a probe's context (tracepoint `args`, its fields). */
 static bool agg_source(struct sctx *c, const struct node *n)
 {
-	return (is_place(n) && !is_tp_field(c, n)) || n->kind == N_VAR || n->kind == N_MAP;
+	return (is_place(n) && !is_tp_field(c, n)) || n->kind == N_VAR || n->kind == N_MAP ||
+	       (n->kind == N_CALL && !strcmp(n->name, "pton"));
 }
 
 /* Joins two types of the same kind, or returns NULL if they disagree. */
@@ -1476,6 +1477,26 @@ static const struct type *check_strncmp(struct sctx *c, struct node *n)
 	return type_int(8, true);
 }
 
+/* strcontains(haystack, needle): two strings, an int 0 or 1. */
+static const struct type *check_strcontains(struct sctx *c, struct node *n)
+{
+	if (!need_args(c, n, 2, 2))
+		return NULL;
+	for (int i = 0; i < 2; i++) {
+		struct node *a = arg(n, i);
+		const struct type *t = check_expr(c, a);
+
+		if (!t)
+			return NULL;
+		t = array_as_str(c, a, t);
+		if (t->kind != T_STR) {
+			err(c, a->loc, "argument %d of strcontains() must be a string", i + 1);
+			return NULL;
+		}
+	}
+	return type_int(8, true);
+}
+
 /* strftime(fmt, nsecs): the boot-time stamp, formatted when printed. */
 static const struct type *check_strftime(struct sctx *c, struct node *n)
 {
@@ -1531,7 +1552,7 @@ static const struct type *byte_array_arg(struct sctx *c, struct node *n, struct 
 	if (!t || type_is_int(t) || t->kind == T_PTR)
 		return t;
 	if (t->kind == T_ARRAY && t->elem && t->elem->size == 1 && type_is_int(t->elem) &&
-	    (is_place(a) || a->kind == N_CALL)) {
+	    (is_place(a) || a->kind == N_CALL || a->kind == N_VAR || a->kind == N_MAP)) {
 		*is_array = true;
 		return t;
 	}
@@ -1856,10 +1877,10 @@ static const struct type *check_call(struct sctx *c, struct node *n)
 		return check_addr_space(c, n, f[0] == 'u');
 	if (!strcmp(f, "macaddr"))
 		return check_macaddr(c, n);
-	if (!strcmp(f, "pton")) {
-		err(c, n->loc, "pton() is only supported as the address of ntop() yet");
-		return NULL;
-	}
+	if (!strcmp(f, "pton"))
+		return check_pton(c, n);
+	if (!strcmp(f, "strcontains"))
+		return check_strcontains(c, n);
 	if (!strcmp(f, "syscall_name"))
 		return need_args(c, n, 1, 1) && int_arg(c, n, 0) ?
 		       type_ufmt(UF_SYSCALL, 8, NULL) : NULL;
