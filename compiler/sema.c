@@ -1477,6 +1477,36 @@ static const struct type *check_strncmp(struct sctx *c, struct node *n)
 	return type_int(8, true);
 }
 
+/* join(argv [, sep]): a statement, as in bpftrace 0.17; argv is an
+ * array of string pointers ending in NULL, sep a string literal. */
+static const struct type *check_join(struct sctx *c, struct node *n)
+{
+	const struct type *t;
+	struct node *sep;
+
+	if (!need_args(c, n, 1, 2))
+		return NULL;
+	t = check_expr(c, n->list);
+	if (!t)
+		return NULL;
+	if (t->kind != T_PTR && !type_is_int(t)) {
+		char b1[64];
+
+		err(c, n->list->loc, "join() takes an array of string pointers, not %s",
+		    tname(t, b1, sizeof(b1)));
+		return NULL;
+	}
+	sep = arg(n, 1);
+	if (sep && sep->kind != N_STR) {
+		err(c, sep->loc, "the separator of join() must be a string literal");
+		return NULL;
+	}
+	if (sep)
+		set_type(sep, type_str(sep->len + 1));
+	c->s->has_actions = true;
+	return type_void();
+}
+
 /* strcontains(haystack, needle): two strings, an int 0 or 1. */
 static const struct type *check_strcontains(struct sctx *c, struct node *n)
 {
@@ -1881,6 +1911,8 @@ static const struct type *check_call(struct sctx *c, struct node *n)
 		return check_pton(c, n);
 	if (!strcmp(f, "strcontains"))
 		return check_strcontains(c, n);
+	if (!strcmp(f, "join"))
+		return check_join(c, n);
 	if (!strcmp(f, "syscall_name"))
 		return need_args(c, n, 1, 1) && int_arg(c, n, 0) ?
 		       type_ufmt(UF_SYSCALL, 8, NULL) : NULL;

@@ -46,6 +46,8 @@ enum ufmt_kind {
 	UF_INET,      /* 24 bytes: u64 af (AF_INET, AF_INET6), then 16 address bytes */
 	UF_MAC,       /* 8 bytes: the 6 bytes of a MAC address, then padding */
 	UF_BUF,       /* 8 + n bytes: u64 length read, then n bytes, printed \xNN-escaped */
+	UF_JOIN,      /* join(): u64 count, then PR_JOIN_ARGS strings of PR_JOIN_ARGSZ
+	               * bytes; name is the separator */
 };
 
 /* What a map holds when it was assigned an aggregation function. */
@@ -145,6 +147,9 @@ void type_free_all(void);
 
 /* Size of a string that str() or a map key holds unless the script says otherwise. */
 #define PR_STRLEN 64
+/* join(): the elements read and the bytes of each (bpftrace 0.17 reads 16). */
+#define PR_JOIN_ARGS 16
+#define PR_JOIN_ARGSZ 256
 /* Hist buckets: 0 for v < 0, 1 for v == 0, 2 + floor(log2(v)) for v >= 1. */
 #define PR_HIST_BUCKETS 66
 

@@ -418,6 +418,14 @@ static void fmt_ufmt(struct fmt_buf *b, const struct type *t, const void *p)
 	case UF_BUF:
 		fmt_bytes(b, p, t->size - 8, 0);
 		break;
+	case UF_JOIN:
+		for (uint64_t i = 0; i < u && i < PR_JOIN_ARGS; i++) {
+			const char *s = (const char *)m + 8 + i * PR_JOIN_ARGSZ;
+			if (i)
+				fmt_puts(b, t->name ? t->name : " ");
+			fmt_putn(b, s, strnlen(s, PR_JOIN_ARGSZ));
+		}
+		break;
 	default:
 		fmt_addf(b, "%llu", (unsigned long long)u);
 	}
