@@ -419,3 +419,35 @@ const struct type *kbtf_rawtp_args(const char *event)
 	}
 	return rawtp_record(event, t);
 }
+
+bool kbtf_enum_value(const char *name, int64_t *v)
+{
+	struct btf *b = kbtf_load();
+	uint32_t n = b ? btf__type_cnt(b) : 0;
+
+	/* One pass over the kernel's types per name: a script names a few
+	 * constants, and only when no other identifier matched. */
+	for (uint32_t id = 1; id < n; id++) {
+		const struct btf_type *t = btf__type_by_id(b, id);
+		uint16_t vlen = btf_vlen(t);
+
+		if (btf_is_enum(t)) {
+			const struct btf_enum *e = btf_enum(t);
+
+			for (uint16_t i = 0; i < vlen; i++)
+				if (!strcmp(btf__name_by_offset(b, e[i].name_off), name)) {
+					*v = btf_kflag(t) ? (int64_t)e[i].val : (int64_t)(uint32_t)e[i].val;
+					return true;
+				}
+		} else if (btf_is_enum64(t)) {
+			const struct btf_enum64 *e = btf_enum64(t);
+
+			for (uint16_t i = 0; i < vlen; i++)
+				if (!strcmp(btf__name_by_offset(b, e[i].name_off), name)) {
+					*v = (int64_t)btf_enum64_value(&e[i]);
+					return true;
+				}
+		}
+	}
+	return false;
+}

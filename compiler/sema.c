@@ -620,7 +620,7 @@ static const struct type *check_ident(struct sctx *c, struct node *n)
 	if (nt)
 		return nt;
 	int64_t ev;
-	if (ct_enum_value(c->ct, s, &ev)) {
+	if (ct_enum_value(c->ct, s, &ev) || kbtf_enum_value(s, &ev)) {
 		fold_to_int(n, ev);
 		return type_int(8, true);
 	}
