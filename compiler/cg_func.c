@@ -20,6 +20,7 @@
 #define H_NUMA_NODE_ID 42
 /* x86-64 struct pt_regs: sp */
 #define REG_SP 152
+#define REG_IP 128
 
 /* The u64 at off in the config map (struct pr_config), 0 if the lookup
  * fails (it cannot: the map has one element). */
@@ -188,6 +189,24 @@ static LLVMValueRef pton_call(struct cg *g, struct node *n)
 	return cg_store_const_str(g, (const char *)b, count, count);
 }
 
+/* uaddr("sym"): sema's file address; in a PIE plus the load bias, the
+ * probed address (the ip at a uprobe or usdt site, the function's address
+ * at a uretprobe) less the site's address in the file (the program is
+ * per site). */
+static LLVMValueRef uaddr_call(struct cg *g, struct node *n)
+{
+	const struct probe_site *s;
+	LLVMValueRef ip;
+
+	if (!n->op)
+		return cg_const(g, n->ival);
+	s = &g->probe->sites[g->site < 0 ? 0 : g->site];
+	ip = g->probe->kind == PK_URETPROBE ? cg_helper(g, H_GET_FUNC_IP, &g->ctxarg, 1)
+					     : cg_ctx_load(g, REG_IP, 8);
+	return LLVMBuildAdd(g->b, LLVMBuildSub(g->b, ip, cg_const(g, s->addr), ""),
+			    cg_const(g, n->ival), "");
+}
+
 /* Is n a field of a tracepoint's record, read from the context? */
 static bool is_ctx_field(struct cg *g, const struct node *n)
 {
@@ -300,6 +319,8 @@ LLVMValueRef cg_func_call(struct cg *g, struct node *n)
 		return cg_ctx_load(g, (unsigned)n->ival, 8);   /* sema's pt_regs offset */
 	if (!strcmp(f, "kaddr"))
 		return cg_const(g, n->ival);   /* sema found it */
+	if (!strcmp(f, "uaddr"))
+		return uaddr_call(g, n);
 	if (!strcmp(f, "uptr") || !strcmp(f, "kptr"))
 		return cg_expr(g, n->list);
 

@@ -23,6 +23,7 @@
 
 #include "ctypes.h"
 #include "dwarf.h"
+#include "elfsym.h"
 #include "kbtf.h"
 #include "lexer.h"
 #include "sema.h"
@@ -1648,6 +1649,51 @@ static const struct type *check_kaddr(struct sctx *c, struct node *n)
 	return type_int(8, false);
 }
 
+/* uaddr("sym"): the address of a data symbol of the probed binary, typed
+ * by its size as bpftrace 0.17 types it (uint8/16/32/64 *, else uint64 *).
+ * n->ival is its address in the file; in a PIE the load bias is added at
+ * run time (codegen), where bpftrace 0.17 gives the unrelocated address. */
+static const struct type *check_uaddr(struct sctx *c, struct node *n)
+{
+	struct node *a = n->list;
+	const char *path = NULL;
+	uint64_t addr = 0, size = 0;
+	int rc;
+
+	if (!need_args(c, n, 1, 1))
+		return NULL;
+	if (a->kind != N_STR) {
+		err(c, a->loc, "uaddr() takes a string literal");
+		return NULL;
+	}
+	set_type(a, type_str(a->len + 1));
+	if (!probe_is(c, K(PK_UPROBE) | K(PK_URETPROBE) | K(PK_USDT))) {
+		err(c, n->loc, "uaddr() is only available at uprobe, uretprobe and usdt probes");
+		return NULL;
+	}
+	for (int i = 0; i < c->cur->nprobes; i++) {
+		const char *p = c->cur->probes[i]->path;
+
+		if (path && p && strcmp(path, p)) {
+			err(c, n->loc, "uaddr() in a body shared by probes of two binaries (%s, %s)",
+			    path, p);
+			return NULL;
+		}
+		path = p;
+	}
+	rc = path ? elfsym_object(path, a->name, &addr, &size) : 1;
+	if (rc) {
+		err(c, a->loc, "no data symbol '%s' in %s", a->name, path ? path : "the binary");
+		return NULL;
+	}
+	n->ival = addr;
+	n->op = !elfsym_is_exec(path); /* PIE: codegen adds the load bias */
+	if (n->op)
+		c->cur->per_site = true; /* the bias is ip - this site's address */
+	return type_ptr(type_int(size == 1 || size == 2 || size == 4 ? (unsigned)size : 8, false),
+			true);
+}
+
 /* reg("name"): x86-64 struct pt_regs, as bpftrace names its registers;
  * the offset goes to codegen in n->ival. */
 static const struct type *check_reg(struct sctx *c, struct node *n)
@@ -1894,6 +1940,8 @@ static const struct type *check_call(struct sctx *c, struct node *n)
 		return check_buf(c, n);
 	if (!strcmp(f, "kaddr"))
 		return check_kaddr(c, n);
+	if (!strcmp(f, "uaddr"))
+		return check_uaddr(c, n);
 	if (!strcmp(f, "cgroupid"))
 		return check_cgroupid(c, n);
 	if (!strcmp(f, "reg"))
