@@ -321,6 +321,8 @@ LLVMValueRef cg_func_call(struct cg *g, struct node *n)
 		return cg_const(g, n->ival);   /* sema found it */
 	if (!strcmp(f, "uaddr"))
 		return uaddr_call(g, n);
+	if (!strcmp(f, "ustack") || !strcmp(f, "kstack"))   /* mode, n: in the type */
+		return cg_stack_id(g, f[0] == 'u');
 	if (!strcmp(f, "uptr") || !strcmp(f, "kptr"))
 		return cg_expr(g, n->list);
 

@@ -140,6 +140,8 @@ LLVMValueRef cg_ctx_load(struct cg *g, unsigned off, unsigned size);
 LLVMValueRef cg_to_int_type(struct cg *g, LLVMValueRef v, const struct type *t);
 LLVMValueRef cg_bool(struct cg *g, LLVMValueRef i1);
 bool cg_is_mem(const struct type *t);
+/* ustack / kstack: the stack id, tagged with the tgid for ustack. */
+LLVMValueRef cg_stack_id(struct cg *g, bool user);
 /* Writes value v of type t into size bytes at dst (ints: 8 bytes). */
 void cg_store_value(struct cg *g, LLVMValueRef dst, LLVMValueRef v,
 		    const struct type *t, uint32_t size);

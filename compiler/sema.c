@@ -1649,6 +1649,48 @@ static const struct type *check_kaddr(struct sctx *c, struct node *n)
 	return type_int(8, false);
 }
 
+/* ustack([mode,] [n]) / kstack(...): mode `bpftrace` or `perf` (bpftrace
+ * 0.17 has no `raw`), n frames from 1 to 127 (0.17's limit). */
+static const struct type *check_stack_call(struct sctx *c, struct node *n)
+{
+	struct node *a = n->list, *lim = NULL;
+	bool perf = false;
+	int64_t limit = 0;
+
+	if (!need_args(c, n, 1, 2))
+		return NULL;
+	if (a->kind == N_IDENT) {
+		if (strcmp(a->name, "perf") && strcmp(a->name, "bpftrace")) {
+			err(c, a->loc, "%s() takes the mode bpftrace or perf, not '%s'", n->name,
+			    a->name);
+			return NULL;
+		}
+		perf = !strcmp(a->name, "perf");
+		set_type(a, type_int(8, true));
+		lim = a->next;
+	} else {
+		if (a->next) {
+			err(c, a->next->loc, "%s(): the mode comes first: %s(perf, n)", n->name, n->name);
+			return NULL;
+		}
+		lim = a;
+	}
+	if (lim) {
+		if (lim->kind != N_INT) {
+			err(c, lim->loc, "the frame count of %s() must be an integer literal", n->name);
+			return NULL;
+		}
+		set_type(lim, type_int(8, true));
+		limit = (int64_t)lim->ival;
+		if (limit < 1 || limit > 127) {
+			err(c, lim->loc, "%s() shows 1 to 127 frames", n->name);
+			return NULL;
+		}
+	}
+	c->s->uses_stack = true;
+	return type_stack_mode(n->name[0] == 'u', perf, (unsigned)limit);
+}
+
 /* uaddr("sym"): the address of a data symbol of the probed binary, typed
  * by its size as bpftrace 0.17 types it (uint8/16/32/64 *, else uint64 *).
  * n->ival is its address in the file; in a PIE the load bias is added at
@@ -1946,11 +1988,8 @@ static const struct type *check_call(struct sctx *c, struct node *n)
 		return check_cgroupid(c, n);
 	if (!strcmp(f, "reg"))
 		return check_reg(c, n);
-	if (!strcmp(f, "ustack") || !strcmp(f, "kstack")) {
-		err(c, n->loc, "%s() with a mode or a frame count is not supported yet; "
-		    "use %s alone", f, f);
-		return NULL;
-	}
+	if (!strcmp(f, "ustack") || !strcmp(f, "kstack"))
+		return check_stack_call(c, n);
 	if (!strcmp(f, "uptr") || !strcmp(f, "kptr"))
 		return check_addr_space(c, n, f[0] == 'u');
 	if (!strcmp(f, "macaddr"))

@@ -54,6 +54,25 @@ const struct type *type_usym(void) { return &t_usym; }
 const struct type *type_ksym(void) { return &t_ksym; }
 const struct type *type_float(unsigned size) { return size == 4 ? &t_float : &t_double; }
 
+const struct type *type_stack_mode(bool is_user, bool perf, unsigned limit)
+{
+	struct type *t;
+
+	if (!perf && !limit)
+		return type_stack(is_user);
+	for (struct type_box *b = all_types; b; b = b->next)
+		if (b->t.kind == T_STACK && b->t.is_user == is_user && b->t.stack_perf == perf &&
+		    b->t.stack_limit == limit)
+			return &b->t;
+	t = type_alloc();
+	t->kind = T_STACK;
+	t->size = 8;
+	t->is_user = is_user;
+	t->stack_perf = perf;
+	t->stack_limit = (uint16_t)limit;
+	return t;
+}
+
 const struct type *type_ufmt(enum ufmt_kind k, uint32_t size, const char *fmt)
 {
 	struct type *t;
@@ -282,7 +301,8 @@ bool type_equal(const struct type *a, const struct type *b)
 	case T_ARRAY:
 		return a->count == b->count && type_equal(a->elem, b->elem);
 	case T_STACK:
-		return a->is_user == b->is_user;
+		return a->is_user == b->is_user && a->stack_perf == b->stack_perf &&
+		       a->stack_limit == b->stack_limit;
 	case T_UFMT:
 		return a->ufmt == b->ufmt && (!a->name || !b->name || !strcmp(a->name, b->name));
 	case T_AGG:

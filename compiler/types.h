@@ -91,6 +91,8 @@ struct type {
 	int nenums;
 	enum agg_kind agg;          /* T_AGG */
 	enum ufmt_kind ufmt;        /* T_UFMT */
+	uint8_t stack_perf;         /* T_STACK: kstack(perf): frames as perf prints them */
+	uint16_t stack_limit;       /* T_STACK: frames shown, 0 for all (kstack(mode, n)) */
 	int64_t lh_min, lh_max, lh_step; /* T_AGG with AGG_LHIST */
 	/* T_RECORD whose fields are built on first need (type_complete): kernel
 	 * BTF records, since task_struct alone reaches thousands of them and a
@@ -111,6 +113,8 @@ const struct type *type_str_read(unsigned size);
 const struct type *type_ptr(const struct type *elem, bool is_user);
 const struct type *type_array(const struct type *elem, uint32_t count);
 const struct type *type_stack(bool is_user);
+/* ustack(mode, n) / kstack(mode, n): perf mode or bpftrace's, n frames (0: all). */
+const struct type *type_stack_mode(bool is_user, bool perf, unsigned limit);
 const struct type *type_usym(void);
 const struct type *type_ksym(void);
 /* A T_UFMT of kind k, size bytes; fmt (copied) for UF_STRFTIME, else NULL. */

@@ -162,12 +162,29 @@ static void fmt_stack(struct fmt_buf *b, const struct type *t, uint64_t v,
 	if (bpf_map_lookup_elem(c->stack_fd, &id, ips) || !ips[0])
 		return;   /* no frames: bpftrace prints nothing at all */
 	fmt_putc(b, '\n');
-	for (int i = 0; i < FMT_MAX_FRAMES && ips[i]; i++) {
+	int max = t->stack_limit && t->stack_limit < FMT_MAX_FRAMES ? t->stack_limit
+								      : FMT_MAX_FRAMES;
+	for (int i = 0; i < max && ips[i]; i++) {
 		uint64_t off = 0;
 		const char *name = NULL;
 		if (c->sym)
 			name = t->is_user ? sym_user(c->sym, pid, ips[i], &off)
 					  : sym_kernel(c->sym, ips[i], &off);
+		if (t->stack_perf) {
+			/* bpftrace's perf mode: tab, hex, sym+off, and for a user
+			 * frame the module's file */
+			const char *mod = c->sym && t->is_user ?
+					  sym_user_module(c->sym, pid, ips[i]) : NULL;
+			fmt_addf(b, "\t%llx ", (unsigned long long)ips[i]);
+			if (name)
+				fmt_addf(b, "%s+%llu", name, (unsigned long long)off);
+			else
+				fmt_addf(b, "0x%llx", (unsigned long long)ips[i]);
+			if (t->is_user)
+				fmt_addf(b, " (%s)", mod ? mod : "[unknown]");
+			fmt_putc(b, '\n');
+			continue;
+		}
 		fmt_addf(b, "%*s", indent, "");
 		if (name)
 			fmt_addf(b, "%s+%llu", name, (unsigned long long)off);

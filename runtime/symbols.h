@@ -26,6 +26,8 @@ void sym_exec(struct sym *s, pid_t pid);
 const char *sym_kernel(struct sym *s, uint64_t addr, uint64_t *off);
 const char *sym_user(struct sym *s, pid_t pid, uint64_t addr, uint64_t *off);
 /* Source file and line of a user address (needs debuginfo), or NULL. */
+/* The file of the module (binary, library) that maps addr, or NULL. */
+const char *sym_user_module(struct sym *s, pid_t pid, uint64_t addr);
 const char *sym_user_line(struct sym *s, pid_t pid, uint64_t addr, int *line);
 
 #endif
