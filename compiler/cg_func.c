@@ -341,7 +341,7 @@ LLVMValueRef cg_func_call(struct cg *g, struct node *n)
 		return pton_call(g, n);
 	if (!strcmp(f, "strftime"))
 		return cg_expr(g, n->list->next);
-	if (!strcmp(f, "strerror") || !strcmp(f, "syscall_name"))
+	if (!strcmp(f, "strerror") || !strcmp(f, "syscall_name") || !strcmp(f, "cgroup_path"))
 		return cg_expr(g, n->list);
 	return NULL;
 }

@@ -2000,6 +2000,20 @@ static const struct type *check_call(struct sctx *c, struct node *n)
 		return check_strcontains(c, n);
 	if (!strcmp(f, "join"))
 		return check_join(c, n);
+	if (!strcmp(f, "cgroup_path")) {
+		struct node *flt = arg(n, 1);
+
+		if (!need_args(c, n, 1, 2) || !int_arg(c, n, 0))
+			return NULL;
+		if (flt && flt->kind != N_STR) {
+			err(c, flt->loc, "the filter of cgroup_path() must be a string literal");
+			return NULL;
+		}
+		if (flt)
+			set_type(flt, type_str(flt->len + 1));
+		/* printed in user space from the id, when it is printed (bpftrace 0.17) */
+		return type_ufmt(UF_CGPATH, 8, flt ? flt->name : NULL);
+	}
 	if (!strcmp(f, "syscall_name"))
 		return need_args(c, n, 1, 1) && int_arg(c, n, 0) ?
 		       type_ufmt(UF_SYSCALL, 8, NULL) : NULL;

@@ -46,6 +46,8 @@ enum ufmt_kind {
 	UF_INET,      /* 24 bytes: u64 af (AF_INET, AF_INET6), then 16 address bytes */
 	UF_MAC,       /* 8 bytes: the 6 bytes of a MAC address, then padding */
 	UF_BUF,       /* 8 + n bytes: u64 length read, then n bytes, printed \xNN-escaped */
+	UF_CGPATH,    /* u64 cgroup id, printed as its paths (cgroup_path()); name is
+	               * the filter of hierarchies, NULL for all */
 	UF_JOIN,      /* join(): u64 count, then PR_JOIN_ARGS strings of PR_JOIN_ARGSZ
 	               * bytes; name is the separator */
 };

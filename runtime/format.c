@@ -18,6 +18,7 @@
 #include <bpf/bpf.h>
 
 #include "compiler/syscalls.h"
+#include "cgpath.h"
 #include "format.h"
 #include "symbols.h"
 
@@ -435,6 +436,12 @@ static void fmt_ufmt(struct fmt_buf *b, const struct type *t, const void *p)
 	case UF_BUF:
 		fmt_bytes(b, p, t->size - 8, 0);
 		break;
+	case UF_CGPATH: {
+		char *text = cgpath_text(u, t->name);
+		fmt_puts(b, text ? text : "");
+		free(text);
+		break;
+	}
 	case UF_JOIN:
 		for (uint64_t i = 0; i < u && i < PR_JOIN_ARGS; i++) {
 			const char *s = (const char *)m + 8 + i * PR_JOIN_ARGSZ;
