@@ -18,6 +18,7 @@
 #include "codegen_int.h"
 
 #define H_NUMA_NODE_ID 42
+#define H_TRACE_PRINTK 6
 /* x86-64 struct pt_regs: sp */
 #define REG_SP 152
 #define REG_IP 128
@@ -177,6 +178,25 @@ static LLVMValueRef strcontains_call(struct cg *g, struct node *n)
 	LLVMBuildBr(g->b, done);
 	LLVMPositionBuilderAtEnd(g->b, done);
 	return LLVMBuildLoad2(g->b, g->i64, res, "");
+}
+
+/* debugf(fmt, a, b, c): bpf_trace_printk(fmt, size, ...); a string
+ * argument is passed as the address of its buffer (%s reads it). */
+static LLVMValueRef debugf_call(struct cg *g, struct node *n)
+{
+	struct node *fmt = n->list;
+	LLVMValueRef args[5];
+	int k = 0;
+
+	args[k++] = cg_store_const_str(g, fmt->name, fmt->len, fmt->len + 1);
+	args[k++] = cg_const(g, fmt->len + 1);
+	for (struct node *a = fmt->next; a && k < 5; a = a->next) {
+		LLVMValueRef v = cg_expr(g, a);
+
+		args[k++] = cg_is_mem(a->type) ? LLVMBuildPtrToInt(g->b, v, g->i64, "") : v;
+	}
+	cg_helper(g, H_TRACE_PRINTK, args, (unsigned)k);
+	return cg_const(g, 0);
 }
 
 /* pton("addr"): the address's bytes, known when compiling (sema checked it). */
@@ -339,6 +359,8 @@ LLVMValueRef cg_func_call(struct cg *g, struct node *n)
 		return strcontains_call(g, n);
 	if (!strcmp(f, "pton"))
 		return pton_call(g, n);
+	if (!strcmp(f, "debugf"))
+		return debugf_call(g, n);
 	if (!strcmp(f, "strftime"))
 		return cg_expr(g, n->list->next);
 	if (!strcmp(f, "strerror") || !strcmp(f, "syscall_name") || !strcmp(f, "cgroup_path"))

@@ -1478,6 +1478,40 @@ static const struct type *check_strncmp(struct sctx *c, struct node *n)
 	return type_int(8, true);
 }
 
+/* debugf(fmt, ...): bpf_trace_printk(), to the kernel's trace_pipe, with
+ * bpftrace 0.17's warning; at most 3 arguments (the helper's limit). */
+static const struct type *check_debugf(struct sctx *c, struct node *n)
+{
+	struct node *fmt = n->list;
+
+	if (!need_args(c, n, 1, 4))
+		return NULL;
+	if (fmt->kind != N_STR) {
+		err(c, fmt->loc, "the format of debugf() must be a string literal");
+		return NULL;
+	}
+	set_type(fmt, type_str(fmt->len + 1));
+	for (struct node *a = fmt->next; a; a = a->next) {
+		const struct type *t = check_expr(c, a);
+
+		if (!t)
+			return NULL;
+		t = array_as_str(c, a, t);
+		if (!type_is_int(t) && t->kind != T_PTR && t->kind != T_STR) {
+			char b1[64];
+
+			err(c, a->loc, "debugf() prints integers and strings, not %s",
+			    tname(t, b1, sizeof(b1)));
+			return NULL;
+		}
+	}
+	check_format(c, n, fmt, fmt->next);
+	if (!c->quiet)
+		diag_warn(c->d, n->loc, "The debugf() builtin is not recommended for production use. "
+			  "For more information see bpf_trace_printk in bpf-helpers(7).");
+	return type_void();
+}
+
 /* join(argv [, sep]): a statement, as in bpftrace 0.17; argv is an
  * array of string pointers ending in NULL, sep a string literal. */
 static const struct type *check_join(struct sctx *c, struct node *n)
@@ -2000,6 +2034,8 @@ static const struct type *check_call(struct sctx *c, struct node *n)
 		return check_strcontains(c, n);
 	if (!strcmp(f, "join"))
 		return check_join(c, n);
+	if (!strcmp(f, "debugf"))
+		return check_debugf(c, n);
 	if (!strcmp(f, "cgroup_path")) {
 		struct node *flt = arg(n, 1);
 
