@@ -2141,6 +2141,8 @@ static const struct type *check_sizeof(struct sctx *c, struct node *n)
 		}
 	} else if (!(t = sizeof_name(c, n->a)) && !(t = check_value(c, n->a))) {
 		return NULL;
+	} else if (n->a->kind == N_IDENT && type_is_int(t)) {
+		t = widen(t); /* bpftrace 0.17's integer builtins are 64-bit: sizeof(pid) is 8 */
 	}
 	type_complete(t);
 	fold_to_int(n, t->size);
