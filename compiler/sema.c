@@ -2139,10 +2139,11 @@ static const struct type *check_sizeof(struct sctx *c, struct node *n)
 			err(c, n->a->loc, "unknown type '%s'", n->a->name);
 			return NULL;
 		}
-	} else if (!(t = sizeof_name(c, n->a)) && !(t = check_value(c, n->a))) {
-		return NULL;
-	} else if (n->a->kind == N_IDENT && type_is_int(t)) {
-		t = widen(t); /* bpftrace 0.17's integer builtins are 64-bit: sizeof(pid) is 8 */
+	} else if (!(t = sizeof_name(c, n->a))) {
+		if (!(t = check_value(c, n->a)))
+			return NULL;
+		if (n->a->kind == N_IDENT && type_is_int(t))
+			t = widen(t); /* bpftrace 0.17's integer builtins are 64-bit: sizeof(pid) is 8 */
 	}
 	type_complete(t);
 	fold_to_int(n, t->size);
