@@ -268,6 +268,18 @@ static void bytes_into(struct cg *g, struct node *a, LLVMValueRef dst, uint32_t 
 	cg_helper(g, helper, args, 3);
 }
 
+/* n bytes (a run-time value, bounded by the caller) at the address v. */
+static void bytes_at_n(struct cg *g, struct node *a, LLVMValueRef v, LLVMValueRef dst,
+		       LLVMValueRef n)
+{
+	enum probe_kind k = g->probe->kind;
+	bool user = a->type->kind == T_PTR ? a->type->is_user :
+		    k == PK_UPROBE || k == PK_URETPROBE || k == PK_USDT;
+	LLVMValueRef args[3] = { dst, n, v };
+
+	cg_helper(g, user ? H_READ_USER : H_READ_KERNEL, args, 3);
+}
+
 /* count bytes at the address v of a's type (an integer or a pointer). */
 static void bytes_at(struct cg *g, struct node *a, LLVMValueRef v, LLVMValueRef dst,
 		     uint32_t count)
@@ -321,6 +333,14 @@ static LLVMValueRef buf_call(struct cg *g, struct node *n)
 	LLVMValueRef buf = cg_alloca(g, n->type->size, "buf");
 
 	cg_memset0(g, buf, n->type->size);
+	if (n->op) {   /* a run-time length, cut to the buffer: only that much is read */
+		LLVMValueRef l = cg_expr(g, a->next);
+		l = LLVMBuildSelect(g->b, LLVMBuildICmp(g->b, LLVMIntUGT, l, cg_const(g, len), ""),
+				    cg_const(g, len), l, "");
+		LLVMBuildStore(g->b, l, buf);
+		bytes_at_n(g, a, cg_expr(g, a), cg_gep(g, buf, 8), l);
+		return buf;
+	}
 	LLVMBuildStore(g->b, cg_const(g, len), buf);
 	if (a->type->kind == T_ARRAY)
 		bytes_into(g, a, cg_gep(g, buf, 8), len);

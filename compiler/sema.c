@@ -1640,6 +1640,21 @@ static const struct type *check_buf(struct sctx *c, struct node *n)
 	t = byte_array_arg(c, n, n->list, &arr);
 	if (!t)
 		return NULL;
+	n->op = 0;
+	if (arg(n, 1) && !arr && arg(n, 1)->kind != N_INT && !c->quiet) {
+		/* buf(p, $n): a length known at run time, at most 64 bytes read
+		 * (bpftrace 0.17's cap), as undump.bt does with skb->len */
+		const struct type *lt = check_expr(c, arg(n, 1));
+
+		if (!lt)
+			return NULL;
+		if (!type_is_int(lt)) {
+			err(c, arg(n, 1)->loc, "the length of buf() must be an integer");
+			return NULL;
+		}
+		n->op = 1;
+		return type_ufmt(UF_BUF, 8 + PR_STRLEN, NULL);
+	}
 	if (arg(n, 1) && !const_arg(c, n, 1, &len))
 		return NULL;
 	if (!arg(n, 1) && arr)
