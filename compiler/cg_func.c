@@ -342,7 +342,9 @@ static LLVMValueRef buf_call(struct cg *g, struct node *n)
 		return buf;
 	}
 	LLVMBuildStore(g->b, cg_const(g, len), buf);
-	if (a->type->kind == T_ARRAY)
+	if (a->type->kind == T_STR)   /* a string value: its bytes, on the BPF stack */
+		cg_memcpy(g, cg_gep(g, buf, 8), cg_expr(g, a), len < a->type->size ? len : a->type->size);
+	else if (a->type->kind == T_ARRAY)
 		bytes_into(g, a, cg_gep(g, buf, 8), len);
 	else
 		bytes_at(g, a, cg_expr(g, a), cg_gep(g, buf, 8), len);

@@ -1616,6 +1616,11 @@ static const struct type *byte_array_arg(struct sctx *c, struct node *n, struct 
 	set_type(a, t);
 	if (!t || type_is_int(t) || t->kind == T_PTR)
 		return t;
+	if (t->kind == T_STR && !strcmp(n->name, "buf")) {
+		/* buf("ab\n", 4): the string's own bytes, its NUL included (bpftrace 0.17) */
+		*is_array = true;
+		return type_array(type_int(1, true), t->size);
+	}
 	if (t->kind == T_ARRAY && t->elem && t->elem->size == 1 && type_is_int(t->elem) &&
 	    (is_place(a) || a->kind == N_CALL || a->kind == N_VAR || a->kind == N_MAP)) {
 		*is_array = true;
