@@ -597,3 +597,20 @@ int elfsym_object(const char *path, const char *name, uint64_t *addr, uint64_t *
 	ef_close(&ef);
 	return found ? 0 : 1;
 }
+
+Elf_Scn *elfsym_section(Elf *elf, const char *name, GElf_Shdr *sh)
+{
+	size_t shstr;
+	Elf_Scn *s = NULL;
+
+	if (elf_getshdrstrndx(elf, &shstr))
+		return NULL;
+	while ((s = elf_nextscn(elf, s))) {
+		const char *n;
+
+		if (gelf_getshdr(s, sh) && sh->sh_type != SHT_NOBITS &&
+		    (n = elf_strptr(elf, shstr, sh->sh_name)) && !strcmp(n, name))
+			return s;
+	}
+	return NULL;
+}

@@ -6,6 +6,7 @@
 #ifndef PR_ELFSYM_H
 #define PR_ELFSYM_H
 
+#include <gelf.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -35,6 +36,9 @@ char *elfsym_find_binary(const char *bin, pid_t pid);
 int elfsym_object(const char *path, const char *name, uint64_t *addr, uint64_t *size);
 /* True if the file is x86-64 code (EM_X86_64). */
 bool elfsym_is_x86_64(const char *path);
+/* The section called name that holds bytes in this file (not SHT_NOBITS,
+ * as in a separate debug file), its header in *sh; NULL if none. */
+Elf_Scn *elfsym_section(Elf *elf, const char *name, GElf_Shdr *sh);
 /* True if the file is an ET_EXEC (not PIE). */
 bool elfsym_is_exec(const char *path);
 

@@ -1451,6 +1451,24 @@ static const struct type *check_bswap(struct sctx *c, struct node *n)
 	return type_int(t->size, false);
 }
 
+/* The first two arguments of n are strings (char arrays read as ones). */
+static bool check_two_strings(struct sctx *c, struct node *n)
+{
+	for (int i = 0; i < 2; i++) {
+		struct node *a = arg(n, i);
+		const struct type *t = check_expr(c, a);
+
+		if (!t)
+			return false;
+		t = array_as_str(c, a, t);
+		if (t->kind != T_STR) {
+			err(c, a->loc, "argument %d of %s() must be a string", i + 1, n->name);
+			return false;
+		}
+	}
+	return true;
+}
+
 /* strncmp(a, b, n): 0 when the first n bytes (up to a NUL) agree, else 1. */
 static const struct type *check_strncmp(struct sctx *c, struct node *n)
 {
@@ -1458,18 +1476,8 @@ static const struct type *check_strncmp(struct sctx *c, struct node *n)
 
 	if (!need_args(c, n, 3, 3))
 		return NULL;
-	for (int i = 0; i < 2; i++) {
-		struct node *a = arg(n, i);
-		const struct type *t = check_expr(c, a);
-
-		if (!t)
-			return NULL;
-		t = array_as_str(c, a, t);
-		if (t->kind != T_STR) {
-			err(c, a->loc, "argument %d of strncmp() must be a string", i + 1);
-			return NULL;
-		}
-	}
+	if (!check_two_strings(c, n))
+		return NULL;
 	if (!const_arg(c, n, 2, &len))
 		return NULL;
 	if (len < 0) {
@@ -1548,18 +1556,8 @@ static const struct type *check_strcontains(struct sctx *c, struct node *n)
 {
 	if (!need_args(c, n, 2, 2))
 		return NULL;
-	for (int i = 0; i < 2; i++) {
-		struct node *a = arg(n, i);
-		const struct type *t = check_expr(c, a);
-
-		if (!t)
-			return NULL;
-		t = array_as_str(c, a, t);
-		if (t->kind != T_STR) {
-			err(c, a->loc, "argument %d of strcontains() must be a string", i + 1);
-			return NULL;
-		}
-	}
+	if (!check_two_strings(c, n))
+		return NULL;
 	return type_int(8, true);
 }
 
