@@ -27,6 +27,7 @@ struct dw_probe {
 	int nlocals, nown;
 	struct dw_var *globals;
 	int nglobals;
+	char *note;             /* why this address, for -v; NULL if nothing to say */
 };
 
 struct dw_probe *dwv_probe_new(struct dw_mod *m, Dwarf_Off cu_off, Dwarf_Off scope_off,
@@ -409,6 +410,8 @@ void dw_probe_dump(FILE *out, struct dw_probe *p)
 		dw_loc_print(out, &v[i].loc);
 		fputc('\n', out);
 	}
+	if (p && p->note)
+		fprintf(out, "    note %s\n", p->note);
 }
 
 static void vars_free(struct dw_var *v, int n)
@@ -420,6 +423,18 @@ static void vars_free(struct dw_var *v, int n)
 	free(v);
 }
 
+void dwv_probe_set_note(struct dw_probe *p, const char *note)
+{
+	free(p->note);
+	if (!(p->note = strdup(note)))
+		abort();
+}
+
+const char *dw_probe_note(const struct dw_probe *p)
+{
+	return p ? p->note : NULL;
+}
+
 void dw_probe_free(struct dw_probe *p)
 {
 	if (!p)
@@ -427,6 +442,7 @@ void dw_probe_free(struct dw_probe *p)
 	vars_free(p->locals, p->nlocals);
 	vars_free(p->globals, p->nglobals);
 	free(p->func);
+	free(p->note);
 	free(p);
 }
 
