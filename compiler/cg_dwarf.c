@@ -426,8 +426,8 @@ LLVMValueRef cg_place_value(struct cg *g, struct node *n)
 			return bitfield_value(g, n, f);
 	}
 	if (t->kind == T_RECORD || t->kind == T_ARRAY) {
-		cg_error(g, n->loc, "a %s cannot be used as a value; use a field, an element or str()",
-			 t->kind == T_RECORD ? "struct" : "array");
+		cg_error(g, n->loc, "%s cannot be used as a value; use a field, an element or str()",
+			 t->kind == T_RECORD ? "a struct" : "an array");
 		return cg_const(g, 0);
 	}
 	return cg_to_int_type(g, read_place(g, n, cg_place_addr(g, n), t->size ? t->size : 8), t);

@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <bpf/libbpf.h>
+
 #include "codegen_int.h"
 #include "lexer.h"
 
@@ -288,6 +290,29 @@ static LLVMValueRef usdt_arg(struct cg *g, int i)
 	return cg_to_int_type(g, v, t);
 }
 
+/* The builtins of newer bpftrace that check_newer_ident (sema.c) types. */
+static LLVMValueRef newer_ident(struct cg *g, const struct node *n)
+{
+	const char *s = n->name;
+
+	if (!strcmp(s, "true") || !strcmp(s, "false"))
+		return cg_const(g, s[0] == 't');
+	if (!strcmp(s, "jiffies"))
+		return helper0(g, H_JIFFIES64);
+	if (!strcmp(s, "ncpus")) {
+		/* as bpftrace: the possible CPUs, known when the program is built */
+		int n = libbpf_num_possible_cpus();
+
+		return cg_const(g, n > 0 ? (uint64_t)n : 1);
+	}
+	if (!strcmp(s, "probetype")) {
+		const char *nm = probe_type_name(g->probe->kind);
+
+		return cg_store_const_str(g, nm, strlen(nm), n->type->size);
+	}
+	return NULL;
+}
+
 static LLVMValueRef ident(struct cg *g, struct node *n)
 {
 	const char *s = n->name;
@@ -321,6 +346,8 @@ static LLVMValueRef ident(struct cg *g, struct node *n)
 		return comm(g);
 	if (!strcmp(s, "ustack") || !strcmp(s, "kstack"))
 		return stack_id(g, s[0] == 'u');
+	if ((fv = newer_ident(g, n)))
+		return fv;
 	if (!strcmp(s, "probe") && p->sys_raw)
 		return cg_sys_probe_name(g, n->type->size);
 	if (!strcmp(s, "probe")) {
@@ -614,21 +641,28 @@ static LLVMValueRef unop(struct cg *g, struct node *n)
 static LLVMValueRef ternary(struct cg *g, struct node *n)
 {
 	LLVMValueRef c = cg_expr(g, n->a);
-	bool mem = cg_is_mem(n->type);
-	LLVMValueRef res = cg_alloca(g, mem ? n->type->size : 8, "cond");
+	bool mem, none = n->type->kind == T_VOID;
+	LLVMValueRef res;
 	LLVMBasicBlockRef yes = cg_block(g, "then"), no = cg_block(g, "else");
 	LLVMBasicBlockRef done = cg_block(g, "endcond");
 	struct node *arms[2] = { n->b, n->c };
 	LLVMBasicBlockRef bbs[2] = { yes, no };
 
+	mem = cg_is_mem(n->type);
+	res = none ? NULL : cg_alloca(g, mem ? n->type->size : 8, "cond");
 	LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntNE, c, cg_const(g, 0), ""), yes, no);
 	for (int i = 0; i < 2; i++) {
 		LLVMPositionBuilderAtEnd(g->b, bbs[i]);
-		cg_store_value(g, res, cg_expr(g, arms[i]), arms[i]->type,
-			       mem ? n->type->size : 8);
+		if (none) /* both arms are void calls: a statement (see sema) */
+			cg_expr(g, arms[i]);
+		else
+			cg_store_value(g, res, cg_expr(g, arms[i]), arms[i]->type,
+				       mem ? n->type->size : 8);
 		LLVMBuildBr(g->b, done);
 	}
 	LLVMPositionBuilderAtEnd(g->b, done);
+	if (none)
+		return cg_const(g, 0);
 	return mem ? res : LLVMBuildLoad2(g->b, g->i64, res, "");
 }
 
@@ -661,6 +695,8 @@ LLVMValueRef cg_expr(struct cg *g, struct node *n)
 		return unop(g, n);
 	case N_TERNARY:
 		return ternary(g, n);
+	case N_INCDEC:
+		return cg_incdec(g, n);
 	case N_FIELD:
 		return field(g, n);
 	case N_INDEX:

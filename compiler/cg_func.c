@@ -233,7 +233,7 @@ LLVMValueRef cg_func_call(struct cg *g, struct node *n)
 		return strncmp_call(g, n);
 	if (!strcmp(f, "strftime"))
 		return cg_expr(g, n->list->next);
-	if (!strcmp(f, "strerror"))
+	if (!strcmp(f, "strerror") || !strcmp(f, "syscall_name"))
 		return cg_expr(g, n->list);
 	return NULL;
 }

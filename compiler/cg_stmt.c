@@ -239,6 +239,29 @@ static void call_delete(struct cg *g, struct node *n)
 	cg_helper(g, H_MAP_DELETE, args, 2);
 }
 
+/* has_key(@m, k): whether the lookup finds the key. */
+static LLVMValueRef call_has_key(struct cg *g, struct node *n)
+{
+	struct node *m = n->list;
+	LLVMValueRef args[2] = { g->maps[sema_map_of(m)], cg_map_key(g, m, NULL) };
+	LLVMValueRef p = cg_helper(g, H_MAP_LOOKUP, args, 2);
+
+	return LLVMBuildZExt(g->b, LLVMBuildICmp(g->b, LLVMIntNE, p, cg_const(g, 0), ""),
+			     g->i64, "");
+}
+
+/* len(@m): bpf_for_each_map_elem() counting into a u64 on the stack. */
+static LLVMValueRef call_len(struct cg *g, struct node *n)
+{
+	LLVMValueRef cnt = cg_alloca(g, 8, "len");
+	LLVMValueRef args[4] = { g->maps[sema_map_of(n->list)], cg_count_callback(g), cnt,
+				 cg_const(g, 0) };
+
+	LLVMBuildStore(g->b, cg_const(g, 0), cnt);
+	cg_helper(g, H_FOR_EACH_MAP_ELEM, args, 4);
+	return LLVMBuildLoad2(g->b, g->i64, cnt, "");
+}
+
 LLVMValueRef cg_call(struct cg *g, struct node *n)
 {
 	const char *f = n->name;
@@ -253,12 +276,18 @@ LLVMValueRef cg_call(struct cg *g, struct node *n)
 		return cg_expr(g, n->list);
 	if (!strcmp(f, "usym"))
 		return call_usym(g, n);
+	if (!strcmp(f, "has_key"))
+		return call_has_key(g, n);
+	if (!strcmp(f, "len"))
+		return call_len(g, n);
 	if (!strcmp(f, "printf"))
 		act_printf(g, n, ACT_PRINTF);
 	else if (!strcmp(f, "system"))
 		act_printf(g, n, ACT_SYSTEM);
 	else if (!strcmp(f, "cat"))
 		act_printf(g, n, ACT_CAT);
+	else if (!strcmp(f, "errorf"))
+		act_printf(g, n, ACT_ERRORF);
 	else if (!strcmp(f, "print"))
 		act_print(g, n);
 	else if (!strcmp(f, "clear"))
@@ -268,8 +297,11 @@ LLVMValueRef cg_call(struct cg *g, struct node *n)
 	else if (!strcmp(f, "time"))
 		act_simple(g, n, ACT_TIME, n->list ? n->list->name : "%H:%M:%S\n");
 	else if (!strcmp(f, "exit")) {
+		int id;
+
 		cg_flag(g, CG_EXIT);   /* the record below may not fit */
-		act_simple(g, n, ACT_EXIT, NULL);
+		action_new(g, ACT_EXIT, NULL, n->loc, &id);
+		emit_record(g, id, n->list);   /* with exit(code), the code */
 		ret0(g);
 	} else if (!strcmp(f, "delete"))
 		call_delete(g, n);
@@ -459,7 +491,9 @@ static void map_update(struct cg *g, int mi, LLVMValueRef key, LLVMValueRef v,
 }
 
 /* @m[k] op= v and @m[k]++: one key, read (0 if absent), modify, write. */
-static void map_rmw(struct cg *g, struct node *lv, int op, struct node *rv, bool sgn)
+/* Returns the new value; *oldp, if given, gets the one before. */
+static LLVMValueRef map_rmw(struct cg *g, struct node *lv, int op, struct node *rv, bool sgn,
+			    LLVMValueRef *oldp)
 {
 	int mi = sema_map_of(lv);
 	LLVMValueRef key = cg_map_key(g, lv, NULL), la[2] = { g->maps[mi], key };
@@ -475,6 +509,9 @@ static void map_rmw(struct cg *g, struct node *lv, int op, struct node *rv, bool
 	cur = LLVMBuildLoad2(g->b, g->i64, old, "");
 	nv = cg_arith(g, op, cur, rv ? cg_expr(g, rv) : cg_const(g, 1), sgn);
 	map_update(g, mi, key, nv, type_int(8, true));
+	if (oldp)
+		*oldp = cur;
+	return nv;
 }
 
 static void assign(struct cg *g, struct node *n)
@@ -488,7 +525,7 @@ static void assign(struct cg *g, struct node *n)
 	}
 	if (lv->kind == N_MAP) {
 		if (n->op) {
-			map_rmw(g, lv, n->op, rv, sgn);
+			map_rmw(g, lv, n->op, rv, sgn, NULL);
 			return;
 		}
 		LLVMValueRef v = cg_expr(g, rv);
@@ -505,19 +542,22 @@ static void assign(struct cg *g, struct node *n)
 		       cg_is_mem(x->type) ? x->type->size : 8);
 }
 
-static void incdec(struct cg *g, struct node *n)
+LLVMValueRef cg_incdec(struct cg *g, struct node *n)
 {
 	struct node *lv = n->a;
 	int op = n->op == '-' ? '-' : '+';
+	LLVMValueRef old, nv;
 
 	if (lv->kind == N_MAP) {
-		map_rmw(g, lv, op, NULL, true);
-		return;
+		nv = map_rmw(g, lv, op, NULL, true, &old);
+		return n->ival ? nv : old;
 	}
 	struct cg_var *x = cg_var(g, lv->name, lv->type);
-	LLVMValueRef v = LLVMBuildLoad2(g->b, g->i64, x->slot, "");
 
-	LLVMBuildStore(g->b, cg_arith(g, op, v, cg_const(g, 1), true), x->slot);
+	old = LLVMBuildLoad2(g->b, g->i64, x->slot, "");
+	nv = cg_arith(g, op, old, cg_const(g, 1), true);
+	LLVMBuildStore(g->b, nv, x->slot);
+	return n->ival ? nv : old;
 }
 
 /* ---- statements ---- */
@@ -613,7 +653,7 @@ void cg_stmt(struct cg *g, struct node *n)
 		assign(g, n);
 		break;
 	case N_INCDEC:
-		incdec(g, n);
+		cg_incdec(g, n);
 		break;
 	case N_IF:
 		if_stmt(g, n);

@@ -649,6 +649,48 @@ static LLVMMetadataRef di_subroutine(struct cg *g)
 	return LLVMDIBuilderCreateSubroutineType(g->di, g->di_file, t, 2, LLVMDIFlagZero);
 }
 
+/*
+ * The callback of bpf_for_each_map_elem() that len(@m) passes: adds one to
+ * the u64 its ctx points to and returns 0 (go on).  One static function in
+ * .text for the object, with BTF (the kernel wants it of every subprogram,
+ * each argument named).
+ */
+LLVMValueRef cg_count_callback(struct cg *g)
+{
+	static const char *const pn[4] = { "map", "key", "value", "ctx" };
+	LLVMTypeRef at[4] = { g->ptr, g->ptr, g->ptr, g->ptr };
+	LLVMMetadataRef dt[5] = { g->di_int, di_ptr(g, NULL), di_ptr(g, NULL), di_ptr(g, NULL),
+				  di_ptr(g, NULL) };
+	LLVMValueRef fn = LLVMGetNamedFunction(g->mod, "pr_count_elem");
+
+	if (fn)
+		return fn;
+	fn = LLVMAddFunction(g->mod, "pr_count_elem", LLVMFunctionType(g->i64, at, 4, 0));
+	LLVMSetLinkage(fn, LLVMInternalLinkage);
+	LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
+				LLVMCreateStringAttribute(g->ctx, "target-cpu", 10, bpf_cpu(),
+							  (unsigned)strlen(bpf_cpu())));
+	LLVMMetadataRef st = LLVMDIBuilderCreateSubroutineType(g->di, g->di_file, dt, 5,
+								LLVMDIFlagZero);
+	LLVMMetadataRef sp = LLVMDIBuilderCreateFunction(g->di, g->di_file, "pr_count_elem", 13,
+							 "pr_count_elem", 13, g->di_file, 1, st, 1,
+							 1, 1, LLVMDIFlagPrototyped, 1);
+	LLVMSetSubprogram(fn, sp);
+	for (unsigned i = 0; i < 4; i++)
+		LLVMDIBuilderCreateParameterVariable(g->di, sp, pn[i], strlen(pn[i]), i + 1,
+						     g->di_file, 1, di_ptr(g, NULL), 1,
+						     LLVMDIFlagZero);
+	LLVMBuilderRef b = LLVMCreateBuilderInContext(g->ctx);
+	LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(g->ctx, fn, "entry"));
+	LLVMSetCurrentDebugLocation2(b, LLVMDIBuilderCreateDebugLocation(g->ctx, 1, 1, sp, NULL));
+	LLVMValueRef p = LLVMGetParam(fn, 3);
+	LLVMValueRef v = LLVMBuildLoad2(b, g->i64, p, "");
+	LLVMBuildStore(b, LLVMBuildAdd(b, v, LLVMConstInt(g->i64, 1, 0), ""), p);
+	LLVMBuildRet(b, LLVMConstInt(g->i64, 0, 0));
+	LLVMDisposeBuilder(b);
+	return fn;
+}
+
 static void func_begin(struct cg *g, const char *name, const char *sec, struct node *pn)
 {
 	LLVMTypeRef ft = LLVMFunctionType(g->i32, &g->ptr, 1, 0);

@@ -25,7 +25,7 @@ enum {
 	H_GET_STACKID = 27, H_CURTASK = 35, H_PROBE_READ_STR = 45, H_CGROUP = 80,
 	H_SEND_SIGNAL = 109, H_READ_USER = 112, H_READ_KERNEL = 113,
 	H_READ_USER_STR = 114, H_READ_KERNEL_STR = 115, H_RINGBUF_OUTPUT = 130,
-	H_GET_FUNC_IP = 173,
+	H_GET_FUNC_IP = 173, H_JIFFIES64 = 118, H_FOR_EACH_MAP_ELEM = 164,
 };
 
 /* Temporaries this large live in a per-CPU array ("heap") instead of the
@@ -184,6 +184,11 @@ LLVMValueRef cg_sys_probe_name(struct cg *g, uint32_t size);
 /* cg_stmt.c */
 void cg_block_stmts(struct cg *g, struct node *blk);
 void cg_stmt(struct cg *g, struct node *n);
+/* ++/-- on a map or $variable; the value is the new one for ++x, the old
+ * one for x++, as in C and bpftrace. */
+LLVMValueRef cg_incdec(struct cg *g, struct node *n);
 LLVMValueRef cg_call(struct cg *g, struct node *n);
+/* bpf_for_each_map_elem()'s callback that counts the elements (len()). */
+LLVMValueRef cg_count_callback(struct cg *g);
 
 #endif

@@ -24,6 +24,7 @@
 
 #include <clang-c/Index.h>
 
+#include "cinclude.h"
 #include "kbtf.h"
 #include "types.h"
 
@@ -35,6 +36,8 @@
  * the constant has its value; any other identifier fails there quietly. */
 #define CT_MACROS "<macros>"
 #define CT_MACRO_PREFIX "__perf_run_macro_"
+/* Errors clang reports before it stops (-ferror-limit), besides CT_MACROS. */
+#define CT_ERROR_LIMIT 20
 
 /* ---- the library, loaded on first use ---- */
 
@@ -246,9 +249,11 @@ static char *ct_source(const struct ct_decl *decls, int n, const char *const *id
 		fprintf(f, "#line %d \"" CT_MARK "\"\n%*s%s\n", decls[i].loc.line,
 			decls[i].loc.col > 1 ? decls[i].loc.col - 1 : 0, "", decls[i].text);
 	fprintf(f, "#line 1 \"" CT_MACROS "\"\n");
+	/* Only for macros: no error for every other identifier, so clang's
+	 * error limit counts real errors (see ct_parse). */
 	for (int i = 0; i < nidents; i++)
-		fprintf(f, "static const long long " CT_MACRO_PREFIX "%s = (%s);\n", idents[i],
-			idents[i]);
+		fprintf(f, "#ifdef %s\nstatic const long long " CT_MACRO_PREFIX "%s = (%s);\n#endif\n",
+			idents[i], idents[i], idents[i]);
 	fclose(f);
 	*len = sz;
 	return buf;
@@ -270,9 +275,10 @@ static int report_one(CXDiagnostic dg, const struct ct_decl *decls, struct diag 
 		if (fn && !strcmp(fn, CT_MARK))
 			diag_error(d, (struct loc){ (int)line, (int)col, 1 }, "%s",
 				   lc.clang_getCString(msg));
-		else
-			diag_error(d, decls[0].loc, "in %s:%u: %s", fn && *fn ? fn : "?", line,
-				   lc.clang_getCString(msg));
+		else if (fn && *fn)
+			diag_error(d, decls[0].loc, "in %s:%u: %s", fn, line, lc.clang_getCString(msg));
+		else    /* "too many errors emitted" has no place */
+			diag_error(d, decls[0].loc, "%s", lc.clang_getCString(msg));
 		lc.clang_disposeString(msg);
 		said = 1;
 	}
@@ -297,10 +303,14 @@ static int report(CXTranslationUnit tu, const struct ct_decl *decls, struct diag
 int ct_parse(const struct ct_decl *decls, int n, const char *const *idents, int nidents,
 	     struct diag *d, struct ct_unit **out)
 {
-	/* No error limit: the quiet failures of CT_MACROS must not stop clang. */
+	/* An error limit, so that a header that is not C does not print an
+	 * error per line; CT_MACROS fails quietly only for macros that are not
+	 * integer constants, at most one error per identifier. */
+	char limit[40];
+	snprintf(limit, sizeof(limit), "-ferror-limit=%d", CT_ERROR_LIMIT + nidents);
 	/* As bpftrace: scripts test BPFTRACE_HAVE_BTF to skip kernel headers
 	 * (`#ifndef BPFTRACE_HAVE_BTF #include <linux/path.h>`). */
-	const char *const args[] = { "-x", "c", "-std=gnu11", "-w", "-ferror-limit=0",
+	const char *const args[] = { "-x", "c", "-std=gnu11", "-w", limit,
 				     kbtf_available() ? "-DBPFTRACE_HAVE_BTF" : "-w" };
 	const char *why = lc_load();
 	struct ct_unit *u;
@@ -313,6 +323,8 @@ int ct_parse(const struct ct_decl *decls, int n, const char *const *idents, int 
 			   "libclang1-19): %s", why);
 		return -1;
 	}
+	if (ci_check(decls, n, d))
+		return -1;
 	u = calloc(1, sizeof(*u));
 	if (!u)
 		abort();

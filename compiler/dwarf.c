@@ -527,14 +527,16 @@ static int read_lazy(struct rs *r)
 	}
 	char *path = source_path(r, r->fname), *line = NULL, *pat = strdup(r->sp->lazy);
 	size_t cap = 0;
-	FILE *f = fopen(path, "r");
+	char why[300];
+	FILE *f = dws_open_source(r->m, path, why, sizeof(why));
 	int no = 0;
 
 	r->lazy_read = true;
 	squeeze(pat);
 	if (!f) {
-		char msg[600];
-		snprintf(msg, sizeof(msg), "cannot open the source file '%s' for the pattern", path);
+		char msg[900];
+		snprintf(msg, sizeof(msg), "cannot open the source file '%s' for the pattern: %s",
+			 path, why);
 		rs_fail(r, msg);
 	}
 	while (f && getline(&line, &cap, f) > 0) {
@@ -1078,9 +1080,10 @@ static int cmp_int(const void *a, const void *b)
 	return *(const int *)a - *(const int *)b;
 }
 
-static int print_range(FILE *out, struct lr *lr, const char *func, int offset)
+static int print_range(FILE *out, struct dw_mod *m, struct lr *lr, const char *func, int offset,
+		       char *why, size_t whylen)
 {
-	FILE *f = fopen(lr->path, "r");
+	FILE *f = dws_open_source(m, lr->path, why, whylen);
 	char *line = NULL;
 	size_t cap = 0;
 	int l = 0, k = 0, last = lr->n ? lr->lines[lr->n - 1] : lr->start;
@@ -1140,9 +1143,10 @@ int dw_list_lines(FILE *out, const char *path, const char *spec, char *err, size
 	}
 	if (lr.n && lr.path) {
 		qsort(lr.lines, lr.n, sizeof(int), cmp_int);
-		ret = print_range(out, &lr, sp.func, sp.func ? r.lno : 0);
+		char why[300];
+		ret = print_range(out, m, &lr, sp.func, sp.func ? r.lno : 0, why, sizeof(why));
 		if (ret)
-			snprintf(err, errlen, "cannot open the source file '%s'", lr.path);
+			snprintf(err, errlen, "cannot open the source file '%s': %s", lr.path, why);
 	} else {
 		snprintf(err, errlen, "the source lines of '%s' are not found", spec);
 	}

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -219,6 +220,52 @@ static int mod_load(struct dw_mod *m, char *err, size_t errlen)
 	m->cfi_dbg = dwarf_getcfi(m->dbg);  /* owned by m->dbg */
 	m->types = dwt_new();
 	return 0;
+}
+
+/* Who owns fd, if it is neither root nor the effective user; else 0. */
+static unsigned foreign_owner(int fd)
+{
+	struct stat st;
+
+	if (fd < 0 || fstat(fd, &st))
+		return 0;
+	return st.st_uid && st.st_uid != geteuid() ? (unsigned)st.st_uid : 0;
+}
+
+FILE *dws_open_source(struct dw_mod *m, const char *path, char *why, size_t len)
+{
+	unsigned uid = foreign_owner(m->fd), duid = foreign_owner(m->dfd);
+	struct stat st;
+	FILE *f;
+
+	if (uid || duid) {
+		snprintf(why, len, "%s'%s' is owned by uid %u (neither root nor you): the paths its "
+			 "debug information names are not followed", uid ? "" : "the debug file of ",
+			 m->path, uid ? uid : duid);
+		return NULL;
+	}
+	/* As root, a link is not followed (a user may own the build tree);
+	 * O_NONBLOCK: a FIFO must not hang the open. */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | (geteuid() ? 0 : O_NOFOLLOW));
+	if (fd < 0) {
+		snprintf(why, len, "%s", errno == ELOOP ? "it is a symbolic link, not followed as root"
+							 : strerror(errno));
+		return NULL;
+	}
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size > DWS_MAX_SOURCE) {
+		if (S_ISREG(st.st_mode))
+			snprintf(why, len, "it is larger than %d MiB", DWS_MAX_SOURCE >> 20);
+		else
+			snprintf(why, len, "it is not a regular file");
+		close(fd);
+		return NULL;
+	}
+	fcntl(fd, F_SETFL, 0);
+	if (!(f = fdopen(fd, "r"))) {
+		snprintf(why, len, "%s", strerror(errno));
+		close(fd);
+	}
+	return f;
 }
 
 struct dw_mod *dws_open(const char *path, char *err, size_t errlen)

@@ -9,6 +9,7 @@
 #include <gelf.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 struct dwt_cache;
 
@@ -32,6 +33,13 @@ struct dw_spec {
 };
 
 struct dw_mod *dws_open(const char *path, char *err, size_t errlen);
+/* A source file m's debug information names (-L, lazy patterns), opened
+ * only if it is a regular file of at most DWS_MAX_SOURCE bytes, not
+ * through a symbolic link when root, and not at all when the binary or
+ * its debug file is owned by another user than root or this one (a name
+ * such a binary supplies must not steer what root reads).  NULL and why. */
+#define DWS_MAX_SOURCE (64 << 20)
+FILE *dws_open_source(struct dw_mod *m, const char *path, char *why, size_t len);
 int dws_parse(const char *s, struct dw_spec *sp, bool ranges, char *err, size_t errlen);
 void dws_spec_free(struct dw_spec *sp);
 /* perf's strtailcmp: 0 if one string is a tail of the other. */

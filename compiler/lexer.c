@@ -13,7 +13,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
+#include "duration.h"
 #include "lexer.h"
 
 static const struct {
@@ -350,49 +352,139 @@ static int digit_value(char c)
 	return 99;
 }
 
+/* Length of a decimal digit run as bpftrace 0.17 spells it,
+ * [0-9]([0-9_]*[0-9])?: '_' separates digits but never ends the run. */
+static size_t dec_run(const char *p, size_t n)
+{
+	size_t i = 0, last = 0;
+
+	while (i < n && (isdigit((unsigned char)p[i]) || (i > 0 && p[i] == '_'))) {
+		if (p[i] != '_')
+			last = i + 1;
+		i++;
+	}
+	return last;
+}
+
+/* The suffixes 0.17 allows on decimal literals: u, l, ll, ul, ull (any case). */
+static int int_suffix(const char *p, size_t n)
+{
+	static const char *const ok[] = { "", "u", "l", "ll", "ul", "ull" };
+
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++)
+		if (strlen(ok[i]) == n && !strncasecmp(p, ok[i], n))
+			return 1;
+	return 0;
+}
+
+/* Digits of p[0..n) in base, '_' skipped; 0 when one is no digit of base,
+ * -1 on overflow. */
+static int digits_value(const char *p, size_t n, unsigned base, uint64_t *v)
+{
+	*v = 0;
+	for (size_t i = 0; i < n; i++) {
+		unsigned d = (unsigned)digit_value(p[i]);
+
+		if (p[i] == '_')
+			continue;
+		if (d >= base)
+			return 0;
+		if (*v > (UINT64_MAX - d) / base)
+			return -1;
+		*v = *v * base + d;
+	}
+	return 1;
+}
+
+/* C[eE]E: bpftrace's integer scientific notation, C one digit and E at
+ * most 16, so the value always fits. Returns a message or NULL. */
+static const char *exp_value(const char *c, size_t nc, const char *e, size_t ne, uint64_t *v)
+{
+	uint64_t coef, ex;
+
+	if (digits_value(c, nc, 10, &coef) != 1 || coef > 9)
+		return "the coefficient of an integer in scientific notation is one digit, 0-9";
+	if (digits_value(e, ne, 10, &ex) != 1 || ex > 16)
+		return "the exponent of an integer in scientific notation is at most 16";
+	for (*v = coef; ex > 0; ex--)
+		*v *= 10;
+	return NULL;
+}
+
+/* The value of the literal p[0..n) as bpftrace 0.17 reads it: hex 0x..
+ * (no '_', no suffix), decimal or octal (leading 0) with '_' between
+ * digits, C[eE]E, the last two with a u/l suffix. Returns a message or NULL. */
+static const char *int_literal(const char *p, size_t n, uint64_t *v)
+{
+	size_t i, j;
+	int r;
+
+	if (n > 1 && p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) {
+		for (i = 2; i < n && isxdigit((unsigned char)p[i]); i++)
+			;
+		if (i == 2 || i != n)
+			return "";
+		r = digits_value(p + 2, n - 2, 16, v);
+		return r < 0 ? "too large" : NULL;
+	}
+	i = dec_run(p, n);
+	if (i < n && (p[i] == 'e' || p[i] == 'E') && (j = dec_run(p + i + 1, n - i - 1)) > 0) {
+		if (!int_suffix(p + i + 1 + j, n - i - 1 - j))
+			return "";
+		return exp_value(p, i, p + i + 1, j, v);
+	}
+	if (!int_suffix(p + i, n - i))
+		return "";
+	r = digits_value(p, i, p[0] == '0' ? 8 : 10, v);
+	return r < 0 ? "too large" : r == 0 ? "" : NULL;
+}
+
+/* "5ms": a duration of newer bpftrace, in nanoseconds (duration.h). */
+static int lex_duration(struct token *t, const char *s, size_t n, const char *text)
+{
+	uint64_t ns;
+
+	switch (dur_parse(s, n, &ns)) {
+	case DUR_OK:
+		t->kind = TOK_INT, t->ival = ns;
+		return 1;
+	case DUR_TOO_LARGE:
+		set_error(t, t->loc, "duration '%s' is too large", text);
+		return 1;
+	default:
+		return 0;
+	}
+}
+
 static void lex_number(struct lexer *lx, struct token *t)
 {
-	const char *start = lx->p, *p = lx->p;
-	unsigned base = 10, ndigits = 0;
+	const char *start = lx->p, *p = lx->p, *why;
+	int fraction = 0;
 	uint64_t v = 0;
-	int bad = 0, overflow = 0, fraction = 0;
 	char text[64];
 
-	if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) {
-		base = 16;
-		p += 2;
-	} else if (p[0] == '0') {
-		base = 8;
-	}
-	/* "1.5" would otherwise read as a field access on 1. */
+	/* The whole run of word characters is one literal: bpftrace would read
+	 * "1_" as 1 and a name, which no rule accepts either. "1.5" would
+	 * otherwise read as a field access on 1. */
 	for (; isalnum((unsigned char)*p) || *p == '_' ||
-	       (*p == '.' && base != 16 && isdigit((unsigned char)p[1])); p++) {
-		unsigned d = (unsigned)digit_value(*p);
-
-		if (*p == '.') {
+	       (*p == '.' && isdigit((unsigned char)p[1]) &&
+		!(start[0] == '0' && (start[1] == 'x' || start[1] == 'X'))); p++)
+		if (*p == '.')
 			fraction = 1;
-			continue;
-		}
-		if (*p == '_')
-			continue;
-		if (d >= base) {
-			bad = 1;
-			continue;
-		}
-		ndigits++;
-		if (v > (UINT64_MAX - d) / base)
-			overflow = 1;
-		v = v * base + d;
-	}
 	advance_n(lx, (size_t)(p - start));
 	t->loc.len = (int)(p - start);
 	snprintf(text, sizeof(text), "%.*s", (int)(p - start), start);
+	why = fraction ? NULL : int_literal(start, (size_t)(p - start), &v);
+	if (why && !*why && lex_duration(t, start, (size_t)(p - start), text))
+		return;
 	if (fraction)
 		set_error(t, t->loc, "'%s' is not an integer; only integers are supported", text);
-	else if (bad || ndigits == 0)
+	else if (why && !*why)
 		set_error(t, t->loc, "invalid integer '%s'", text);
-	else if (overflow)
+	else if (why && !strcmp(why, "too large"))
 		set_error(t, t->loc, "integer '%s' is too large", text);
+	else if (why)
+		set_error(t, t->loc, "invalid integer '%s': %s", text, why);
 	else
 		t->kind = TOK_INT, t->ival = v;
 }

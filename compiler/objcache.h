@@ -7,7 +7,13 @@
  * entry is used only when its whole IR text and the identity of the
  * perf-run binary that wrote it match, and only from files that the
  * current user owns and nobody else can write (a root tool must not load
- * BPF code another user planted).  PERF_RUN_NO_CACHE=1 turns it off.
+ * BPF code another user planted).  The path is walked with
+ * openat(O_NOFOLLOW | O_DIRECTORY) from a base the effective user owns;
+ * a symbolic link, or a folder owned by another user than this one or
+ * root, turns the cache off for the run with one warning.  The cache is
+ * capped (PERF_RUN_CACHE_MAX bytes, K/M/G suffix, 256M by default): the
+ * least recently used entries are removed after each store.
+ * PERF_RUN_NO_CACHE=1 turns it off.
  * Every failure is a miss: the cache never makes a compile fail.
  */
 #ifndef PR_OBJCACHE_H

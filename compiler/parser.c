@@ -9,6 +9,7 @@
 #define _GNU_SOURCE
 #include <ctype.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -323,11 +324,53 @@ fail:
 	return NULL;
 }
 
+/*
+ * offsetof(struct X, a.b) or offsetof(expr, a.b), newer bpftrace: an N_CALL
+ * whose list is the N_TYPENAME (or the expression) and an N_STR of the
+ * field path.  The caller saw "offsetof" and '('.
+ */
+static struct node *parse_offsetof(struct parser *p, struct token *t)
+{
+	struct node *n = mk(N_CALL, t->loc), *path;
+	char buf[256];
+	size_t len = 0;
+
+	n->name = take_text(t);
+	next(p);
+	n->list = type_tokens(p, 0) ? parse_typename(p) : parse_expr(p);
+	if (!n->list || expect(p, ',', "expected ',' after offsetof's struct") < 0)
+		goto fail;
+	path = mk(N_STR, peek(p)->loc);
+	append(&n->list, path);
+	do {
+		if (!at(p, TOK_IDENT)) {
+			error_here(p, "expected a field name");
+			goto fail;
+		}
+		len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%s%s", len ? "." : "",
+					peek(p)->text);
+		if (len >= sizeof(buf))
+			len = sizeof(buf) - 1;
+		next(p);
+	} while (accept(p, '.'));
+	path->name = strdup(buf);
+	path->len = len;
+	if (expect(p, ')', "expected ')' after the field") < 0)
+		goto fail;
+	return finish(p, n);
+fail:
+	ast_free(n);
+	return NULL;
+}
+
 static struct node *parse_ident(struct parser *p)
 {
 	struct token *t = next(p);
 	struct node *n;
 	int err;
+
+	if (at(p, '(') && !strcmp(t->text, "offsetof"))
+		return parse_offsetof(p, t);
 
 	if (!at(p, '(')) {
 		n = mk(N_IDENT, t->loc);
@@ -417,6 +460,8 @@ static struct node *parse_postfix(struct parser *p)
 	while (e) {
 		int k = peek(p)->kind;
 
+		if (k == '.' && peek_at(p, 1)->kind == '.')
+			return e;   /* the '..' of for ($i : a..b) */
 		if ((k == '.' || k == TOK_ARROW || k == '[' || k == TOK_INC || k == TOK_DEC) &&
 		    grow(p, 0) < 0) {
 			ast_free(e);
@@ -742,11 +787,131 @@ static struct node *parse_simple(struct parser *p)
 	return finish(p, n);
 }
 
+/* ---- statements of newer bpftrace: let, for ---- */
+
+static int at_word(struct parser *p, int k, const char *w)
+{
+	struct token *t = peek_at(p, k);
+
+	return t->kind == TOK_IDENT && !strcmp(t->text, w);
+}
+
+/* `let $x = e` is `$x = e`; a bare `let $x` declares nothing perf-run
+ * needs (a variable read before it is assigned stays an error). */
+static struct node *parse_let(struct parser *p)
+{
+	next(p);
+	if (peek_at(p, 1)->kind == '=')
+		return parse_simple(p);
+	return mk(N_BLOCK, next(p)->loc);
+}
+
+static struct node *var_node(struct loc loc, const char *name)
+{
+	struct node *v = mk(N_VAR, loc);
+
+	v->name = strdup(name);
+	return v;
+}
+
+static struct node *assign_node(struct loc loc, int op, struct node *lv, struct node *rv)
+{
+	struct node *n = mk(N_ASSIGN, loc);
+
+	n->op = op;
+	n->a = lv;
+	n->b = rv;
+	return n;
+}
+
+/*
+ * for ($i : a..b) { body } runs body with $i = a, a+1, ..., b-1; a and b
+ * are read once.  It becomes, with hidden variables no script can name:
+ *   { $for.n = a; $for.e = b; while ($for.n < $for.e) { $i = $for.n;
+ *     $for.n += 1; { body } } }
+ * so that continue (to the while's test) still steps on.
+ */
+static struct node *for_range(struct parser *p, struct node *var, struct node *from,
+			      struct node *to, struct node *body)
+{
+	struct loc l = var->loc;
+	char nv[48], ev[48];
+	struct node *blk = mk(N_BLOCK, l), *w = mk(N_WHILE, l), *wb = mk(N_BLOCK, l), *c;
+
+	(void)p;
+	snprintf(nv, sizeof(nv), "for.n.%d.%d", l.line, l.col);
+	snprintf(ev, sizeof(ev), "for.e.%d.%d", l.line, l.col);
+	append(&blk->list, assign_node(from->loc, 0, var_node(l, nv), from));
+	append(&blk->list, assign_node(to->loc, 0, var_node(l, ev), to));
+	c = mk(N_BINOP, l);
+	c->op = '<';
+	c->a = var_node(l, nv);
+	c->b = var_node(l, ev);
+	w->a = c;
+	w->b = wb;
+	append(&wb->list, assign_node(l, 0, var, var_node(l, nv)));
+	c = mk(N_INT, l);
+	c->ival = 1;
+	append(&wb->list, assign_node(l, '+', var_node(l, nv), c));
+	append(&wb->list, body);
+	append(&blk->list, w);
+	return blk;
+}
+
+static struct node *parse_for(struct parser *p)
+{
+	struct node *var = NULL, *from = NULL, *to = NULL;
+
+	next(p);
+	if (expect(p, '(', "expected '(' after 'for'") < 0)
+		return NULL;
+	if (!at(p, TOK_VAR)) {
+		error_here(p, "expected a $variable after 'for ('");
+		return NULL;
+	}
+	struct token *vt = next(p);
+
+	var = mk(N_VAR, vt->loc);
+	var->name = take_text(vt);
+	if (expect(p, ':', "expected ':' after the loop variable") < 0)
+		goto fail;
+	if (at(p, TOK_MAP)) {
+		error_here(p, "for over a map is not supported yet; only for ($i : a..b)");
+		goto fail;
+	}
+	if (!(from = parse_unary(p)))
+		goto fail;
+	if (!accept(p, '.') || !accept(p, '.')) {
+		error_here(p, "expected '..' between the range's ends");
+		goto fail;
+	}
+	if (!(to = parse_unary(p)) || expect(p, ')', "expected ')' after the range") < 0)
+		goto fail;
+	if (!at(p, '{')) {
+		error_here(p, "expected '{' after for (...)");
+		goto fail;
+	}
+	return for_range(p, var, from, to, parse_block(p));
+fail:
+	ast_free(var);
+	ast_free(from);
+	ast_free(to);
+	return NULL;
+}
+
 static struct node *parse_stmt(struct parser *p)
 {
 	struct node *n;
 
 	p->ops = 0;
+	if (at_word(p, 0, "for") && peek_at(p, 1)->kind == '(' && peek_at(p, 2)->kind == TOK_VAR &&
+	    peek_at(p, 3)->kind == ':')
+		return parse_for(p);
+	if (at_word(p, 0, "let") && peek_at(p, 1)->kind == TOK_VAR) {
+		if (!(n = parse_let(p)))
+			return NULL;
+		goto end;
+	}
 	switch (peek(p)->kind) {
 	case TOK_IF:
 		return parse_if(p);
@@ -769,6 +934,7 @@ static struct node *parse_stmt(struct parser *p)
 		if (!n)
 			return NULL;
 	}
+end:
 	if (!accept(p, ';') && !at(p, '}')) {
 		error_here(p, "expected ';' after statement");
 		ast_free(n);

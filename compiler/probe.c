@@ -8,6 +8,7 @@
  * offsets within a function or variables goes to dwarf.c.
  */
 #define _GNU_SOURCE
+#include "duration.h"
 #include "probe.h"
 
 #include <ctype.h>
@@ -502,12 +503,34 @@ static int parse_rawtp(struct pctx *c, const char *rest)
 
 /* ---- profile / interval ---- */
 
+/* interval:1s, interval:1000000000 (nanoseconds): newer bpftrace's forms
+ * without a unit field; bpftrace 0.17 takes none. */
+static int parse_period(struct pctx *c, const char *rest, const char *what, uint64_t *ns,
+			uint64_t *hz)
+{
+	size_t n = strlen(rest), digits = strspn(rest, "0123456789");
+
+	*hz = 0;
+	if (digits == n && n) {
+		errno = 0;
+		*ns = strtoull(rest, NULL, 10);
+		if (errno == ERANGE)
+			return fail(c, "'%s' is too large for %s", rest, what);
+	} else if (dur_parse(rest, n, ns) != DUR_OK) {
+		return fail(c, "expected %s:UNIT:N with UNIT one of hz, s, ms, us, or %s:DURATION "
+			    "such as %s:1s", what, what, what);
+	}
+	if (!*ns)
+		return fail(c, "'%s' is not a positive number", rest);
+	return 0;
+}
+
 static int parse_rate(struct pctx *c, const char *rest, const char *what, uint64_t *ns, uint64_t *hz)
 {
 	const char *colon = strchr(rest, ':');
 	char *end;
 	if (!colon)
-		return fail(c, "expected %s:UNIT:N with UNIT one of hz, s, ms, us", what);
+		return parse_period(c, rest, what, ns, hz);
 	errno = 0;
 	unsigned long long n = strtoull(colon + 1, &end, 10), mult;
 	/* strtoull() takes "-5" as a huge number: only digits are a count. */
@@ -759,8 +782,9 @@ struct provider_syntax {
 };
 
 static const struct provider_syntax syntaxes[] = {
-	{"BEGIN", NULL, NULL, PK_BEGIN, parse_special, true},
-	{"END", NULL, NULL, PK_END, parse_special, true},
+	/* newer bpftrace spells them begin and end */
+	{"BEGIN", "begin", NULL, PK_BEGIN, parse_special, true},
+	{"END", "end", NULL, PK_END, parse_special, true},
 	{"uprobe", "u", NULL, PK_UPROBE, parse_uprobe, false},
 	{"uretprobe", "ur", NULL, PK_URETPROBE, parse_uretprobe, false},
 	{"usdt", "U", NULL, PK_USDT, parse_usdt, false},
@@ -782,6 +806,11 @@ const char *probe_kind_name(enum probe_kind k)
 		if (syntaxes[i].kind == k)
 			return syntaxes[i].name;
 	return "?";
+}
+
+const char *probe_type_name(enum probe_kind k)
+{
+	return k == PK_BEGIN || k == PK_END ? "special" : probe_kind_name(k);
 }
 
 int probe_resolve(const char *text, struct loc loc, const struct probe_opts *o,

@@ -121,6 +121,8 @@ void probe_use_raw_tp(struct probe *p);
 /* --dump probes: kind, binary, each site's function, address and file offset. */
 void probe_dump(FILE *out, const struct probe *p);
 const char *probe_kind_name(enum probe_kind k);
+/* newer bpftrace's probetype: the provider's name, "special" for BEGIN/END */
+const char *probe_type_name(enum probe_kind k);
 /* The i-th software (or hardware) event name perf-run knows, NULL past
  * the last: what `-l software:*` lists. */
 const char *probe_perf_event_name(bool hardware, int i);

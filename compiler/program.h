@@ -59,6 +59,7 @@ enum pr_action_kind {
 	ACT_SYSTEM,    /* system(fmt, args) (--unsafe only) */
 	ACT_CAT,       /* cat(fmt, args): print a file */
 	ACT_JOIN,      /* join(argv [, sep]): args[0] is the char *[] read into the record */
+	ACT_ERRORF,    /* errorf(fmt, args), newer bpftrace: printed as an error at loc */
 };
 
 struct pr_arg {

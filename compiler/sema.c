@@ -4,7 +4,9 @@
  * Two walks over every probe: the first, silent, only learns the types of
  * global maps from their assignments (a probe may read a map that a later
  * probe writes); the second checks everything against them and reports.
- * Scratch variables are typed by their first assignment within one probe.
+ * A scratch variable has one type within one probe: the widest of the
+ * values assigned to it (strings, as in bpftrace), learned by the silent
+ * walks and seeded into the next walk, so every use sees the final size.
  * Constant integer expressions are folded in place into N_INT nodes, so
  * codegen sees literals.  Rules follow bpftrace 0.17.
  */
@@ -12,6 +14,7 @@
 #include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -29,6 +32,14 @@ struct var {
 	const struct type *type;
 };
 
+/* The variables one probe ended a walk with: the types the next walk
+ * gives them at their first assignment. */
+struct var_seed {
+	struct var *v;
+	int n;
+	bool changed;             /* some type differs from the walk before */
+};
+
 struct sctx {
 	struct sema *s;
 	const struct sema_opts *o;
@@ -37,12 +48,15 @@ struct sctx {
 	struct sema_probe *cur;
 	struct var *vars;
 	int nvars, cap;
+	struct var_seed *seed;    /* the current probe's, from the walk before */
 	int loop_depth;
 	int errors;
 	struct ct_unit *ct;       /* the script's C declarations, NULL if none */
 };
 
 static const struct type *check_expr(struct sctx *c, struct node *n);
+static const struct type *check_value(struct sctx *c, struct node *n);
+static const struct type *check_incdec(struct sctx *c, struct node *n);
 static void fold_to_int(struct node *n, int64_t v);
 static const struct type *array_as_str(struct sctx *c, struct node *n, const struct type *t);
 
@@ -228,12 +242,22 @@ static struct var *var_find(struct sctx *c, const char *name)
 	return NULL;
 }
 
+static const struct type *seeded_type(struct sctx *c, const char *name,
+				      const struct type *t);
+
 static void var_assign(struct sctx *c, struct node *v, const struct type *t, struct loc loc)
 {
 	struct var *x = var_find(c, v->name);
 	char b1[64], b2[64];
 
-	if (!storable(t) && t->kind != T_RECORD) {
+	if (t->kind == T_RECORD) {
+		/* Variables hold scalars and strings: a copied struct would
+		 * be read back through the traced program's memory. */
+		err(c, loc, "cannot assign %s to $%s: a %s is not copied into a variable; "
+		    "keep a pointer to it or read its fields", tname(t, b1, sizeof(b1)), v->name,
+		    t->is_union ? "union" : "struct");
+		/* Still known to the probe: its reads are not reported again. */
+	} else if (!storable(t)) {
 		err(c, loc, "cannot assign %s to $%s", tname(t, b1, sizeof(b1)), v->name);
 		return;
 	}
@@ -246,14 +270,56 @@ static void var_assign(struct sctx *c, struct node *v, const struct type *t, str
 		}
 		x = &c->vars[c->nvars++];
 		x->name = v->name;
-		x->type = widen(t);
+		x->type = seeded_type(c, v->name, widen(t));
 	} else if (!unify(x->type, t) || (x->type->kind == T_STR) != (t->kind == T_STR)) {
 		err(c, loc, "cannot assign %s to $%s, which holds %s",
 		    t->kind == T_STR ? "string" : tname(t, b1, sizeof(b1)), v->name,
 		    tname(x->type, b2, sizeof(b2)));
 		return;
+	} else {
+		/* A longer string widens the variable; the next walk gives
+		 * every earlier use the wider type too. */
+		x->type = widen(unify(x->type, t));
 	}
 	set_type(v, x->type);
+}
+
+/* The type the walk before ended $name with, joined with this first
+ * assignment's, so that no assignment of the probe is cut. */
+static const struct type *seeded_type(struct sctx *c, const char *name, const struct type *t)
+{
+	const struct var_seed *sd = c->seed;
+
+	for (int i = 0; sd && i < sd->n; i++) {
+		const struct type *u;
+
+		if (strcmp(sd->v[i].name, name))
+			continue;
+		u = unify(sd->v[i].type, t);
+		return u && (u->kind == T_STR) == (t->kind == T_STR) ? u : t;
+	}
+	return t;
+}
+
+/* Keeps the variables the current probe ended its walk with as the seed
+ * of its next walk, noting whether any type changed. */
+static void var_save_seed(struct sctx *c)
+{
+	struct var_seed *sd = c->seed;
+	bool changed = sd->n != c->nvars;
+
+	for (int i = 0; !changed && i < c->nvars; i++)
+		changed = strcmp(sd->v[i].name, c->vars[i].name) ||
+			  !type_equal(sd->v[i].type, c->vars[i].type);
+	sd->changed = changed;
+	if (!changed)
+		return;
+	free(sd->v);
+	sd->v = malloc((size_t)(c->nvars ? c->nvars : 1) * sizeof(*sd->v));
+	if (!sd->v)
+		abort();
+	memcpy(sd->v, c->vars, (size_t)c->nvars * sizeof(*sd->v));
+	sd->n = c->nvars;
 }
 
 /* ---- builtins ---- */
@@ -384,6 +450,55 @@ static bool is_sarg(const char *s)
 	return true;
 }
 
+/* Builtins of newer bpftrace (0.18 and later); none was an identifier in
+ * 0.17, so no 0.17 program changes meaning.  true and false stay idents
+ * (codegen makes the constant) so that both walks of sema see them. */
+static const struct type *check_field(struct sctx *c, struct node *n);
+
+/* ppid and pcomm, newer bpftrace: n becomes curtask->real_parent->tgid
+ * (curtask->group_leader->comm), read through the kernel's BTF. */
+static const struct type *task_chain(struct sctx *c, struct node *n, const char *via,
+				     const char *field)
+{
+	struct node *cur = ast_new(N_IDENT, n->loc), *mid = ast_new(N_FIELD, n->loc);
+
+	cur->name = strdup("curtask");
+	mid->op = TOK_ARROW;
+	mid->a = cur;
+	mid->name = strdup(via);
+	free(n->name);
+	n->kind = N_FIELD;
+	n->op = TOK_ARROW;
+	n->a = mid;
+	n->name = strdup(field);
+	return check_field(c, n);
+}
+
+static const struct type *check_newer_ident(struct sctx *c, struct node *n)
+{
+	const char *s = n->name;
+
+	if (!strcmp(s, "ppid"))
+		return task_chain(c, n, "real_parent", "tgid");
+	if (!strcmp(s, "pcomm"))
+		return task_chain(c, n, "group_leader", "comm");
+	if (!strcmp(s, "true") || !strcmp(s, "false"))
+		return type_bool();
+	if (!strcmp(s, "jiffies") || !strcmp(s, "ncpus"))
+		return type_int(8, false);
+	if (!strcmp(s, "probetype")) {
+		size_t m = 0;
+
+		for (int i = 0; i < c->cur->nprobes; i++) {
+			size_t l = strlen(probe_type_name(c->cur->probes[i]->kind));
+
+			m = l > m ? l : m;
+		}
+		return type_str(m + 1);
+	}
+	return NULL;
+}
+
 static const struct type *check_ident(struct sctx *c, struct node *n)
 {
 	const char *s = n->name;
@@ -484,6 +599,9 @@ static const struct type *check_ident(struct sctx *c, struct node *n)
 		}
 		return type_int(8, true);
 	}
+	const struct type *nt = check_newer_ident(c, n);
+	if (nt)
+		return nt;
 	int64_t ev;
 	if (ct_enum_value(c->ct, s, &ev)) {
 		fold_to_int(n, ev);
@@ -733,6 +851,16 @@ static const struct type *check_ternary(struct sctx *c, struct node *n)
 	}
 	if (type_is_int(a) && type_is_int(b))
 		return arith_type(a, b);
+	/* bpftrace runs "c ? printf(..) : printf(..);" as a statement; as a
+	 * value it is refused by check_value like any void call. */
+	if (a->kind == T_VOID && b->kind == T_VOID)
+		return a;
+	if (a->kind == T_RECORD || a->kind == T_ARRAY || a->kind == T_ARGS) {
+		/* The arms are values; a struct or array is not copied. */
+		err(c, n->b->loc, "an arm of ?: cannot be %s; use a pointer, a field or an element",
+		    tname(a, (char[64]){ 0 }, 64));
+		return NULL;
+	}
 	u = unify(a, b);
 	if (!u || (a->kind != b->kind)) {
 		err(c, n->loc, "both arms of ?: must be of the same kind");
@@ -1089,6 +1217,83 @@ static bool map_arg(struct sctx *c, struct node *n, bool keys_ok)
 		return false;
 	}
 	return true;
+}
+
+/* has_key(@m, k) and delete(@m, k) of newer bpftrace: the key moves into
+ * the map node, as delete(@m[k]) of 0.17 has it; ival marks the call as
+ * done, for the second walk. */
+static bool map_key_args(struct sctx *c, struct node *n)
+{
+	struct node *m = n->list;
+
+	if (n->ival || !m || m->kind != N_MAP || m->list || !m->next)
+		return true;
+	if (m->next->next) {
+		err(c, m->next->next->loc, "%s(@map, key) takes one key; a map with several keys "
+		    "is not supported here yet", n->name);
+		return false;
+	}
+	m->list = m->next;
+	m->next = NULL;
+	n->ival = 1;
+	return true;
+}
+
+static const struct type *check_has_key(struct sctx *c, struct node *n)
+{
+	if (!n->ival && !need_args(c, n, 2, 2))
+		return NULL;
+	if (!map_key_args(c, n))
+		return NULL;
+	if (!n->list->list) {
+		err(c, n->list->loc, "has_key() takes a map and a key");
+		return NULL;
+	}
+	int mi = map_get(c, n->list);
+	map_keys(c, n->list, mi);
+	return type_bool();
+}
+
+/* offsetof(struct X, a.b): a constant (the parser made the path a string). */
+static const struct type *check_offsetof(struct sctx *c, struct node *n)
+{
+	struct node *what = n->list, *path = what ? what->next : NULL;
+	const struct type *t;
+	uint64_t off = 0;
+	char buf[256];
+
+	if (!path || path->kind != N_STR || path->next) {
+		err(c, n->loc, "offsetof() takes a struct and a field: offsetof(struct X, field)");
+		return NULL;
+	}
+	if (what->kind == N_TYPENAME) {
+		t = what->ival ? NULL : cast_type(c, what);
+		if (!t) {
+			err(c, what->loc, "unknown struct '%s'", what->name);
+			return NULL;
+		}
+	} else if (!(t = check_expr(c, what))) {
+		return NULL;
+	}
+	snprintf(buf, sizeof(buf), "%s", path->name);
+	for (char *save = NULL, *f = strtok_r(buf, ".", &save); f; f = strtok_r(NULL, ".", &save)) {
+		const struct field *fd;
+
+		type_complete(t);
+		if (t->kind != T_RECORD || !(fd = type_field(t, f))) {
+			err(c, path->loc, "%s has no field '%s'", t->name ? t->name : "this type", f);
+			return NULL;
+		}
+		off += fd->offset;
+		t = fd->type;
+	}
+	for (struct node *a = n->list, *nx; a; a = nx) {
+		nx = a->next;
+		ast_free(a);
+	}
+	n->list = NULL;
+	fold_to_int(n, (int64_t)off);
+	return type_int(8, false);
 }
 
 /* print(args) at uprobes: every variable in scope at each site, so each
@@ -1532,15 +1737,71 @@ static const struct type *check_signal(struct sctx *c, struct node *n)
 	return type_void();
 }
 
+/* cgroupid("/sys/fs/cgroup/..."): the cgroup v2 id of the directory, which
+ * is its file handle (as bpftrace finds it), resolved when compiling and
+ * folded to a constant. */
+static const struct type *check_cgroupid(struct sctx *c, struct node *n)
+{
+	struct node *a = n->list;
+	struct {
+		struct file_handle fh;
+		uint64_t room;            /* f_handle's bytes */
+	} h = { .fh.handle_bytes = sizeof(uint64_t) };
+	uint64_t id;
+	int mount_id;
+
+	if (!need_args(c, n, 1, 1))
+		return NULL;
+	if (a->kind != N_STR) {
+		err(c, a->loc, "cgroupid() takes a string literal");
+		return NULL;
+	}
+	if (name_to_handle_at(AT_FDCWD, a->name, &h.fh, &mount_id, 0) < 0) {
+		err(c, a->loc, "cannot get the cgroup id of '%s': %s", a->name, strerror(errno));
+		return NULL;
+	}
+	if (h.fh.handle_bytes != sizeof(uint64_t)) {
+		err(c, a->loc, "'%s' is not in a cgroup v2 file system", a->name);
+		return NULL;
+	}
+	memcpy(&id, h.fh.f_handle, sizeof(id));
+	fold_to_int(n, (int64_t)id);
+	return type_int(8, false);
+}
+
+/* Newer bpftrace takes pid() for pid, comm() for comm, and so on for each
+ * builtin without arguments: the call becomes the identifier. */
+static bool call_as_ident(const struct node *n)
+{
+	static const char *const names[] = {
+		"pid", "tid", "uid", "gid", "cpu", "rand", "nsecs", "cgroup", "curtask",
+		"elapsed", "comm", "probe", "cpid", "numaid", "username", "retval", "func",
+		"ustack", "kstack", "jiffies", "ncpus", "probetype",
+	};
+
+	if (n->list)
+		return false;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(n->name, names[i]))
+			return true;
+	return false;
+}
+
 static const struct type *check_call(struct sctx *c, struct node *n)
 {
 	const char *f = n->name;
+
+	if (call_as_ident(n)) {
+		n->kind = N_IDENT;
+		return check_ident(c, n);
+	}
 
 	if (agg_of(f) != AGG_NONE) {
 		err(c, n->loc, "%s() must be assigned to a map: @x = %s(...)", f, f);
 		return NULL;
 	}
-	if (!strcmp(f, "printf") || !strcmp(f, "system") || !strcmp(f, "cat"))
+	if (!strcmp(f, "printf") || !strcmp(f, "system") || !strcmp(f, "cat") ||
+	    !strcmp(f, "errorf"))
 		return check_printf(c, n, !strcmp(f, "system"));
 	if (!strcmp(f, "print"))
 		return check_print(c, n);
@@ -1564,6 +1825,8 @@ static const struct type *check_call(struct sctx *c, struct node *n)
 		return check_buf(c, n);
 	if (!strcmp(f, "kaddr"))
 		return check_kaddr(c, n);
+	if (!strcmp(f, "cgroupid"))
+		return check_cgroupid(c, n);
 	if (!strcmp(f, "reg"))
 		return check_reg(c, n);
 	if (!strcmp(f, "ustack") || !strcmp(f, "kstack")) {
@@ -1579,13 +1842,17 @@ static const struct type *check_call(struct sctx *c, struct node *n)
 		err(c, n->loc, "pton() is only supported as the address of ntop() yet");
 		return NULL;
 	}
+	if (!strcmp(f, "syscall_name"))
+		return need_args(c, n, 1, 1) && int_arg(c, n, 0) ?
+		       type_ufmt(UF_SYSCALL, 8, NULL) : NULL;
 	if (!strcmp(f, "strerror"))
 		return need_args(c, n, 1, 1) && int_arg(c, n, 0) ?
 		       type_ufmt(UF_STRERROR, 8, NULL) : NULL;
 	if (!strcmp(f, "exit")) {
 		c->s->has_actions = true;
 		c->s->has_exit = true;
-		return need_args(c, n, 0, 0) ? type_void() : NULL;
+		/* exit(code), newer bpftrace: perf-run's exit status */
+		return need_args(c, n, 0, 1) && (!n->list || int_arg(c, n, 0)) ? type_void() : NULL;
 	}
 	if (!strcmp(f, "time")) {
 		struct node *a = n->list;
@@ -1599,8 +1866,23 @@ static const struct type *check_call(struct sctx *c, struct node *n)
 		}
 		return type_void();
 	}
+	if (!strcmp(f, "has_key"))
+		return check_has_key(c, n);
+	if (!strcmp(f, "offsetof"))
+		return check_offsetof(c, n);
+	if (!strcmp(f, "len")) {   /* len(@m), newer bpftrace: the map's elements */
+		if (!need_args(c, n, 1, 1) || !map_arg(c, n, false))
+			return NULL;
+		int mi = map_get(c, n->list);
+		if (!c->quiet && (!c->s->maps[mi].key_set || !c->s->maps[mi].key)) {
+			err(c, n->list->loc, "len() takes a map with keys; @%s has none",
+			    n->list->name);
+			return NULL;
+		}
+		return type_int(8, true);
+	}
 	if (!strcmp(f, "delete")) {
-		if (!need_args(c, n, 1, 1) || !map_arg(c, n, true))
+		if (!map_key_args(c, n) || !need_args(c, n, 1, 1) || !map_arg(c, n, true))
 			return NULL;
 		int mi = map_get(c, n->list);
 		if (mi >= 0)
@@ -1649,7 +1931,7 @@ static const struct type *check_sizeof(struct sctx *c, struct node *n)
 			err(c, n->a->loc, "unknown type '%s'", n->a->name);
 			return NULL;
 		}
-	} else if (!(t = sizeof_name(c, n->a)) && !(t = check_expr(c, n->a))) {
+	} else if (!(t = sizeof_name(c, n->a)) && !(t = check_value(c, n->a))) {
 		return NULL;
 	}
 	type_complete(t);
@@ -1695,7 +1977,9 @@ static const struct type *check_expr_inner(struct sctx *c, struct node *n)
 		return check_cast(c, n);
 	case N_SIZEOF:
 		return check_sizeof(c, n);
-	case N_ASSIGN: case N_INCDEC:
+	case N_INCDEC:
+		return check_incdec(c, n);
+	case N_ASSIGN:
 		err(c, n->loc, "an assignment is a statement, not a value");
 		return NULL;
 	default:
@@ -1717,7 +2001,11 @@ static const struct type *check_value(struct sctx *c, struct node *n)
 	const struct type *t = check_expr(c, n);
 
 	if (t && t->kind == T_VOID) {
-		err(c, n->loc, "%s() returns no value", n->name ? n->name : "this");
+		if (n->kind == N_CALL)
+			err(c, n->loc, "%s() returns no value", n->name);
+		else
+			err(c, n->loc, "this %s has no value: its arms return no value",
+			    n->kind == N_TERNARY ? "?:" : "expression");
 		return NULL;
 	}
 	return t;
@@ -1773,7 +2061,8 @@ static void check_assign(struct sctx *c, struct node *n)
 	set_type(n, t);
 }
 
-static void check_incdec(struct sctx *c, struct node *n)
+/* Also the type of x++ used as a value (bpftrace 0.17 allows it). */
+static const struct type *check_incdec(struct sctx *c, struct node *n)
 {
 	struct node *lv = n->a;
 
@@ -1782,24 +2071,25 @@ static void check_incdec(struct sctx *c, struct node *n)
 
 		if (!x) {
 			err(c, lv->loc, "$%s is used before it is assigned", lv->name);
-			return;
+			return NULL;
 		}
 		if (!type_is_int(x->type)) {
 			err(c, n->loc, "++ and -- need an integer");
-			return;
+			return NULL;
 		}
 		set_type(lv, x->type);
-		return;
+		return type_int(8, x->type->is_signed);
 	}
 	if (lv->kind != N_MAP) {
 		err(c, lv->loc, "only maps and $variables can be incremented");
-		return;
+		return NULL;
 	}
 	int mi = map_get(c, lv);
 
 	map_keys(c, lv, mi);
 	map_assign(c, lv, mi, type_int(8, true), n->loc);
 	set_type(lv, c->s->maps[mi].value);
+	return type_int(8, true); /* map_assign reported a map of another kind */
 }
 
 static void check_cond(struct sctx *c, struct node *e, const char *what)
@@ -1866,14 +2156,30 @@ static void check_block(struct sctx *c, struct node *blk)
 		check_stmt(c, s);
 }
 
-static void check_probe(struct sctx *c, struct sema_probe *p)
+static void check_probe(struct sctx *c, struct sema_probe *p, struct var_seed *seed)
 {
 	c->cur = p;
+	c->seed = seed;
 	c->nvars = 0;
 	c->loop_depth = 0;
 	if (p->node->a)
 		check_cond(c, p->node->a, "a predicate");
 	check_block(c, p->node->b);
+	var_save_seed(c);
+}
+
+/* One silent walk over every probe; true if a variable's type changed. */
+static bool learn_walk(struct sctx *c, struct sema_probe *probes, int nprobes,
+		       struct var_seed *seeds)
+{
+	bool changed = false;
+
+	for (int i = 0; i < nprobes; i++)
+		if (probes[i].nprobes) {
+			check_probe(c, &probes[i], &seeds[i]);
+			changed |= seeds[i].changed;
+		}
+	return changed;
 }
 
 struct idents {
@@ -1933,20 +2239,28 @@ int sema_check(struct node *prog, struct sema_probe *probes, int nprobes,
 	       const struct sema_opts *o, struct diag *d, struct sema *out)
 {
 	struct sctx c = { .s = out, .o = o, .d = d, .quiet = true };
+	struct var_seed *seeds;
 
 	memset(out, 0, sizeof(*out));
 	out->params = o->params;
 	out->nparams = o->nparams;
 	if (parse_cdecls(&c, prog) < 0)
 		return -1;
-	for (int i = 0; i < nprobes; i++)
-		if (probes[i].nprobes)
-			check_probe(&c, &probes[i]);
+	seeds = calloc((size_t)(nprobes ? nprobes : 1), sizeof(*seeds));
+	if (!seeds)
+		abort();
+	/* Until variable types settle: a map's type may come from a variable
+	 * and a variable's from a map that a later probe writes. */
+	for (int walk = 0; walk < 4 && learn_walk(&c, probes, nprobes, seeds); walk++)
+		;
 	c.quiet = false;
 	c.errors = 0;
 	for (int i = 0; i < nprobes; i++)
 		if (probes[i].nprobes)
-			check_probe(&c, &probes[i]);
+			check_probe(&c, &probes[i], &seeds[i]);
+	for (int i = 0; i < nprobes; i++)
+		free(seeds[i].v);
+	free(seeds);
 	for (int i = 0; i < out->nmaps && !c.errors; i++)
 		if (!out->maps[i].value) {
 			err(&c, out->maps[i].loc, "%s is never assigned", out->maps[i].name);

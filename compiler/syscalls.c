@@ -57,6 +57,19 @@ int sys_nr(const char *name)
 	return -1;
 }
 
+const char *sys_name(int nr)
+{
+	for (size_t i = 0; i < sizeof(from_headers) / sizeof(from_headers[0]); i++)
+		if (from_headers[i].nr == nr)
+			return from_headers[i].name;
+	/* syscalls newer than the headers; the aliases in extra (newstat)
+	 * have their header name, found above */
+	for (const struct sys_name *s = extra; s->name; s++)
+		if (s->nr == nr)
+			return s->name;
+	return NULL;
+}
+
 static const char *const family_prefix[] = { NULL, "syscalls:sys_enter_", "syscalls:sys_exit_" };
 
 /* The syscall number of site i if it is an event of family f, else -1. */

@@ -25,6 +25,10 @@
  * "sys_exit_NAME" traces, given NAME; -1 if unknown. */
 int sys_nr(const char *name);
 
+/* The name of syscall nr as <sys/syscall.h> has it, NULL if unknown:
+ * for newer bpftrace's syscall_name(). */
+const char *sys_name(int nr);
+
 /* Takes the sys_enter_* events of p whose numbers are known into raw[0],
  * a probe with the same name and fields made a raw program (sys_raw,
  * sys_site), if there are SYS_RAW_MIN of them, and the sys_exit_* ones

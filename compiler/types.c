@@ -399,7 +399,7 @@ static size_t type_fmt(char *buf, size_t n, size_t at, const struct type *t)
 	case T_UFMT: {
 		static const char *const names[] = {
 			[UF_NONE] = "?", [UF_USERNAME] = "username", [UF_STRFTIME] = "strftime",
-			[UF_STRERROR] = "strerror", [UF_INET] = "inet", [UF_MAC] = "macaddr",
+			[UF_STRERROR] = "strerror", [UF_SYSCALL] = "syscall_name", [UF_INET] = "inet", [UF_MAC] = "macaddr",
 			[UF_BUF] = "buffer",
 		};
 		return put(buf, n, at, names[t->ufmt]);

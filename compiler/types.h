@@ -42,6 +42,7 @@ enum ufmt_kind {
 	UF_USERNAME,  /* u64 uid, printed as its user name (getpwuid) */
 	UF_STRFTIME,  /* u64 nsecs since boot; name is the strftime format (%f: us) */
 	UF_STRERROR,  /* s64 errno, printed as strerror() */
+	UF_SYSCALL,   /* u64 syscall number, printed as its name (syscall_name()) */
 	UF_INET,      /* 24 bytes: u64 af (AF_INET, AF_INET6), then 16 address bytes */
 	UF_MAC,       /* 8 bytes: the 6 bytes of a MAC address, then padding */
 	UF_BUF,       /* 8 + n bytes: u64 length read, then n bytes, printed \xNN-escaped */

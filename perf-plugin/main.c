@@ -35,7 +35,7 @@ struct opts {
 	char **cmd_argv;          /* after -- */
 	const char *out;          /* -o */
 	enum rt_format format;
-	bool quiet, unsafe, list, version, help;
+	bool quiet, unsafe, list, version, help, dry_run;
 	int verbose;
 	unsigned dump;
 	const char *list_pat;
@@ -44,7 +44,7 @@ struct opts {
 	int nparams;
 };
 
-enum { OPT_UNSAFE = 256, OPT_DUMP, OPT_VERSION };
+enum { OPT_UNSAFE = 256, OPT_DUMP, OPT_VERSION, OPT_DRY_RUN };
 
 /* The option table, in the order --help prints it. */
 static const struct opt_help {
@@ -60,6 +60,7 @@ static const struct opt_help {
 	{ { "verbose", no_argument, NULL, 'v' }, "v", NULL, "more detail (libbpf messages, verifier log)" },
 	{ { "unsafe", no_argument, NULL, OPT_UNSAFE }, NULL, NULL, "allow system()" },
 	{ { "dump", required_argument, NULL, OPT_DUMP }, NULL, "ast|ir|bpf|probes", "print a stage of the compiler and stop" },
+	{ { "dry-run", no_argument, NULL, OPT_DRY_RUN }, NULL, NULL, "load and attach the probes, then stop without running BEGIN" },
 	{ { "list", optional_argument, NULL, 'l' }, "l", "[PATTERN]", "list probes (all types, or TYPE:PATTERN, uprobe:BIN:FUNC*)" },
 	{ { "lines", required_argument, NULL, 'L' }, "L", "BIN:SPEC", "probeable lines, as perf probe -L" },
 	{ { "vars", required_argument, NULL, 'V' }, "V", "BIN:SPEC", "variables at a probe point, as perf probe -V" },
@@ -125,6 +126,7 @@ static int parse_one(struct opts *o, int c, const char *arg)
 	case 'V': o->vars_spec = arg; break;
 	case OPT_UNSAFE: o->unsafe = true; break;
 	case OPT_VERSION: o->version = true; break;
+	case OPT_DRY_RUN: o->dry_run = true; break;
 	case OPT_DUMP: return parse_dump(arg, &o->dump);
 	case 'l':
 		o->list = true;
@@ -329,7 +331,7 @@ static int run(const struct opts *o, double start)
 	}
 	struct rt_opts ro = {
 		.out = out, .format = o->format, .quiet = o->quiet, .verbose = o->verbose,
-		.pid = pid, .child = cp, .start_ms = start,
+		.pid = pid, .child = cp, .start_ms = start, .dry_run = o->dry_run,
 	};
 	ret = rt_run(p, &ro, &d);
 	pr_program_free(p);

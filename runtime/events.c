@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "compiler/diag.h"
 #include "events.h"
 #include "mapprint.h"
 
@@ -186,6 +187,17 @@ static void ev_system(struct ev_ctx *e, const char *cmd)
 	fmt_free(&out);
 }
 
+/* errorf(): the message on stderr as a script error at the call, after the
+ * output before it. */
+static void ev_errorf(struct ev_ctx *e, const struct pr_action *a, const char *msg)
+{
+	struct diag d;
+
+	ev_flush(e);
+	diag_init(&d, e->p->src, stderr);
+	diag_error(&d, a->loc, "%s", msg);
+}
+
 static void ev_formatted(struct ev_ctx *e, const struct pr_action *a, const char *rec,
 			 size_t len)
 {
@@ -197,6 +209,8 @@ static void ev_formatted(struct ev_ctx *e, const struct pr_action *a, const char
 		ev_emit(e, "printf", b.s);
 	} else if (a->kind == ACT_SYSTEM) {
 		ev_system(e, b.s);
+	} else if (a->kind == ACT_ERRORF) {
+		ev_errorf(e, a, b.s);
 	} else {
 		ev_cat(e, b.s);
 	}
@@ -244,7 +258,7 @@ static void ev_action(struct ev_ctx *e, const char *rec, size_t len)
 	}
 	const struct pr_action *a = &e->p->actions[id];
 	switch (a->kind) {
-	case ACT_PRINTF: case ACT_SYSTEM: case ACT_CAT:
+	case ACT_PRINTF: case ACT_SYSTEM: case ACT_CAT: case ACT_ERRORF:
 		ev_formatted(e, a, rec, len);
 		break;
 	case ACT_PRINT:
@@ -269,6 +283,8 @@ static void ev_action(struct ev_ctx *e, const char *rec, size_t len)
 		break;
 	case ACT_EXIT:
 		e->exit_requested = true;
+		if (a->nargs == 1)   /* exit(code): the status perf-run ends with */
+			memcpy(&e->exit_code, rec + a->args[0].offset, sizeof(e->exit_code));
 		break;
 	}
 }

@@ -17,6 +17,7 @@
 
 #include <bpf/bpf.h>
 
+#include "compiler/syscalls.h"
 #include "format.h"
 #include "symbols.h"
 
@@ -393,6 +394,12 @@ static void fmt_ufmt(struct fmt_buf *b, const struct type *t, const void *p)
 		break;
 	case UF_STRERROR:
 		fmt_puts(b, strerror((int)(int64_t)u));
+		break;
+	case UF_SYSCALL:   /* a number without a known name stays a number */
+		if (u <= INT32_MAX && sys_name((int)u))
+			fmt_puts(b, sys_name((int)u));
+		else
+			fmt_addf(b, "%llu", (unsigned long long)u);
 		break;
 	case UF_INET:
 		fmt_inet(b, p);

@@ -566,7 +566,11 @@ int rt_run(struct program *p, const struct rt_opts *o, struct diag *d)
 	struct rt r = { .p = p, .o = o, .d = d };
 	int ret = 1;
 
-	if (rt_start(&r) == 0) {
+	int started = rt_start(&r) == 0;
+
+	if (started && o->dry_run) {
+		ret = 0;   /* --dry-run, as bpftrace: loaded and attached, nothing run */
+	} else if (started) {
 		/* BEGIN's output comes before the command's first instruction,
 		 * and an exit() in BEGIN means the command never runs */
 		rt_run_special(&r, PK_BEGIN);
@@ -577,7 +581,8 @@ int rt_run(struct program *p, const struct rt_opts *o, struct diag *d)
 			rt_wait_exec(&r);
 		}
 		rt_loop(&r);
-		ret = rt_finish(&r) ? 1 : 0;
+		/* exit(code): the status is code's low byte, as exit(3) makes it */
+		ret = rt_finish(&r) ? 1 : (int)(r.ev.exit_code & 0xff);
 	}
 	rt_cleanup(&r);
 	return ret;

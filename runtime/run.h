@@ -25,6 +25,7 @@ struct rt_opts {
 	pid_t pid;            /* -p PID or the traced command, 0 if none */
 	struct child *child;  /* the traced command (-c / --), gated until attach; or NULL */
 	double start_ms;      /* CLOCK_MONOTONIC ms at exec, for "Attached N probes in T ms" */
+	bool dry_run;         /* --dry-run: stop once attached, before BEGIN runs */
 };
 
 /* Returns the process exit status: 0 on success, 1 on error (already

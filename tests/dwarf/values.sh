@@ -55,6 +55,15 @@ site_addrs() {  # BIN SRC SPECS: addresses of the sites that have variables
 		sort -u
 }
 
+# Only the addresses that start an instruction: a spec such as set_flags+4
+# or 0x1139 can fall inside one at some level, and perf-run refuses those
+# (tests/runtime/uprobe.test checks that); gdb would read there regardless.
+on_insn() {  # BIN < ADDRS
+	awk 'NR == FNR { ok[$1] = 1; next } ok[$1]' \
+		<(objdump -d --no-show-raw-insn "$1" |
+		  awk '/^ +[0-9a-f]+:/ { a = $1; sub(/:$/, "", a); printf "0x%s\n", a }') -
+}
+
 # ADDR → FUNC+OFF through the symbol table: perf probe takes no bare
 # address of a uprobe binary.
 sym_off() {  # NM-FILE ADDR
@@ -124,7 +133,7 @@ for cc in ${VALUES_CCS:-gcc clang-19}; do
 			fi
 			readelf -h "$bin" | grep -q 'DYN' && pies[k]=1
 			mapfile -t addrs < <(site_addrs "$bin" "$top/tests/progs/$prog.c" \
-				"$top/tests/dwarf/$prog.specs")
+				"$top/tests/dwarf/$prog.specs" | on_insn "$bin")
 			[ ${#addrs[@]} -gt 0 ] || continue
 			timeout 60 $run VALUES_BIN="$bin" VALUES_ADDRS="${addrs[*]}" gdb -q -batch -nx \
 				-x "$top/tests/dwarf/gdb_frames.py" --args "$bin" 2>/dev/null |
