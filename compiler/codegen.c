@@ -818,7 +818,9 @@ static int gen_function(struct cg *g, struct node *pn, const struct probe *p, in
 		cg_sys_prologue(g);
 	if (g->s->has_exit && p->kind != PK_BEGIN && p->kind != PK_END)
 		skip_after_exit(g);
-	if (pn->a) {
+	if (site >= 0 && p->sites[site].absent) {
+		cg_count(g, CG_ABSENT);  /* a variable the body reads is not here */
+	} else if (pn->a) {
 		int mark = cg_tmp_mark(g);
 
 		cg_at(g, pn->a);
@@ -826,7 +828,8 @@ static int gen_function(struct cg *g, struct node *pn, const struct probe *p, in
 		cg_tmp_release(g, mark);
 		cg_ret0_unless(g, c, true);
 	}
-	cg_block_stmts(g, pn->b);
+	if (site < 0 || !p->sites[site].absent)
+		cg_block_stmts(g, pn->b);
 	func_end(g);
 	pp->name = strdup(name);
 	pp->bpf_prog_type = si.prog_type;

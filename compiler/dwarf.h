@@ -80,6 +80,7 @@ struct dw_var {
 	bool is_param;
 	bool is_global;            /* CU-level variable (global or file static) */
 	bool in_inline;            /* of a function inlined into the probed one at the site */
+	bool in_outer;             /* of a function the probed inlined copy is inlined into */
 	int decl_line;
 };
 
