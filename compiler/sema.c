@@ -25,6 +25,7 @@
 #include "dwarf.h"
 #include "kbtf.h"
 #include "lexer.h"
+#include "program.h"
 #include "sema.h"
 
 struct var {
@@ -1841,6 +1842,33 @@ static bool call_as_ident(const struct node *n)
 	return false;
 }
 
+/* ustack(perf), ustack(bpftrace), ustack(N), ustack(MODE, N): as
+ * bpftrace; N frames at most (the unwinder's depth), in the kernel. */
+static const struct type *check_ustack(struct sctx *c, struct node *n)
+{
+	struct node *a = n->list;
+	bool perf = false;
+	int64_t frames = 0;
+
+	if (!need_args(c, n, 1, 2))
+		return NULL;
+	if (a->kind == N_IDENT && (!strcmp(a->name, "perf") || !strcmp(a->name, "bpftrace"))) {
+		perf = a->name[0] == 'p';
+		a = a->next;
+	} else if (a->next || a->kind != N_INT) {
+		err(c, a->loc, "the mode of ustack() is perf or bpftrace");
+		return NULL;
+	}
+	if (a && (a->kind != N_INT || a->ival < 1 || a->ival > PR_UW_DEPTH)) {
+		err(c, a->loc, "the frame count of ustack() is a constant from 1 to %d", PR_UW_DEPTH);
+		return NULL;
+	}
+	if (a)
+		frames = (int64_t)a->ival;
+	c->s->uses_stack = true;
+	return type_stack_mode(true, perf, (unsigned)frames);
+}
+
 static const struct type *check_call(struct sctx *c, struct node *n)
 {
 	const char *f = n->name;
@@ -1883,7 +1911,9 @@ static const struct type *check_call(struct sctx *c, struct node *n)
 		return check_cgroupid(c, n);
 	if (!strcmp(f, "reg"))
 		return check_reg(c, n);
-	if (!strcmp(f, "ustack") || !strcmp(f, "kstack")) {
+	if (!strcmp(f, "ustack"))
+		return check_ustack(c, n);
+	if (!strcmp(f, "kstack")) {
 		err(c, n->loc, "%s() with a mode or a frame count is not supported yet; "
 		    "use %s alone", f, f);
 		return NULL;

@@ -90,6 +90,8 @@ struct type {
 	enum agg_kind agg;          /* T_AGG */
 	enum ufmt_kind ufmt;        /* T_UFMT */
 	int64_t lh_min, lh_max, lh_step; /* T_AGG with AGG_LHIST */
+	uint16_t frames;            /* T_STACK: ustack(n)'s n, 0 for all */
+	bool perf_mode;             /* T_STACK: ustack(perf): perf script's lines */
 	/* T_RECORD whose fields are built on first need (type_complete): kernel
 	 * BTF records, since task_struct alone reaches thousands of them and a
 	 * script reads a few.  fill sets fields, nfields and size. */
@@ -109,6 +111,8 @@ const struct type *type_str_read(unsigned size);
 const struct type *type_ptr(const struct type *elem, bool is_user);
 const struct type *type_array(const struct type *elem, uint32_t count);
 const struct type *type_stack(bool is_user);
+/* ustack(perf), ustack(n), ustack(perf, n): interned by mode and frames. */
+const struct type *type_stack_mode(bool is_user, bool perf_mode, unsigned frames);
 const struct type *type_usym(void);
 const struct type *type_ksym(void);
 /* A T_UFMT of kind k, size bytes; fmt (copied) for UF_STRFTIME, else NULL. */
