@@ -408,8 +408,9 @@ static bool mark_absent(struct sctx *c, struct node *n)
 			const char *w = site_lacks(&p->sites[j], n->name, why, sizeof(why));
 			ph += !w;
 			lack += !!w;
-			if (w && !first[0])
-				snprintf(first, sizeof(first), "%s", w);
+			if (w && !first[0])  /* a line's sites share a label: name the address */
+				snprintf(first, sizeof(first), "%s, 0x%llx", w,
+					 (unsigned long long)p->sites[j].addr);
 		}
 		if (!ph && p->nsites) {
 			err(c, n->loc, "%s", site_lacks(&p->sites[0], n->name, why, sizeof(why)));
