@@ -307,6 +307,24 @@ static uint64_t site_addr(struct cg *g)
 	return s->dw ? dw_probe_addr(s->dw) : s->addr;
 }
 
+/* Whether pieces with a location cover bytes [from, from + size) of the
+ * variable (its other pieces are optimised out, or it ends early). */
+static bool pieces_cover(const struct dw_loc *l, uint32_t from, uint32_t size)
+{
+	uint32_t off = 0, need = from;
+
+	for (int i = 0; i < l->npieces && need < from + size; i++) {
+		const struct dw_piece *p = &l->pieces[i];
+		if (off + p->size > need) {
+			if (p->kind == DWR_OPTIMIZED)
+				return false;
+			need = off + p->size;
+		}
+		off += p->size;
+	}
+	return need >= from + size;
+}
+
 /* A variable that lives in registers or pieces: its value, up to 8 bytes. */
 static LLVMValueRef var_value(struct cg *g, const struct dw_var *v, const struct node *n)
 {
@@ -316,6 +334,11 @@ static LLVMValueRef var_value(struct cg *g, const struct dw_var *v, const struct
 
 	if (l->kind == DWR_VALUE)
 		return run_prog(g, l->prog, l->n, site_addr(g), n->loc);
+	if (v->type && !pieces_cover(l, 0, v->type->size)) {
+		cg_error(g, n->loc, "'%s' is partly optimised out at %s: DWARF gives only some of "
+			 "its bytes", n->name, dw_probe_func(g->probe->sites[g->site < 0 ? 0 : g->site].dw));
+		return cg_const(g, 0);
+	}
 	for (int i = 0; i < l->npieces; i++) {
 		const struct dw_piece *p = &l->pieces[i];
 		LLVMValueRef x;
@@ -324,10 +347,7 @@ static LLVMValueRef var_value(struct cg *g, const struct dw_var *v, const struct
 			cg_error(g, n->loc, "'%s' is split over more than 8 bytes", n->name);
 			break;
 		}
-		if (p->kind == DWR_OPTIMIZED)
-			x = cg_const(g, 0);
-		else
-			x = run_prog(g, p->prog, p->n, site_addr(g), n->loc);
+		x = run_prog(g, p->prog, p->n, site_addr(g), n->loc);
 		if (p->kind == DWR_MEMORY)
 			x = cg_read_user(g, x, p->size);
 		if (p->size < 8)
@@ -467,6 +487,104 @@ static LLVMValueRef member_value(struct cg *g, struct node *n)
 	return cg_to_int_type(g, v, t);
 }
 
+/* args.V.m[.n...] (constant indexes) where V is not in memory: the
+ * variable and the member's byte offset in it; NULL for anything else. */
+static const struct dw_var *reg_member(struct cg *g, const struct node *n, uint32_t *off)
+{
+	uint32_t at = 0;
+
+	while (n->kind == N_FIELD || n->kind == N_INDEX) {
+		const struct type *a = n->a->type;
+		if (cg_is_dwarf_var(g, n) || !a || a->kind == T_PTR)
+			break;
+		if (n->kind == N_FIELD) {
+			const struct field *f = a->kind == T_RECORD ? type_field(a, n->name) : NULL;
+			if (!f)
+				return NULL;
+			at += f->offset;
+		} else {
+			if (a->kind != T_ARRAY || !a->elem || n->b->kind != N_INT ||
+			    n->b->ival >= a->count)
+				return NULL;
+			at += (uint32_t)n->b->ival * a->elem->size;
+		}
+		n = n->a;
+	}
+	if (!cg_is_dwarf_var(g, n) || n->type->kind == T_PTR)
+		return NULL;
+	const struct dw_var *v = site_var(g, n);
+	if (!v || v->loc.kind == DWR_MEMORY || !v->type)
+		return NULL;
+	*off = at;
+	return v;
+}
+
+/* Bytes [at, at + size) of a variable in a register or in pieces, size <= 8:
+ * the parts of each piece that hold them, shifted into place. */
+static LLVMValueRef reg_bytes(struct cg *g, const struct dw_var *v, uint32_t at, uint32_t size,
+			      const struct node *n)
+{
+	const struct dw_loc *l = &v->loc;
+	LLVMValueRef acc = cg_const(g, 0);
+	uint32_t off = 0;
+
+	if (l->kind == DWR_VALUE) {
+		if (at + size > 8)
+			goto missing;
+		acc = run_prog(g, l->prog, l->n, site_addr(g), n->loc);
+		acc = LLVMBuildLShr(g->b, acc, cg_const(g, 8 * at), "");
+		return size < 8 ? LLVMBuildAnd(g->b, acc, cg_const(g, ~0ull >> (64 - 8 * size)), "") : acc;
+	}
+	if (l->kind != DWR_PIECES || !pieces_cover(l, at, size))
+		goto missing;
+	for (int i = 0; i < l->npieces; i++, off += l->pieces[i - 1].size) {
+		const struct dw_piece *p = &l->pieces[i];
+		uint32_t lo = at > off ? at : off, hi = at + size < off + p->size ? at + size : off + p->size;
+		LLVMValueRef x;
+		if (lo >= hi)
+			continue;
+		x = run_prog(g, p->prog, p->n, site_addr(g), n->loc);
+		if (p->kind == DWR_MEMORY)
+			x = cg_read_user(g, LLVMBuildAdd(g->b, x, cg_const(g, lo - off), ""), hi - lo);
+		else if (lo - off >= 8)
+			goto missing;
+		else
+			x = LLVMBuildLShr(g->b, x, cg_const(g, 8 * (lo - off)), "");
+		if (hi - lo < 8)
+			x = LLVMBuildAnd(g->b, x, cg_const(g, ~0ull >> (64 - 8 * (hi - lo))), "");
+		acc = LLVMBuildOr(g->b, acc, LLVMBuildShl(g->b, x, cg_const(g, 8 * (lo - at)), ""), "");
+	}
+	return acc;
+missing:
+	cg_error(g, n->loc, "'%s' is optimised out at %s: DWARF gives no location for its bytes "
+		 "%u-%u in '%s'", n->name, dw_probe_func(g->probe->sites[g->site < 0 ? 0 : g->site].dw),
+		 at, at + size - 1, v->name);
+	return cg_const(g, 0);
+}
+
+/* A member of a struct or array kept in registers or pieces (small
+ * structs at -O1 and up), bitfields included. */
+static LLVMValueRef reg_member_value(struct cg *g, struct node *n, const struct dw_var *v,
+				     uint32_t at)
+{
+	const struct field *f = n->kind == N_FIELD ? type_field(record_of(n->a->type), n->name)
+						   : NULL;
+	unsigned bytes = f && f->bit_size ? (unsigned)(f->bit_offset + f->bit_size + 7) / 8 : n->type->size;
+
+	if (!bytes || bytes > 8) {
+		cg_error(g, n->loc, "'%s' is not in memory and wider than 8 bytes", n->name);
+		return cg_const(g, 0);
+	}
+	LLVMValueRef x = reg_bytes(g, v, at, bytes, n);
+	if (!f || !f->bit_size)
+		return cg_to_int_type(g, x, n->type);
+	unsigned sh = 64 - f->bit_size;
+	x = LLVMBuildShl(g->b, x, cg_const(g, sh - f->bit_offset), "");
+	if (type_is_int(n->type) && n->type->is_signed)
+		return LLVMBuildAShr(g->b, x, cg_const(g, sh), "");
+	return LLVMBuildLShr(g->b, x, cg_const(g, sh), "");
+}
+
 /* The value of a place of scalar type. */
 LLVMValueRef cg_place_value(struct cg *g, struct node *n)
 {
@@ -488,6 +606,13 @@ LLVMValueRef cg_place_value(struct cg *g, struct node *n)
 			}
 			return cg_to_int_type(g, var_value(g, v, n), t);
 		}
+	}
+	if ((n->kind == N_FIELD || n->kind == N_INDEX) && !cg_is_dwarf_var(g, n) &&
+	    t->kind != T_RECORD && t->kind != T_ARRAY) {
+		uint32_t at;
+		const struct dw_var *v = reg_member(g, n, &at);
+		if (v)
+			return reg_member_value(g, n, v, at);
 	}
 	if (n->kind == N_FIELD && !cg_is_dwarf_var(g, n)) {
 		const struct field *f = type_field(record_of(n->a->type), n->name);
@@ -529,6 +654,36 @@ static int printable(const struct dw_var *v, const char **note)
 	return *note ? PA_SKIP : PA_READ;
 }
 
+/* Whether store_pieces() writes a piece: one DWARF gives a location for,
+ * of a size a register or a read gives whole. */
+static bool piece_stored(const struct dw_piece *p)
+{
+	return p->kind != DWR_OPTIMIZED &&
+	       (p->size == 1 || p->size == 2 || p->size == 4 || p->size == 8);
+}
+
+/* Marks in avail[0..size) the bytes of v that the record will hold: all of
+ * them unless v is in pieces; then those of the pieces stored, so that the
+ * others (optimised out, or past the last piece) are never shown as 0.
+ * Returns whether every byte is there. */
+static bool bytes_avail(const struct dw_var *v, bool *avail, uint32_t size)
+{
+	const struct dw_loc *l = &v->loc;
+	uint32_t off = 0;
+	bool all = true;
+
+	memset(avail, l->kind != DWR_PIECES, size);
+	for (int i = 0; l->kind == DWR_PIECES && i < l->npieces; i++) {
+		const struct dw_piece *p = &l->pieces[i];
+		for (uint32_t b = off; b < off + p->size && b < size; b++)
+			avail[b] = piece_stored(p);
+		off += p->size;
+	}
+	for (uint32_t b = 0; b < size; b++)
+		all &= avail[b];
+	return all;
+}
+
 /* Writes each piece of a variable split over registers and memory at
  * its byte offset in dst. */
 static void store_pieces(struct cg *g, LLVMValueRef dst, const struct dw_loc *l, struct loc loc)
@@ -539,7 +694,7 @@ static void store_pieces(struct cg *g, LLVMValueRef dst, const struct dw_loc *l,
 		const struct dw_piece *p = &l->pieces[i];
 		unsigned sz = p->size;
 
-		if (p->kind != DWR_OPTIMIZED && (sz == 1 || sz == 2 || sz == 4 || sz == 8)) {
+		if (piece_stored(p)) {
 			LLVMValueRef x = run_prog(g, p->prog, p->n, site_addr(g), loc);
 
 			if (p->kind == DWR_MEMORY)
@@ -559,6 +714,8 @@ static void store_var(struct cg *g, LLVMValueRef dst, const struct dw_var *v, st
 	struct node n = { .kind = N_IDENT, .name = (char *)v->name, .loc = loc };
 
 	if (type_is_int(t) || t->kind == T_PTR || t->kind == T_FLOAT) {
+		if (l->kind == DWR_PIECES && !pieces_cover(l, 0, t->size))
+			return;  /* printed as <optimized out> */
 		LLVMValueRef x = l->kind == DWR_MEMORY
 			? cg_read_user(g, run_prog(g, l->prog, l->n, site_addr(g), loc), t->size)
 			: var_value(g, v, &n);
@@ -615,49 +772,133 @@ void cg_print_place(struct cg *g, int id, struct node *m)
 	cg_send(g, rec, 8 + size);
 }
 
+/* print(args)'s format and arguments being built. */
+struct args_fmt {
+	char *fmt;
+	size_t len;
+	struct pr_arg *pa;
+	int npa, cap;
+};
+
+static void fmt_arg(struct args_fmt *f, const struct type *t, uint32_t offset)
+{
+	if (f->npa == f->cap) {
+		f->cap = f->cap ? 2 * f->cap : 8;
+		if (!(f->pa = realloc(f->pa, f->cap * sizeof(*f->pa))))
+			abort();
+	}
+	f->pa[f->npa].type = t;
+	f->pa[f->npa++].offset = offset;
+	fmt_append(&f->fmt, &f->len, "%s", "", "");
+}
+
+static bool all_in(const bool *avail, uint32_t from, uint32_t size, bool want)
+{
+	for (uint32_t b = from; b < from + size; b++)
+		if (avail[b] != want)
+			return false;
+	return true;
+}
+
+/*
+ * A record or array of which DWARF gives only some pieces: each member
+ * whose bytes are all there is printed as the formatter prints it inside
+ * the record, the others as <optimized out> (gdb's view), so that no byte
+ * DWARF does not give shows as 0.  A bitfield is printed only with the
+ * whole record, so in a partial one it is <unavailable>.
+ */
+static void fmt_partial(struct args_fmt *f, const struct type *t, const bool *avail,
+			uint32_t at, uint32_t rec_off)
+{
+	if (all_in(avail, at, t->size, true)) {
+		fmt_arg(f, t, rec_off + at);
+	} else if (all_in(avail, at, t->size, false) ||
+		   (t->kind != T_RECORD && t->kind != T_ARRAY) ||
+		   (t->kind == T_ARRAY && (!t->elem || !t->elem->size || t->elem->size == 1))) {
+		fmt_append(&f->fmt, &f->len, "<optimized out>", "", "");
+	} else if (t->kind == T_ARRAY) {
+		fmt_append(&f->fmt, &f->len, "[", "", "");
+		for (uint32_t i = 0; i < t->count; i++) {
+			fmt_append(&f->fmt, &f->len, i ? "," : "", "", "");
+			fmt_partial(f, t->elem, avail, at + i * t->elem->size, rec_off);
+		}
+		fmt_append(&f->fmt, &f->len, "]", "", "");
+	} else {
+		fmt_append(&f->fmt, &f->len, "{ ", "", "");
+		for (int i = 0; i < t->nfields; i++) {
+			const struct field *fl = &t->fields[i];
+			fmt_append(&f->fmt, &f->len, i ? ", ." : ".", fl->name ? fl->name : "", " = ");
+			if (fl->bit_size)
+				fmt_append(&f->fmt, &f->len, "<unavailable>", "", "");
+			else if (fl->type && fl->type->size && fl->offset + fl->type->size <= t->size)
+				fmt_partial(f, fl->type, avail, at + fl->offset, rec_off);
+			else
+				fmt_append(&f->fmt, &f->len, "<unavailable>", "", "");
+		}
+		fmt_append(&f->fmt, &f->len, " }", "", "");
+	}
+}
+
+/* One variable's part of print(args): its format, and its place in the record. */
+static void fmt_var(struct args_fmt *f, const struct dw_var *v, uint32_t off)
+{
+	const struct type *t = v->type;
+	bool scalar = type_is_int(t) || t->kind == T_PTR || t->kind == T_FLOAT;
+	bool *avail = calloc(t->size ? t->size : 1, 1);
+
+	if (!avail)
+		abort();
+	if (bytes_avail(v, avail, t->size))
+		fmt_arg(f, t, off);
+	else if (scalar)
+		fmt_append(&f->fmt, &f->len, "<optimized out>", "", "");
+	else
+		fmt_partial(f, t, avail, 0, off);
+	free(avail);
+}
+
 void cg_print_args(struct cg *g, int id, struct loc loc)
 {
 	struct pr_action *a = &g->prog->actions[id];
 	const struct probe_site *s = &g->probe->sites[g->site < 0 ? 0 : g->site];
 	const struct dw_var *v;
 	int n = dw_vars(s->dw, &v), k = 0, shown = 0;
-	struct pr_arg *pa = calloc(n ? n : 1, sizeof(*pa));
 	const struct dw_var **rd = calloc(n ? n : 1, sizeof(*rd));
+	uint32_t *at = calloc(n ? n : 1, sizeof(*at));
 	uint32_t off = 8;
-	size_t len = 0;
-	char *fmt = NULL;
+	struct args_fmt f = { 0 };
 	const char *note;
 
-	if (!pa || !rd)
+	if (!rd || !at)
 		abort();
-	fmt_append(&fmt, &len, "{", "", "");
+	fmt_append(&f.fmt, &f.len, "{", "", "");
 	for (int i = 0; i < n; i++) {
 		if (shadowed(v, i, n))
 			continue;
-		fmt_append(&fmt, &len, shown++ ? ", ." : " .", v[i].name, " = ");
+		fmt_append(&f.fmt, &f.len, shown++ ? ", ." : " .", v[i].name, " = ");
 		if (printable(&v[i], &note) == PA_SKIP) {
-			fmt_append(&fmt, &len, note, "", "");
+			fmt_append(&f.fmt, &f.len, note, "", "");
 			continue;
 		}
-		fmt_append(&fmt, &len, "%s", "", "");
-		pa[k].type = v[i].type;
-		pa[k].offset = off;
+		fmt_var(&f, &v[i], off);
+		at[k] = off;
 		rd[k++] = &v[i];
 		off += cg_is_mem(v[i].type) || v[i].type->kind == T_RECORD || v[i].type->kind == T_ARRAY
 			? (v[i].type->size + 7) & ~7u : 8;
 	}
-	fmt_append(&fmt, &len, shown ? " }\n" : "}\n", "", "");
+	fmt_append(&f.fmt, &f.len, shown ? " }\n" : "}\n", "", "");
 	free(a->fmt);
-	a->fmt = fmt;
-	a->args = pa;
-	a->nargs = k;
+	a->fmt = f.fmt;
+	a->args = f.pa ? f.pa : calloc(1, sizeof(*f.pa));
+	a->nargs = f.npa;
 	a->size = off;
 
 	LLVMValueRef rec = cg_alloca(g, off, "args");
 	cg_memset0(g, rec, off);
 	LLVMBuildStore(g->b, cg_const(g, (uint64_t)id), rec);
 	for (int i = 0; i < k; i++)
-		store_var(g, cg_gep(g, rec, pa[i].offset), rd[i], loc);
+		store_var(g, cg_gep(g, rec, at[i]), rd[i], loc);
 	free(rd);
+	free(at);
 	cg_send(g, rec, off);
 }

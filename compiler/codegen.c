@@ -902,7 +902,10 @@ static int gen_function(struct cg *g, struct node *pn, const struct probe *p, in
 		cg_skip_after_exit(g);
 	if (g->rp_on)
 		cg_rp_enter(g, pn, idx);
-	cg_probe_body(g, pn);
+	if (site >= 0 && p->sites[site].absent)
+		cg_count(g, CG_ABSENT);  /* a variable the body reads is not here */
+	else
+		cg_probe_body(g, pn);
 	func_end(g);
 	pp->name = strdup(name);
 	pp->bpf_prog_type = si.prog_type;

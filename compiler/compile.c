@@ -13,6 +13,7 @@
 
 #include "ast.h"
 #include "codegen.h"
+#include "dwarf.h"
 #include "parser.h"
 #include "program.h"
 #include "sema.h"
@@ -261,6 +262,17 @@ static int resolve_probes(struct node *root, const struct pr_compile_opts *o,
 	return rc;
 }
 
+/* -v: how the DWARF sites were chosen where it is not plain. */
+static void site_notes(const struct program *p)
+{
+	for (int i = 0; i < p->nprobes; i++)
+		for (int k = 0; k < p->probes[i]->nsites; k++) {
+			const char *note = dw_probe_note(p->probes[i]->sites[k].dw);
+			if (note)
+				fprintf(stderr, "perf-run: %s: %s\n", p->probes[i]->spec, note);
+		}
+}
+
 struct program *pr_compile(const struct source *src, const struct pr_compile_opts *o,
 			   struct diag *d)
 {
@@ -279,6 +291,8 @@ struct program *pr_compile(const struct source *src, const struct pr_compile_opt
 	if (!root || d->errors)
 		goto fail;
 	rc = resolve_probes(root, o, p, &sp, &nsp, d);
+	if (o->verbose)
+		site_notes(p);
 	if (o->dump & PR_DUMP_PROBES)
 		for (int i = 0; i < p->nprobes; i++)
 			probe_dump(stdout, p->probes[i]);

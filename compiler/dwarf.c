@@ -28,6 +28,14 @@ struct found {
 	uint64_t addr;
 	Dwarf_Off cu_off, scope_off;
 	char *func;
+	int shares;             /* the line whose address this is (gdb's choice), 0 if its own */
+};
+
+/* A line's address that another line's row maps to first (perf refuses it). */
+struct shared {
+	uint64_t addr;
+	int other;
+	char *label;
 };
 
 /* One resolution in progress. */
@@ -46,6 +54,8 @@ struct rs {
 	int n;
 	const char *text;       /* the spec as written, for messages */
 	struct lr *lr;          /* -L: the lines found */
+	struct shared *sh;      /* a line probe's shared addresses, until flush_shared */
+	int nsh;
 	char *err;
 	size_t errlen;
 	int failed;
@@ -85,6 +95,7 @@ static void add_site(struct rs *r, uint64_t addr, Dwarf_Die *scope, const char *
 	f->cu_off = dwarf_dieoffset(&r->cu);
 	f->scope_off = dwarf_dieoffset(scope ? scope : &sp);
 	f->func = strdup(label ? label : dwarf_diename(&sp) ?: "?");
+	f->shares = 0;
 }
 
 static bool name_match(Dwarf_Die *d, const struct dw_spec *sp)
@@ -421,21 +432,65 @@ static int line_cb(struct rs *r, const char *fname, int lineno, uint64_t addr)
 
 	if (lineno != r->lno || !fname || dws_tailcmp(fname, r->fname))
 		return 0;
-	if (!representative(r, fname, lineno, addr)) {
-		char msg[256];
-		const char *f;
-		int other;
-		lineinfo(r, addr, &f, &other);
-		snprintf(msg, sizeof(msg), "line %d shares address 0x%llx with line %d; "
-			 "probe line %d instead (as perf probe refuses it too)", lineno,
-			 (unsigned long long)addr, other, other);
-		rs_fail(r, msg);
-		return -1;
-	}
 	char *label = line_label(fname, lineno);
+	if (!representative(r, fname, lineno, addr)) {
+		const char *f;
+		struct shared *s;
+		r->sh = realloc(r->sh, (r->nsh + 1) * sizeof(*r->sh));
+		if (!r->sh)
+			abort();
+		s = &r->sh[r->nsh++];
+		s->addr = addr;
+		s->label = label;
+		/* The first line there, which gdb reports; at a function's
+		 * entry that may be this line, and the other is the declaration's. */
+		Dwarf_Line *row = stmt_row(&r->cu, addr);
+		if (!row || dwarf_lineno(row, &s->other) || s->other == lineno)
+			lineinfo(r, addr, &f, &s->other);
+		return 0;
+	}
 	add_site(r, addr, best_scope(r, addr, &sc) ? &sc : NULL, label);
 	free(label);
 	return 0;
+}
+
+static Dwarf_Off scope_at(struct rs *r, uint64_t addr)
+{
+	Dwarf_Die sc;
+
+	if (best_scope(r, addr, &sc) || dws_realfunc(&r->cu, addr, &sc))
+		return dwarf_dieoffset(&sc);
+	return 0;
+}
+
+/*
+ * The addresses of the line that another line's row maps to first: perf
+ * probe refuses them, gdb breaks there (both lines' rows are statements at
+ * that address).  One is probed where the line has no address of its own
+ * in the same function or inlined instance, as gdb keeps one place per
+ * block; what is visible there is what DWARF says of that address.
+ */
+static void flush_shared(struct rs *r, int first)
+{
+	for (int i = 0; i < r->nsh; i++) {
+		struct shared *s = &r->sh[i];
+		Dwarf_Off scope = scope_at(r, s->addr);
+		bool own = false;
+		for (int k = first; k < r->n && !own; k++)
+			own = !r->v[k].shares && r->v[k].scope_off == scope &&
+			      r->v[k].cu_off == dwarf_dieoffset(&r->cu);
+		if (!own) {
+			Dwarf_Die sc;
+			int n = r->n;
+			add_site(r, s->addr, best_scope(r, s->addr, &sc) ? &sc : NULL, s->label);
+			if (r->n > n)
+				r->v[n].shares = s->other ? s->other : -1;
+		}
+		free(s->label);
+	}
+	free(r->sh);
+	r->sh = NULL;
+	r->nsh = 0;
 }
 
 /* ---- lazy patterns (perf's strlazymatch: glob, whitespace ignored) ---- */
@@ -635,9 +690,11 @@ static void search_func(struct rs *r, Dwarf_Die *sp)
 
 	r->fname = dws_decl_file(sp);
 	if (r->sp->has_line) {
+		int first = r->n;
 		dwarf_decl_line(sp, &r->lno);
 		r->lno += r->sp->line;
 		walk_lines(r, &r->cu, line_cb);
+		flush_shared(r, first);
 	} else if (is_func_instance(sp)) {
 		dws_entrypc(sp, &addr);
 		if (!addr)
@@ -696,8 +753,10 @@ static void search_cu(struct rs *r)
 		r->nlazy = 0;
 		r->lazy_read = false;
 	} else {
+		int first = r->n;
 		r->lno = r->sp->line;
 		walk_lines(r, &r->cu, line_cb);
+		flush_shared(r, first);
 	}
 }
 
@@ -806,6 +865,18 @@ static int cmp_found(const void *a, const void *b)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
+/* -v: a line probed at the address another line's row maps to first. */
+static void shared_note(struct probe_site *s, int other)
+{
+	char note[200], line[32] = "another line";
+
+	if (other > 0)
+		snprintf(line, sizeof(line), "line %d", other);
+	snprintf(note, sizeof(note), "%s shares address 0x%llx with %s, as gdb places it: "
+		 "its hits include %s's there", s->func, (unsigned long long)s->addr, line, line);
+	dwv_probe_set_note(s->dw, note);
+}
+
 static int make_sites(struct rs *r, struct probe_site **sites, int *nsites)
 {
 	struct probe_site *s = calloc(r->n ? r->n : 1, sizeof(*s));
@@ -824,6 +895,8 @@ static int make_sites(struct rs *r, struct probe_site **sites, int *nsites)
 		if (r->v[i].cu_off)  /* else an address outside every CU: no DWARF view */
 			s[i].dw = dwv_probe_new(r->m, r->v[i].cu_off, r->v[i].scope_off,
 						r->v[i].addr, s[i].func);
+		if (s[i].dw && r->v[i].shares)
+			shared_note(&s[i], r->v[i].shares);
 	}
 	*sites = s;
 	*nsites = r->n;

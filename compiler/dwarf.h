@@ -80,6 +80,7 @@ struct dw_var {
 	bool is_param;
 	bool is_global;            /* CU-level variable (global or file static) */
 	bool in_inline;            /* of a function inlined into the probed one at the site */
+	bool in_outer;             /* of a function the probed inlined copy is inlined into */
 	int decl_line;
 };
 
@@ -118,6 +119,9 @@ uint64_t dw_probe_addr(const struct dw_probe *p);
  * site, where DWL_ENTRY_VALUE registers are captured; 0 if unknown. */
 uint64_t dw_probe_entry(struct dw_probe *p);
 const char *dw_probe_func(const struct dw_probe *p);
+/* One sentence on how the site's address was chosen, for -v (a line whose
+ * only address is shared with another line); NULL if nothing to say. */
+const char *dw_probe_note(const struct dw_probe *p);
 /* Writes the variables and their locations, for --dump probes. */
 void dw_probe_dump(FILE *out, struct dw_probe *p);
 void dw_probe_free(struct dw_probe *p);

@@ -27,6 +27,7 @@ struct dw_probe {
 	int nlocals, nown;
 	struct dw_var *globals;
 	int nglobals;
+	char *note;             /* why this address, for -v; NULL if nothing to say */
 };
 
 struct dw_probe *dwv_probe_new(struct dw_mod *m, Dwarf_Off cu_off, Dwarf_Off scope_off,
@@ -61,7 +62,16 @@ struct collect {
 	struct dw_probe *p;
 	struct dwl_ctx *ctx;
 	bool in_inline;
+	Dwarf_Off stop;         /* outer walk: the probed inlined copy, not entered */
 };
+
+static struct dw_var *new_local(struct dw_probe *p)
+{
+	p->locals = realloc(p->locals, (p->nlocals + 1) * sizeof(*p->locals));
+	if (!p->locals)
+		abort();
+	return &p->locals[p->nlocals++];
+}
 
 static int collect_cb(Dwarf_Die *d, void *arg)
 {
@@ -70,19 +80,20 @@ static int collect_cb(Dwarf_Die *d, void *arg)
 	int tag = dwarf_tag(d);
 
 	if ((tag == DW_TAG_variable || tag == DW_TAG_formal_parameter) && dwarf_diename(d)) {
-		p->locals = realloc(p->locals, (p->nlocals + 1) * sizeof(*p->locals));
-		if (!p->locals)
-			abort();
-		make_var(p, d, c->ctx, &p->locals[p->nlocals]);
-		p->locals[p->nlocals++].in_inline = c->in_inline;
+		struct dw_var *v = new_local(p);
+		make_var(p, d, c->ctx, v);
+		v->in_inline = c->in_inline;
+		v->in_outer = c->stop != 0;
 		return DWS_SIBLING;
 	}
 	if (dwarf_haspc(d, c->ctx->addr) != 1)
 		return DWS_SIBLING;
 	if (tag == DW_TAG_lexical_block)
 		return DWS_CONT;
+	if (tag == DW_TAG_inlined_subroutine && c->stop)
+		return dwarf_dieoffset(d) == c->stop ? DWS_SIBLING : DWS_CONT;
 	if (tag == DW_TAG_inlined_subroutine) {
-		struct collect inner = { p, c->ctx, true };
+		struct collect inner = { p, c->ctx, true, 0 };
 		dws_walk_children(d, collect_cb, &inner);
 	}
 	return DWS_SIBLING;
@@ -107,13 +118,11 @@ static void add_abstract(struct dw_probe *p, Dwarf_Die *scope, struct dwl_ctx *c
 		if ((tag != DW_TAG_variable && tag != DW_TAG_formal_parameter) || !n)
 			continue;
 		for (int i = 0; i < nown && !have; i++)
-			have = !p->locals[i].in_inline && !strcmp(p->locals[i].name, n);
+			have = !p->locals[i].in_inline && !p->locals[i].in_outer &&
+			       !strcmp(p->locals[i].name, n);
 		if (have)
 			continue;
-		p->locals = realloc(p->locals, (p->nlocals + 1) * sizeof(*p->locals));
-		if (!p->locals)
-			abort();
-		make_var(p, &d, ctx, &p->locals[p->nlocals++]);
+		make_var(p, &d, ctx, new_local(p));
 	} while (dwarf_siblingof(&d, &d) == 0);
 }
 
@@ -142,7 +151,14 @@ static void build_locals(struct dw_probe *p)
 		return;
 	struct dwl_ctx ctx;
 	site_ctx(p, &cu, &sp, &ctx);
-	struct collect c = { p, &ctx, false };
+	/* At an inlined copy, gdb shows the variables of the functions it is
+	 * inlined into too (its older frames): first, so the copy's own win
+	 * a name. */
+	if (dwarf_dieoffset(&scope) != dwarf_dieoffset(&sp)) {
+		struct collect o = { p, &ctx, false, dwarf_dieoffset(&scope) };
+		dws_walk_children(&sp, collect_cb, &o);
+	}
+	struct collect c = { p, &ctx, false, 0 };
 	dws_walk_children(&scope, collect_cb, &c);
 	add_abstract(p, &scope, &ctx);
 	struct dw_var *v = malloc((p->nlocals ? p->nlocals : 1) * sizeof(*v));
@@ -409,6 +425,8 @@ void dw_probe_dump(FILE *out, struct dw_probe *p)
 		dw_loc_print(out, &v[i].loc);
 		fputc('\n', out);
 	}
+	if (p && p->note)
+		fprintf(out, "    note %s\n", p->note);
 }
 
 static void vars_free(struct dw_var *v, int n)
@@ -420,6 +438,18 @@ static void vars_free(struct dw_var *v, int n)
 	free(v);
 }
 
+void dwv_probe_set_note(struct dw_probe *p, const char *note)
+{
+	free(p->note);
+	if (!(p->note = strdup(note)))
+		abort();
+}
+
+const char *dw_probe_note(const struct dw_probe *p)
+{
+	return p ? p->note : NULL;
+}
+
 void dw_probe_free(struct dw_probe *p)
 {
 	if (!p)
@@ -427,6 +457,7 @@ void dw_probe_free(struct dw_probe *p)
 	vars_free(p->locals, p->nlocals);
 	vars_free(p->globals, p->nglobals);
 	free(p->func);
+	free(p->note);
 	free(p);
 }
 
@@ -457,7 +488,8 @@ void dwv_list_site(FILE *out, struct dw_probe *p)
 	fprintf(out, "\t@<%s+%llu>\n", site_dies(p, &cu, &scope, &sp) ? dwarf_diename(&sp) : "?",
 		(unsigned long long)(p->addr - entry));
 	for (int i = 0; i < n; i++)
-		if (dwl_available(&v[i].loc) && asprintf(&lines[k], "%s\t%s", v[i].type_name, v[i].name) > 0)
+		if (!v[i].in_outer && dwl_available(&v[i].loc) &&  /* perf lists the copy's own */
+		    asprintf(&lines[k], "%s\t%s", v[i].type_name, v[i].name) > 0)
 			k++;
 	/* perf keeps them in a sorted set. */
 	qsort(lines, k, sizeof(*lines), cmp_str);

@@ -17,6 +17,8 @@ struct dw_mod;
  * function or inlined instance), its address.  func is copied. */
 struct dw_probe *dwv_probe_new(struct dw_mod *m, Dwarf_Off cu_off, Dwarf_Off scope_off,
 			       uint64_t addr, const char *func);
+/* Sets the site's -v note (copied). */
+void dwv_probe_set_note(struct dw_probe *p, const char *note);
 /* One "@<func+off>" block of perf probe -V (p may be NULL: no DWARF there). */
 void dwv_list_site(FILE *out, struct dw_probe *p);
 

@@ -48,6 +48,8 @@ struct probe_site {
 	struct dw_probe *dw;      /* DWARF view at this address, NULL without debuginfo */
 	struct usdt_arg *uargs;   /* USDT: the note's arguments (arg0.. at this site) */
 	int nuargs;
+	bool absent;              /* lacks a DWARF variable the body reads, which other
+	                           * sites have (sema): its hits are only counted */
 };
 
 struct probe {

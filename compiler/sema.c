@@ -390,35 +390,90 @@ static const struct type *dwarf_args_type(void)
 	return &t;
 }
 
+/* Why args.NAME cannot be read at site s (one sentence into buf), or NULL
+ * if it can. */
+static const char *site_lacks(const struct probe_site *s, const char *name, char *buf,
+			      size_t len)
+{
+	const struct dw_var *v = s->dw ? dw_find_var(s->dw, name) : NULL;
+
+	if (!v)
+		snprintf(buf, len, "no variable '%s' is visible at %s", name, s->func);
+	else if (v->loc.kind == DWR_OPTIMIZED || v->loc.kind == DWR_UNSUPPORTED)
+		snprintf(buf, len, "'%s' cannot be read at %s: %s", name, s->func,
+			 v->loc.why ? v->loc.why : "no location");
+	else
+		return NULL;
+	return buf;
+}
+
+/*
+ * Sites of a probe that lack args.NAME while others of the same probe have
+ * it (an inlined copy that dropped a variable): marked absent, so that
+ * their hits are counted and skipped, never read as 0, and said once.
+ * Returns false if some probe of the body has it at no site: then that is
+ * the error, as in bpftrace for a field one of the probes lacks.
+ */
+static bool mark_absent(struct sctx *c, struct node *n)
+{
+	char why[600], first[600] = "";
+	int have = 0, lack = 0;
+
+	for (int i = 0; i < c->cur->nprobes; i++) {
+		struct probe *p = c->cur->probes[i];
+		int ph = 0;
+		for (int j = 0; j < p->nsites; j++) {
+			const char *w = site_lacks(&p->sites[j], n->name, why, sizeof(why));
+			ph += !w;
+			lack += !!w;
+			if (w && !first[0])  /* a line's sites share a label: name the address */
+				snprintf(first, sizeof(first), "%s, 0x%llx", w,
+					 (unsigned long long)p->sites[j].addr);
+		}
+		if (!ph && p->nsites) {
+			err(c, n->loc, "%s", site_lacks(&p->sites[0], n->name, why, sizeof(why)));
+			return false;
+		}
+		have += ph;
+	}
+	if (!lack)
+		return true;
+	for (int i = 0; i < c->cur->nprobes; i++)
+		for (int j = 0; j < c->cur->probes[i]->nsites; j++)
+			c->cur->probes[i]->sites[j].absent |=
+				site_lacks(&c->cur->probes[i]->sites[j], n->name, why, sizeof(why)) != NULL;
+	if (!c->quiet)
+		diag_warn(c->d, n->loc, "'%s' is missing at %d of the probe's %d sites (%s): hits "
+			  "there are skipped and counted", n->name, lack, have + lack, first);
+	return true;
+}
+
 /* args.NAME at uprobes: the variable must be readable, with one type, at
- * every site of every probe of the body. */
+ * every site of every probe of the body that has it (see mark_absent). */
 static const struct type *check_dwarf_var(struct sctx *c, struct node *n)
 {
 	const struct type *t = NULL;
 	char b1[64], b2[64];
 
+	for (int i = 0; i < c->cur->nprobes; i++)
+		for (int j = 0; j < c->cur->probes[i]->nsites; j++)
+			if (!c->cur->probes[i]->sites[j].dw) {
+				struct probe *p = c->cur->probes[i];
+				err(c, n->loc, "args needs debuginfo, and %s has none at %s; read "
+				    "arg0..arg5 instead", p->path, p->sites[j].func);
+				return NULL;
+			}
+	if (!mark_absent(c, n))
+		return NULL;
 	for (int i = 0; i < c->cur->nprobes; i++) {
 		struct probe *p = c->cur->probes[i];
 
 		for (int j = 0; j < p->nsites; j++) {
-			const struct dw_var *v = p->sites[j].dw ? dw_find_var(p->sites[j].dw, n->name)
-								 : NULL;
+			char why[600];
+			const struct dw_var *v = dw_find_var(p->sites[j].dw, n->name);
 
-			if (!p->sites[j].dw) {
-				err(c, n->loc, "args needs debuginfo, and %s has none at %s; read arg0..arg5 instead", p->path,
-				    p->sites[j].func);
-				return NULL;
-			}
-			if (!v) {
-				err(c, n->loc, "no variable '%s' is visible at %s", n->name,
-				    p->sites[j].func);
-				return NULL;
-			}
-			if (v->loc.kind == DWR_OPTIMIZED || v->loc.kind == DWR_UNSUPPORTED) {
-				err(c, n->loc, "'%s' cannot be read at %s: %s", n->name,
-				    p->sites[j].func, v->loc.why ? v->loc.why : "no location");
-				return NULL;
-			}
+			if (site_lacks(&p->sites[j], n->name, why, sizeof(why)))
+				continue;
 			if (!v->type) {
 				err(c, n->loc, "the type of '%s' (%s) cannot be read", n->name,
 				    v->type_name ? v->type_name : "?");

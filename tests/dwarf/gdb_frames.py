@@ -48,10 +48,18 @@ def scalar(v, t):
 def flatten(name, v, out):
     """Appends (name, text) pairs for v; text None where the form is not compared."""
     try:
-        if v.is_optimized_out:
-            out.append((name, "<optimized out>"))
-            return
         t = v.type.strip_typedefs()
+        if v.is_optimized_out:
+            # gdb marks an aggregate so if any piece is missing: the
+            # members that are there still have their values.
+            parts = []
+            if t.code in (gdb.TYPE_CODE_STRUCT, gdb.TYPE_CODE_UNION, gdb.TYPE_CODE_ARRAY):
+                flatten_members(name, v, t, parts)
+            if not parts or all(text == "<optimized out>" for _, text in parts):
+                out.append((name, "<optimized out>"))
+            else:
+                out.extend(parts)
+            return
         if t.code in (gdb.TYPE_CODE_STRUCT, gdb.TYPE_CODE_UNION):
             for f in t.fields():
                 if f.name and not f.artificial:
@@ -70,6 +78,23 @@ def flatten(name, v, out):
         out.append((name, scalar(v, t)))
     except gdb.error as e:
         out.append((name, "<%s>" % e))
+
+
+def flatten_members(name, v, t, out):
+    """Members of a partly optimised-out aggregate, each with its own state."""
+    try:
+        if t.code == gdb.TYPE_CODE_ARRAY:
+            lo, hi = t.range()
+            if t.target().strip_typedefs().sizeof == 1:
+                return  # text: shown whole or not at all
+            for i in range(lo, hi + 1):
+                flatten("%s[%d]" % (name, i - lo), v[i], out)
+            return
+        for f in t.fields():
+            if f.name and not f.artificial:
+                flatten("%s.%s" % (name, f.name), v[f.name], out)
+    except gdb.error:
+        del out[:]
 
 
 def frame_vars(fr):

@@ -28,7 +28,7 @@ PERF_RUN=${PERF_RUN:-$top/build/perf-run}
 case $PERF_RUN in /*) ;; *) PERF_RUN=$top/$PERF_RUN;; esac
 verbose=
 [ "${1:-}" = -v ] && { verbose=-v; shift; }
-progs=(${*:-dwarf_types dwarf_scopes dwarf_inline})
+progs=(${*:-dwarf_types dwarf_scopes dwarf_inline dwarf_pieces})
 passed=0 failed=0
 group=perfrun_values_$$
 run="env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin"
