@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 struct elf_file {
@@ -533,6 +534,44 @@ static bool looks_like_lib(const char *bin)
 	return !strncmp(bin, "lib", 3) || strstr(bin, ".so");
 }
 
+/* realpath(), unless the file the path reaches is not the one at the
+ * resolved name: /proc/PID/exe of a binary deleted or replaced since it
+ * started (the kernel still opens and probes the mapped inode through it). */
+static char *elfsym_realpath(const char *path)
+{
+	struct stat a, b;
+	char *p = realpath(path, NULL);
+	if (stat(path, &a))
+		return p;   /* errno from stat: the file itself is missing */
+	if (!p || stat(p, &b) || a.st_ino != b.st_ino || a.st_dev != b.st_dev) {
+		free(p);
+		return strdup(path);
+	}
+	return p;
+}
+
+char *elfsym_pid_exe(pid_t pid, const char **why)
+{
+	char link[64], buf[16];
+	snprintf(link, sizeof(link), "/proc/%d/exe", (int)pid);
+	*why = NULL;
+	char *p = elfsym_realpath(link);
+	if (p)
+		return p;
+	int e = errno;
+	snprintf(buf, sizeof(buf), "/proc/%d", (int)pid);
+	if (access(buf, F_OK))
+		*why = "has exited";
+	else if (e == ENOENT)
+		*why = "has no executable (a kernel thread, or exiting)";
+	else if (e == EACCES || e == EPERM)
+		*why = "has an executable this user may not read";
+	else
+		*why = strerror(e);
+	errno = e;
+	return NULL;
+}
+
 char *elfsym_find_binary(const char *bin, pid_t pid)
 {
 	static const char *const dirs[] = {
@@ -541,7 +580,7 @@ char *elfsym_find_binary(const char *bin, pid_t pid)
 	};
 	char *found;
 	if (strchr(bin, '/'))
-		return realpath(bin, NULL);
+		return elfsym_realpath(bin);
 	if (pid > 0 && (found = search_maps(bin, pid)))
 		return found;
 	if (!looks_like_lib(bin) && (found = search_path_list(getenv("PATH"), bin, false)))

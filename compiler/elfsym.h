@@ -30,6 +30,11 @@ int elfsym_offset(const char *path, uint64_t addr, uint64_t *offset);
  * default directories), or a program name looked up in PATH.  Returns a
  * malloc'd path or NULL. */
 char *elfsym_find_binary(const char *bin, pid_t pid);
+/* The path through which pid's executable is opened and probed: its name,
+ * or /proc/PID/exe when the file at that name is no longer the one it
+ * runs (deleted or replaced, as after a package upgrade).  NULL if there
+ * is none, with *why saying why in a few words ("has exited"...). */
+char *elfsym_pid_exe(pid_t pid, const char **why);
 /* True if the file is x86-64 code (EM_X86_64). */
 bool elfsym_is_x86_64(const char *path);
 /* True if the file is an ET_EXEC (not PIE). */

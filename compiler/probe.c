@@ -108,16 +108,16 @@ static char *split_bin(struct pctx *c, const char *rest, const char **spec)
 	*spec = rest;
 	if (c->o->default_bin)
 		return strdup(c->o->default_bin);
+	const char *why = NULL;
 	if (c->o->pid > 0) {
-		char link[64], buf[4096];
-		snprintf(link, sizeof(link), "/proc/%d/exe", (int)c->o->pid);
-		ssize_t n = readlink(link, buf, sizeof(buf) - 1);
-		if (n > 0) {
-			buf[n] = '\0';
-			return strdup(buf);
-		}
+		char *exe = elfsym_pid_exe(c->o->pid, &why);
+		if (exe)
+			return exe;
 	}
-	if (colon) {
+	if (why) {   /* -p was given: say why it gives no binary */
+		fail(c, "'%s' names no binary, and process %d %s; write uprobe:BIN:%s", rest,
+		     (int)c->o->pid, why, rest);
+	} else if (colon) {
 		char *bin = strndup(rest, (size_t)(colon - rest));
 		fail(c, "cannot find binary or library '%s'; give its path (./%s) or install it", bin, bin);
 		free(bin);

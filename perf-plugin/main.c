@@ -173,12 +173,21 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		if (!strcmp(argv[i], "--")) {
 			n = i;
 			o->cmd_argv = argv[i + 1] ? &argv[i + 1] : NULL;
+			if (!o->cmd_argv) {
+				fprintf(stderr, "perf-run: '--' ends the options but no command follows it\n");
+				return -1;
+			}
 			break;
 		}
 	int c;
 	while ((c = getopt_long(n, argv, "e:p:c:o:f:qvhl::L:V:", lopts, NULL)) != -1)
 		if (parse_one(o, c, optarg))
 			return -1;
+	if (o->pid > 0 && (o->cmd || o->cmd_argv)) {
+		fprintf(stderr, "perf-run: give -p PID or a command to start (-c CMD or -- CMD), "
+			"not both\n");
+		return -1;
+	}
 	char **rest = &argv[optind];
 	int nrest = n - optind;
 	if (o->list && !o->list_pat && nrest > 0) {
@@ -215,11 +224,9 @@ static int do_dwarf_list(const struct opts *o)
 		if (colon)
 			*colon = ':';
 		spec = copy;
-		if (o->pid > 0) {
-			char link[64];
-			snprintf(link, sizeof(link), "/proc/%d/exe", (int)o->pid);
-			bin = realpath(link, NULL);
-		}
+		const char *why;
+		if (o->pid > 0)
+			bin = elfsym_pid_exe(o->pid, &why);
 	}
 	int r = -1;
 	if (!bin)
@@ -274,11 +281,12 @@ static int start_child(const struct opts *o, struct child *c)
 	return child_spawn(c, o->cmd_argv);
 }
 
+/* NULL for a kernel thread or an unreadable executable: probe.c says so
+ * where a probe needs it. */
 static char *pid_binary(pid_t pid)
 {
-	char link[64];
-	snprintf(link, sizeof(link), "/proc/%d/exe", (int)pid);
-	return realpath(link, NULL);
+	const char *why;
+	return elfsym_pid_exe(pid, &why);
 }
 
 static int run(const struct opts *o, double start)
