@@ -15,6 +15,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -1104,6 +1105,20 @@ static bool const_arg(struct sctx *c, struct node *n, int i, int64_t *v)
 	return true;
 }
 
+/* Whether every number of a conversion's "WIDTH.PREC" (s up to e) fits
+ * printf's int. */
+static bool format_sizes_fit(const char *s, const char *e)
+{
+	long long v = 0;
+	for (; s < e; s++) {
+		if (*s == '.')
+			v = 0;
+		else if ((v = v * 10 + (*s - '0')) > INT_MAX)
+			return false;
+	}
+	return true;
+}
+
 /* Checks a printf-style format against the arguments after it. */
 static void check_format(struct sctx *c, struct node *call, struct node *fmt, struct node *args)
 {
@@ -1125,8 +1140,14 @@ static void check_format(struct sctx *c, struct node *call, struct node *fmt, st
 		p++;
 		while (p < end && strchr("-+ #0", *p))
 			p++;
+		const char *num = p;
 		while (p < end && (isdigit((unsigned char)*p) || *p == '.'))
 			p++;
+		if (!format_sizes_fit(num, p)) {   /* printf's int would wrap */
+			err(c, fmt->loc, "width or precision in '%.*s' is larger than %d",
+			    (int)(p - spec), spec, INT_MAX);
+			return;
+		}
 		while (p < end && strchr("hlzjt", *p))
 			p++;
 		if (p >= end || !strchr("diuxXocsprfFeEgG", *p)) {

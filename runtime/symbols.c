@@ -106,6 +106,8 @@ static void sym_kload(struct sym *s)
 	qsort(s->k, s->nk, sizeof(*s->k), sym_kcmp);
 }
 
+#define SYM_KMAX_FUNC (1u << 20)   /* larger than any kernel function */
+
 const char *sym_kernel(struct sym *s, uint64_t addr, uint64_t *off)
 {
 	if (!s->k_loaded)
@@ -118,7 +120,10 @@ const char *sym_kernel(struct sym *s, uint64_t addr, uint64_t *off)
 		else
 			hi = mid;
 	}
-	if (lo == 0)
+	/* kallsyms gives no sizes: an address far past the symbol before it
+	 * (above every symbol, or in a gap of the kernel's address space) is
+	 * inside no function, not in the last one */
+	if (lo == 0 || addr - s->k[lo - 1].addr >= SYM_KMAX_FUNC)
 		return NULL;
 	*off = addr - s->k[lo - 1].addr;
 	return s->k[lo - 1].name;
