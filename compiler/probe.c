@@ -454,6 +454,13 @@ static const struct type *common_fields(struct probe *p)
 	return type_record("tracepoint fields", false, first ? first->size : 0, keep, nkeep);
 }
 
+/* "/", "." and "..": names under tracefs's events/ that would reach
+ * other files (tracepoint:../..:x read tracefs's own files). */
+static bool tp_bad_name(const char *s)
+{
+	return strchr(s, '/') || !strcmp(s, ".") || !strcmp(s, "..");
+}
+
 static int parse_tracepoint(struct pctx *c, const char *rest)
 {
 	struct probe *p = c->p;
@@ -462,6 +469,11 @@ static int parse_tracepoint(struct pctx *c, const char *rest)
 		return fail(c, "expected tracepoint:CATEGORY:EVENT, e.g. tracepoint:syscalls:sys_enter_write");
 	p->category = strndup(rest, (size_t)(colon - rest));
 	p->event = strdup(colon + 1);
+	if (!p->category || !p->event)
+		return fail(c, "out of memory");
+	if (tp_bad_name(p->category) || tp_bad_name(p->event))   /* both become paths */
+		return fail(c, "a tracepoint's category and event are names, not paths: "
+			    "'%s:%s' is not one", p->category, p->event);
 	if (!tpf_events_dir())
 		return fail(c, "tracefs is not available; mount it: mount -t tracefs nodev /sys/kernel/tracing");
 	struct tp_walk w = {c, 0};

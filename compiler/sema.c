@@ -49,6 +49,8 @@ struct sctx {
 	struct sema_probe *cur;
 	struct var *vars;
 	int nvars, cap;
+	const char *failed[32];   /* $vars whose assignment was an error (this probe) */
+	int nfailed;
 	struct var_seed *seed;    /* the current probe's, from the walk before */
 	int loop_depth;
 	int errors;
@@ -234,6 +236,16 @@ static void map_assign(struct sctx *c, struct node *m, int mi, const struct type
 }
 
 /* ---- scratch variables ---- */
+
+/* Whether $name's assignment was itself an error: its uses then say
+ * nothing more (one mistake, one error). */
+static bool var_failed(const struct sctx *c, const char *name)
+{
+	for (int i = 0; i < c->nfailed; i++)
+		if (!strcmp(c->failed[i], name))
+			return true;
+	return false;
+}
 
 static struct var *var_find(struct sctx *c, const char *name)
 {
@@ -888,8 +900,10 @@ static const struct type *check_field(struct sctx *c, struct node *n)
 	}
 	f = type_field(a, n->name);
 	if (!f) {
-		err(c, n->loc, "%s has no field '%s'",
-		    n->a->kind == N_IDENT ? "args" : tname(a, b1, sizeof(b1)), n->name);
+		/* only args itself is "args": curtask, a $var or a cast say their type */
+		bool args = n->a->kind == N_IDENT && !strcmp(n->a->name, "args");
+		err(c, n->loc, "%s has no field '%s'", args ? "args" : tname(a, b1, sizeof(b1)),
+		    n->name);
 		return NULL;
 	}
 	/* A body shared by several tracepoints reads each one's own layout. */
@@ -1976,7 +1990,8 @@ static const struct type *check_expr_inner(struct sctx *c, struct node *n)
 	case N_VAR:
 		x = var_find(c, n->name);
 		if (!x) {
-			err(c, n->loc, "$%s is used before it is assigned", n->name);
+			if (!var_failed(c, n->name))
+				err(c, n->loc, "$%s is used before it is assigned", n->name);
 			return NULL;
 		}
 		return x->type;
@@ -2068,6 +2083,8 @@ static void check_assign(struct sctx *c, struct node *n)
 	} else {
 		t = check_value(c, rv);
 	}
+	if (!t && lv->kind == N_VAR && !var_find(c, lv->name) && c->nfailed < 32)
+		c->failed[c->nfailed++] = lv->name;
 	if (!t)
 		return;
 	if (lv->kind == N_VAR) {
@@ -2091,7 +2108,8 @@ static const struct type *check_incdec(struct sctx *c, struct node *n)
 		struct var *x = var_find(c, lv->name);
 
 		if (!x) {
-			err(c, lv->loc, "$%s is used before it is assigned", lv->name);
+			if (!var_failed(c, lv->name))
+				err(c, lv->loc, "$%s is used before it is assigned", lv->name);
 			return NULL;
 		}
 		if (!type_is_int(x->type)) {
@@ -2182,6 +2200,7 @@ static void check_probe(struct sctx *c, struct sema_probe *p, struct var_seed *s
 	c->cur = p;
 	c->seed = seed;
 	c->nvars = 0;
+	c->nfailed = 0;
 	c->loop_depth = 0;
 	if (p->node->a)
 		check_cond(c, p->node->a, "a predicate");

@@ -244,7 +244,7 @@ static int do_dwarf_list(const struct opts *o)
 
 /* ---- running ---- */
 
-static char *read_file(const char *path)
+static char *read_file(const char *path, size_t *len)
 {
 	FILE *f = fopen(path, "re");
 	char *buf = NULL;
@@ -267,7 +267,27 @@ static char *read_file(const char *path)
 		free(buf);
 		return NULL;
 	}
+	*len = n;
 	return buf;
+}
+
+/* The lexer stops at a NUL byte: a script holding one would end there
+ * without a word (a binary file, a bad copy).  -1 if it does, reported at it. */
+static int check_no_nul(const struct source *src, size_t len)
+{
+	const char *nul = memchr(src->text, 0, len);
+	if (!nul)
+		return 0;
+	const char *bol = src->text;
+	int line = 1;
+	for (const char *p = src->text; p < nul; p++)
+		if (*p == '\n')
+			line++, bol = p + 1;
+	struct diag d;
+	diag_init(&d, src, stderr);
+	diag_error(&d, (struct loc){ line, (int)(nul - bol) + 1, 1 },
+		   "a NUL byte: a script is text, and nothing after it would be read");
+	return -1;
 }
 
 static int start_child(const struct opts *o, struct child *c)
@@ -292,7 +312,8 @@ static char *pid_binary(pid_t pid)
 static int run(const struct opts *o, double start)
 {
 	struct source src = { o->prog ? "-e" : o->file, NULL };
-	char *text = o->prog ? strdup(o->prog) : read_file(o->file);
+	size_t len = 0;
+	char *text = o->prog ? strdup(o->prog) : read_file(o->file, &len);
 	struct child child, *cp = NULL;
 	char *pbin = NULL;
 	FILE *out = stdout;
@@ -301,6 +322,8 @@ static int run(const struct opts *o, double start)
 	if (!text)
 		return 1;
 	src.text = text;
+	if (!o->prog && check_no_nul(&src, len))
+		goto out;
 	if (o->pid > 0 && kill(o->pid, 0) && errno == ESRCH) {
 		fprintf(stderr, "perf-run: no process with pid %d\n", (int)o->pid);
 		goto out;
