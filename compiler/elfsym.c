@@ -372,24 +372,37 @@ static int collect(Elf *elf, Elf_Scn *scn, struct collector *co)
 
 int elfsym_match(const char *path, const char *pattern, struct elfsym **out)
 {
+	return elfsym_match_debug(path, NULL, pattern, out);
+}
+
+int elfsym_match_debug(const char *path, const char *symfile, const char *pattern,
+		       struct elfsym **out)
+{
 	struct collector co = { .pattern = pattern, .literal = !strpbrk(pattern, "*?["),
 				.prefix = strcspn(pattern, "*?[\\") };
-	struct elf_file ef;
+	struct elf_file ef, df;
 	int rc = 0;
 
 	*out = NULL;
 	if (ef_open(path, &ef))
 		return -1;
-	Elf_Scn *scn = find_symtab(ef.elf, SHT_SYMTAB);
-	rc = loads_read(ef.elf, &co.loads);
+	if (symfile && ef_open(symfile, &df)) {
+		ef_close(&ef);
+		return -1;
+	}
+	Elf *symelf = symfile ? df.elf : ef.elf;
+	Elf_Scn *scn = find_symtab(symelf, SHT_SYMTAB);
+	rc = loads_read(ef.elf, &co.loads);   /* offsets are the binary's */
 	if (!rc && scn)
-		rc = collect(ef.elf, scn, &co);
+		rc = collect(symelf, scn, &co);
 	/* .symtab may be stripped, or lack what .dynsym exports (versioned aliases). */
 	scn = find_symtab(ef.elf, SHT_DYNSYM);
 	if (!rc && scn)
 		rc = collect(ef.elf, scn, &co);
 	free(co.seen.slot);   /* its names point into ef's string tables */
 	free(co.loads.ph);
+	if (symfile)
+		ef_close(&df);
 	ef_close(&ef);
 	if (rc) {
 		elfsym_free(co.out, co.n);
@@ -403,6 +416,16 @@ int elfsym_match(const char *path, const char *pattern, struct elfsym **out)
 	}
 	*out = co.out;
 	return co.n;
+}
+
+bool elfsym_has_symtab(const char *path)
+{
+	struct elf_file ef;
+	if (ef_open(path, &ef))
+		return false;
+	bool r = find_symtab(ef.elf, SHT_SYMTAB) != NULL;
+	ef_close(&ef);
+	return r;
 }
 
 void elfsym_free(struct elfsym *syms, int n)

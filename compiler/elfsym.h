@@ -21,6 +21,12 @@ struct elfsym {
  * the fnmatch pattern, deduplicated by name, sorted by address.  Returns the
  * count (0 if none) or -1 if the file is not a readable ELF (errno set). */
 int elfsym_match(const char *path, const char *pattern, struct elfsym **out);
+/* The same with the symbol table of symfile (a separate debug file of a
+ * stripped binary) instead of path's own; NULL symfile: elfsym_match(). */
+int elfsym_match_debug(const char *path, const char *symfile, const char *pattern,
+		       struct elfsym **out);
+/* Whether path has a .symtab (is not stripped). */
+bool elfsym_has_symtab(const char *path);
 void elfsym_free(struct elfsym *syms, int n);
 /* File offset of a virtual address through the PT_LOAD headers; -1 if unmapped. */
 int elfsym_offset(const char *path, uint64_t addr, uint64_t *offset);

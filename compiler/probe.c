@@ -178,19 +178,45 @@ static int open_code(struct pctx *c, int *fd)
 	return *fd < 0 ? fail(c, "cannot open '%s': %s", c->p->path, strerror(errno)) : 0;
 }
 
+/* A stripped binary's functions from the symbol table of its separate
+ * debug file (found and checked as for DWARF); 0 if there is none. */
+static int debug_symbols(const char *path, const char *spec, struct elfsym **syms)
+{
+	char name[64];
+	int dfd = dw_debug_fd(path);
+	if (dfd < 0)
+		return 0;
+	snprintf(name, sizeof(name), "/proc/self/fd/%d", dfd);
+	int n = elfsym_match_debug(path, name, spec, syms);
+	close(dfd);
+	return n;
+}
+
 static int symbol_sites(struct pctx *c, const char *spec, uint64_t off)
 {
 	struct elfsym *syms;
 	int fd = -1;
 	if (off && open_code(c, &fd))
 		return -1;
-	int n = elfsym_match(c->p->path, spec, &syms), r = 0;
+	/* a stripped binary's own .dynsym has only what it exports */
+	bool stripped = !elfsym_has_symtab(c->p->path);
+	int n = stripped ? debug_symbols(c->p->path, spec, &syms) : 0, r = 0;
+	if (n <= 0)   /* none there, or the debug file unreadable: the binary's own */
+		n = elfsym_match(c->p->path, spec, &syms);
 	if (n <= 0 && fd >= 0)
 		close(fd);
 	if (n < 0)
 		return fail(c, "cannot read '%s' as an ELF file: %s", c->p->path, strerror(errno));
 	if (n == 0 && c->o->missing_ok)   /* OpenSSL 3 lacks some the ssl tools name */
 		return 0;   /* no sites: the caller skips it and says so once */
+	if (n == 0 && !elfsym_is_x86_64(c->p->path))
+		return fail(c, "no function matches '%s' in %s: it is not x86-64 code (a 32-bit or "
+			    "foreign ELF file), whose functions are not probed", spec, c->p->path);
+	if (n == 0 && stripped)
+		return fail(c, "no function matches '%s' in %s: it is stripped (no .symtab) and no "
+			    "debug file was found for it (build-id, .gnu_debuglink), so only its "
+			    "dynamic symbols are known; list them with: perf-run -l 'uprobe:%s:*'",
+			    spec, c->p->path, c->p->path);
 	if (n == 0)
 		return fail(c, "no function matches '%s' in %s; list them with: perf-run -l 'uprobe:%s:*'",
 			    spec, c->p->path, c->p->path);
