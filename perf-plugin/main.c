@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "../compiler/diag.h"
@@ -309,6 +310,20 @@ static char *pid_binary(pid_t pid)
 	return elfsym_pid_exe(pid, &why);
 }
 
+/* One fd per program, map and link: a wildcard of a few hundred
+ * functions passes the usual soft limit of 1024 (and failed as a verifier
+ * rejection without a message).  The soft limit goes up to the hard one;
+ * called after the traced command is forked, which keeps the limits it
+ * was given (select() breaks past 1024). */
+static void raise_nofile(void)
+{
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
 static int run(const struct opts *o, double start)
 {
 	struct source src = { o->prog ? "-e" : o->file, NULL };
@@ -337,6 +352,7 @@ static int run(const struct opts *o, double start)
 			goto out;
 		cp = &child;
 	}
+	raise_nofile();
 	pid_t pid = cp ? cp->pid : o->pid;
 	if (!cp && o->pid > 0)
 		pbin = pid_binary(o->pid);

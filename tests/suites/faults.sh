@@ -133,6 +133,32 @@ stopped_case() {
 	fi
 }
 
+# ---- a low soft RLIMIT_NOFILE ----
+
+# One fd per program: 111 programs (probe in a wildcard) under a soft limit
+# of 64 failed as "the kernel verifier rejected this probe: (no message)".
+# The soft limit is raised to the hard one; the command keeps its own.
+nofile_case() {
+	local name="soft RLIMIT_NOFILE 64: 111 programs attach, the command keeps its limit" n lim
+	local bin=build/bench/many1000
+	if [[ ! -x $bin ]]; then
+		skip "$name (requires: $bin, make progs)"
+		return
+	fi
+	(ulimit -S -n 64 && exec timeout 100 "$PERF_RUN" -q \
+		-e "uprobe:$bin:f1* { @[probe] = count(); }" -c "$bin") >"$TMP/out" 2>"$TMP/err"
+	status=$?
+	n=$(grep -c '^@\[uprobe:' "$TMP/out")
+	lim=$(ulimit -S -n 64 && "$PERF_RUN" -q -e 'BEGIN { }' -c "sh -c 'ulimit -Sn'" 2>&1 | head -1)
+	if ((status != 0 || n != 111)); then
+		fail "$name" "exit status $status, $n of 111 probes counted" "$TMP/err"
+	elif [[ $lim != 64 ]]; then
+		fail "$name" "the command's soft limit is '$lim', not 64"
+	else
+		pass "$name"
+	fi
+}
+
 # ---- SIGKILL while attached ----
 
 sigkill_case() {
@@ -354,6 +380,7 @@ fi
 
 sigkill_case
 stopped_case
+nofile_case
 signal_case INT -p
 signal_case TERM -p
 signal_case INT -c
