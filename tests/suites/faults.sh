@@ -139,7 +139,7 @@ stopped_case() {
 # of 64 failed as "the kernel verifier rejected this probe: (no message)".
 # The soft limit is raised to the hard one; the command keeps its own.
 nofile_case() {
-	local name="soft RLIMIT_NOFILE 64: 111 programs attach, the command keeps its limit" n lim
+	local name="soft RLIMIT_NOFILE 64: 111 programs attach, the command keeps its limit; EMFILE named" n lim
 	local bin=build/bench/many1000
 	if [[ ! -x $bin ]]; then
 		skip "$name (requires: $bin, make progs)"
@@ -154,6 +154,9 @@ nofile_case() {
 		fail "$name" "exit status $status, $n of 111 probes counted" "$TMP/err"
 	elif [[ $lim != 64 ]]; then
 		fail "$name" "the command's soft limit is '$lim', not 64"
+	elif (ulimit -n 40 && exec "$PERF_RUN" -q -e "uprobe:$bin:f1* { @[probe] = count(); }" \
+		-c "$bin") 2>&1 | grep -q 'verifier'; then
+		fail "$name" "under a hard limit of 40, EMFILE is called a verifier rejection"
 	else
 		pass "$name"
 	fi
