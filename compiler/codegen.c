@@ -42,6 +42,8 @@ void cg_at(struct cg *g, const struct node *n)
 {
 	LLVMMetadataRef l;
 
+	if (n && n->loc.line > 0)
+		g->at = n->loc;
 	if (!g->sp || !n || n->loc.line <= 0)
 		return;
 	l = LLVMDIBuilderCreateDebugLocation(g->ctx, n->loc.line, n->loc.col, g->sp, NULL);
@@ -146,8 +148,10 @@ static LLVMValueRef heap_alloc(struct cg *g, uint32_t size)
 	uint32_t off = (g->heap_off + 7) & ~7u;
 
 	if (off + size > CG_HEAP_SIZE) {
-		cg_error(g, (struct loc){ 0 }, "a probe needs more than %d bytes of temporaries",
-			 CG_HEAP_SIZE);
+		if (!g->heap_full)
+			cg_error(g, g->at, "this probe needs more than %d bytes of temporaries "
+				 "(strings and records it builds at once)", CG_HEAP_SIZE);
+		g->heap_full = true;
 		off = 0;
 	}
 	g->heap_off = off + size;
@@ -786,6 +790,7 @@ static void func_begin(struct cg *g, const char *name, const char *sec, struct n
 	g->ntmp = 0;
 	g->heap_ptr = NULL;
 	g->heap_off = 0;
+	g->heap_full = false;
 	g->pid_tgid = NULL;
 	g->sys_nr = g->sys_site = g->sys_regs = NULL;
 	cg_slp_begin(g);

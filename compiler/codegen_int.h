@@ -72,6 +72,8 @@ struct cg {
 	LLVMValueRef sys_nr, sys_site, sys_regs; /* raw syscalls program (cg_syscall.c) */
 	LLVMValueRef heap_ptr;      /* this hit's heap, looked up in the entry block */
 	uint32_t heap_off;          /* first free heap byte */
+	bool heap_full;             /* the probe's temporaries overflowed (said once) */
+	struct loc at;              /* the construct being generated (cg_at) */
 	LLVMValueRef *tmp;          /* temporaries of the statements being built */
 	uint32_t *tmpsize;
 	uint32_t *tmpheap;          /* heap_off before a heap temporary, or ~0u */

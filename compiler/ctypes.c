@@ -57,7 +57,7 @@
 	X(clang_getCursorDefinition) X(clang_getCanonicalCursor) X(clang_equalCursors) \
 	X(clang_Cursor_isNull) X(clang_Cursor_isAnonymousRecordDecl) X(clang_Type_getNamedType) \
 	X(clang_Cursor_Evaluate) X(clang_EvalResult_getKind) X(clang_EvalResult_getAsLongLong) \
-	X(clang_EvalResult_dispose)
+	X(clang_EvalResult_dispose) X(clang_getCursorLocation)
 
 static struct {
 #define CT_PTR(f) __typeof__(f) *f;
@@ -300,6 +300,42 @@ static int report(CXTranslationUnit tu, const struct ct_decl *decls, struct diag
 	return errors;
 }
 
+struct size_check {
+	const struct ct_decl *decls;
+	struct diag *d;
+	int errors;
+};
+
+/* A type's size is 32 bits wide here (struct type): a record or typedef of
+ * 4 GiB or more would be 0 bytes (sizeof 0, reads of nothing), so it is an
+ * error at its declaration. */
+static enum CXChildVisitResult size_visit(CXCursor c, CXCursor parent, CXClientData data)
+{
+	struct size_check *sc = data;
+	enum CXCursorKind k = lc.clang_getCursorKind(c);
+	(void)parent;
+	if (k != CXCursor_StructDecl && k != CXCursor_UnionDecl && k != CXCursor_TypedefDecl)
+		return CXChildVisit_Continue;
+	if (k != CXCursor_TypedefDecl && !lc.clang_isCursorDefinition(c))
+		return CXChildVisit_Continue;
+	long long size = lc.clang_Type_getSizeOf(lc.clang_getCursorType(c));
+	if (size <= (long long)UINT32_MAX)
+		return CXChildVisit_Continue;
+	CXString file, name = lc.clang_getCursorSpelling(c);
+	unsigned line, col;
+	lc.clang_getPresumedLocation(lc.clang_getCursorLocation(c), &file, &line, &col);
+	const char *fn = lc.clang_getCString(file);
+	struct loc at = fn && !strcmp(fn, CT_MARK) ? (struct loc){ (int)line, (int)col, 1 } :
+						     sc->decls[0].loc;
+	diag_error(sc->d, at, "%s%s is %lld bytes: types of 4 GiB or more are not supported",
+		   k == CXCursor_StructDecl ? "struct " : k == CXCursor_UnionDecl ? "union " : "",
+		   lc.clang_getCString(name), size);
+	lc.clang_disposeString(name);
+	lc.clang_disposeString(file);
+	sc->errors++;
+	return CXChildVisit_Continue;
+}
+
 int ct_parse(const struct ct_decl *decls, int n, const char *const *idents, int nidents,
 	     struct diag *d, struct ct_unit **out)
 {
@@ -340,7 +376,13 @@ int ct_parse(const struct ct_decl *decls, int n, const char *const *idents, int 
 		ct_free(u);
 		return -1;
 	}
-	if (report(u->tu, decls, d)) {
+	struct size_check sc = { decls, d, 0 };
+	int bad = report(u->tu, decls, d);
+	if (!bad) {
+		lc.clang_visitChildren(lc.clang_getTranslationUnitCursor(u->tu), size_visit, &sc);
+		bad = sc.errors;
+	}
+	if (bad) {
 		ct_free(u);
 		return -1;
 	}

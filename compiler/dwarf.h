@@ -92,6 +92,9 @@ int dw_resolve(const char *path, const char *spec, bool is_return,
 	       struct probe_site **sites, int *nsites, char *err, size_t errlen);
 
 /* perf probe -L SPEC and -V SPEC, printed as perf probe prints them. */
+/* The separate debug file of a binary (by build-id, .gnu_debuglink, the
+ * debuginfod cache; checked as for DWARF), open, or -1. */
+int dw_debug_fd(const char *bin);
 int dw_list_lines(FILE *out, const char *path, const char *spec, char *err, size_t errlen);
 int dw_list_vars(FILE *out, const char *path, const char *spec, char *err, size_t errlen);
 

@@ -158,6 +158,22 @@ static int open_debuglink(Elf *elf, const char *bin, Elf **delf)
 	return open_candidate(path, id, n, NULL, delf);
 }
 
+int dw_debug_fd(const char *bin)
+{
+	Elf *delf = NULL;
+	int fd = open(bin, O_RDONLY | O_CLOEXEC), dfd = -1;
+	Elf *elf = fd >= 0 ? elf_begin(fd, ELF_C_READ_MMAP, NULL) : NULL;
+	if (elf)
+		dfd = open_debuglink(elf, bin, &delf);
+	if (delf)
+		elf_end(delf);
+	if (elf)
+		elf_end(elf);
+	if (fd >= 0)
+		close(fd);
+	return dfd;
+}
+
 static void mod_close(struct dw_mod *m)
 {
 	if (m->dbg)

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 struct elf_file {
@@ -371,24 +372,37 @@ static int collect(Elf *elf, Elf_Scn *scn, struct collector *co)
 
 int elfsym_match(const char *path, const char *pattern, struct elfsym **out)
 {
+	return elfsym_match_debug(path, NULL, pattern, out);
+}
+
+int elfsym_match_debug(const char *path, const char *symfile, const char *pattern,
+		       struct elfsym **out)
+{
 	struct collector co = { .pattern = pattern, .literal = !strpbrk(pattern, "*?["),
 				.prefix = strcspn(pattern, "*?[\\") };
-	struct elf_file ef;
+	struct elf_file ef, df;
 	int rc = 0;
 
 	*out = NULL;
 	if (ef_open(path, &ef))
 		return -1;
-	Elf_Scn *scn = find_symtab(ef.elf, SHT_SYMTAB);
-	rc = loads_read(ef.elf, &co.loads);
+	if (symfile && ef_open(symfile, &df)) {
+		ef_close(&ef);
+		return -1;
+	}
+	Elf *symelf = symfile ? df.elf : ef.elf;
+	Elf_Scn *scn = find_symtab(symelf, SHT_SYMTAB);
+	rc = loads_read(ef.elf, &co.loads);   /* offsets are the binary's */
 	if (!rc && scn)
-		rc = collect(ef.elf, scn, &co);
+		rc = collect(symelf, scn, &co);
 	/* .symtab may be stripped, or lack what .dynsym exports (versioned aliases). */
 	scn = find_symtab(ef.elf, SHT_DYNSYM);
 	if (!rc && scn)
 		rc = collect(ef.elf, scn, &co);
 	free(co.seen.slot);   /* its names point into ef's string tables */
 	free(co.loads.ph);
+	if (symfile)
+		ef_close(&df);
 	ef_close(&ef);
 	if (rc) {
 		elfsym_free(co.out, co.n);
@@ -402,6 +416,16 @@ int elfsym_match(const char *path, const char *pattern, struct elfsym **out)
 	}
 	*out = co.out;
 	return co.n;
+}
+
+bool elfsym_has_symtab(const char *path)
+{
+	struct elf_file ef;
+	if (ef_open(path, &ef))
+		return false;
+	bool r = find_symtab(ef.elf, SHT_SYMTAB) != NULL;
+	ef_close(&ef);
+	return r;
 }
 
 void elfsym_free(struct elfsym *syms, int n)
@@ -533,6 +557,44 @@ static bool looks_like_lib(const char *bin)
 	return !strncmp(bin, "lib", 3) || strstr(bin, ".so");
 }
 
+/* realpath(), unless the file the path reaches is not the one at the
+ * resolved name: /proc/PID/exe of a binary deleted or replaced since it
+ * started (the kernel still opens and probes the mapped inode through it). */
+static char *elfsym_realpath(const char *path)
+{
+	struct stat a, b;
+	char *p = realpath(path, NULL);
+	if (stat(path, &a))
+		return p;   /* errno from stat: the file itself is missing */
+	if (!p || stat(p, &b) || a.st_ino != b.st_ino || a.st_dev != b.st_dev) {
+		free(p);
+		return strdup(path);
+	}
+	return p;
+}
+
+char *elfsym_pid_exe(pid_t pid, const char **why)
+{
+	char link[64], buf[16];
+	snprintf(link, sizeof(link), "/proc/%d/exe", (int)pid);
+	*why = NULL;
+	char *p = elfsym_realpath(link);
+	if (p)
+		return p;
+	int e = errno;
+	snprintf(buf, sizeof(buf), "/proc/%d", (int)pid);
+	if (access(buf, F_OK))
+		*why = "has exited";
+	else if (e == ENOENT)
+		*why = "has no executable (a kernel thread, or exiting)";
+	else if (e == EACCES || e == EPERM)
+		*why = "has an executable this user may not read";
+	else
+		*why = strerror(e);
+	errno = e;
+	return NULL;
+}
+
 char *elfsym_find_binary(const char *bin, pid_t pid)
 {
 	static const char *const dirs[] = {
@@ -541,7 +603,7 @@ char *elfsym_find_binary(const char *bin, pid_t pid)
 	};
 	char *found;
 	if (strchr(bin, '/'))
-		return realpath(bin, NULL);
+		return elfsym_realpath(bin);
 	if (pid > 0 && (found = search_maps(bin, pid)))
 		return found;
 	if (!looks_like_lib(bin) && (found = search_path_list(getenv("PATH"), bin, false)))

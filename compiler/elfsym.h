@@ -22,6 +22,12 @@ struct elfsym {
  * the fnmatch pattern, deduplicated by name, sorted by address.  Returns the
  * count (0 if none) or -1 if the file is not a readable ELF (errno set). */
 int elfsym_match(const char *path, const char *pattern, struct elfsym **out);
+/* The same with the symbol table of symfile (a separate debug file of a
+ * stripped binary) instead of path's own; NULL symfile: elfsym_match(). */
+int elfsym_match_debug(const char *path, const char *symfile, const char *pattern,
+		       struct elfsym **out);
+/* Whether path has a .symtab (is not stripped). */
+bool elfsym_has_symtab(const char *path);
 void elfsym_free(struct elfsym *syms, int n);
 /* File offset of a virtual address through the PT_LOAD headers; -1 if unmapped. */
 int elfsym_offset(const char *path, uint64_t addr, uint64_t *offset);
@@ -34,6 +40,11 @@ char *elfsym_find_binary(const char *bin, pid_t pid);
 /* The data symbol name (STT_OBJECT) of path: its virtual address in the
  * file and its size.  0 if found, 1 if not, -1 if path is no ELF file. */
 int elfsym_object(const char *path, const char *name, uint64_t *addr, uint64_t *size);
+/* The path through which pid's executable is opened and probed: its name,
+ * or /proc/PID/exe when the file at that name is no longer the one it
+ * runs (deleted or replaced, as after a package upgrade).  NULL if there
+ * is none, with *why saying why in a few words ("has exited"...). */
+char *elfsym_pid_exe(pid_t pid, const char **why);
 /* True if the file is x86-64 code (EM_X86_64). */
 bool elfsym_is_x86_64(const char *path);
 /* The section called name that holds bytes in this file (not SHT_NOBITS,

@@ -108,16 +108,16 @@ static char *split_bin(struct pctx *c, const char *rest, const char **spec)
 	*spec = rest;
 	if (c->o->default_bin)
 		return strdup(c->o->default_bin);
+	const char *why = NULL;
 	if (c->o->pid > 0) {
-		char link[64], buf[4096];
-		snprintf(link, sizeof(link), "/proc/%d/exe", (int)c->o->pid);
-		ssize_t n = readlink(link, buf, sizeof(buf) - 1);
-		if (n > 0) {
-			buf[n] = '\0';
-			return strdup(buf);
-		}
+		char *exe = elfsym_pid_exe(c->o->pid, &why);
+		if (exe)
+			return exe;
 	}
-	if (colon) {
+	if (why) {   /* -p was given: say why it gives no binary */
+		fail(c, "'%s' names no binary, and process %d %s; write uprobe:BIN:%s", rest,
+		     (int)c->o->pid, why, rest);
+	} else if (colon) {
 		char *bin = strndup(rest, (size_t)(colon - rest));
 		fail(c, "cannot find binary or library '%s'; give its path (./%s) or install it", bin, bin);
 		free(bin);
@@ -178,19 +178,45 @@ static int open_code(struct pctx *c, int *fd)
 	return *fd < 0 ? fail(c, "cannot open '%s': %s", c->p->path, strerror(errno)) : 0;
 }
 
+/* A stripped binary's functions from the symbol table of its separate
+ * debug file (found and checked as for DWARF); 0 if there is none. */
+static int debug_symbols(const char *path, const char *spec, struct elfsym **syms)
+{
+	char name[64];
+	int dfd = dw_debug_fd(path);
+	if (dfd < 0)
+		return 0;
+	snprintf(name, sizeof(name), "/proc/self/fd/%d", dfd);
+	int n = elfsym_match_debug(path, name, spec, syms);
+	close(dfd);
+	return n;
+}
+
 static int symbol_sites(struct pctx *c, const char *spec, uint64_t off)
 {
 	struct elfsym *syms;
 	int fd = -1;
 	if (off && open_code(c, &fd))
 		return -1;
-	int n = elfsym_match(c->p->path, spec, &syms), r = 0;
+	/* a stripped binary's own .dynsym has only what it exports */
+	bool stripped = !elfsym_has_symtab(c->p->path);
+	int n = stripped ? debug_symbols(c->p->path, spec, &syms) : 0, r = 0;
+	if (n <= 0)   /* none there, or the debug file unreadable: the binary's own */
+		n = elfsym_match(c->p->path, spec, &syms);
 	if (n <= 0 && fd >= 0)
 		close(fd);
 	if (n < 0)
 		return fail(c, "cannot read '%s' as an ELF file: %s", c->p->path, strerror(errno));
 	if (n == 0 && c->o->missing_ok)   /* OpenSSL 3 lacks some the ssl tools name */
 		return 0;   /* no sites: the caller skips it and says so once */
+	if (n == 0 && !elfsym_is_x86_64(c->p->path))
+		return fail(c, "no function matches '%s' in %s: it is not x86-64 code (a 32-bit or "
+			    "foreign ELF file), whose functions are not probed", spec, c->p->path);
+	if (n == 0 && stripped)
+		return fail(c, "no function matches '%s' in %s: it is stripped (no .symtab) and no "
+			    "debug file was found for it (build-id, .gnu_debuglink), so only its "
+			    "dynamic symbols are known; list them with: perf-run -l 'uprobe:%s:*'",
+			    spec, c->p->path, c->p->path);
 	if (n == 0)
 		return fail(c, "no function matches '%s' in %s; list them with: perf-run -l 'uprobe:%s:*'",
 			    spec, c->p->path, c->p->path);
@@ -454,6 +480,13 @@ static const struct type *common_fields(struct probe *p)
 	return type_record("tracepoint fields", false, first ? first->size : 0, keep, nkeep);
 }
 
+/* "/", "." and "..": names under tracefs's events/ that would reach
+ * other files (tracepoint:../..:x read tracefs's own files). */
+static bool tp_bad_name(const char *s)
+{
+	return strchr(s, '/') || !strcmp(s, ".") || !strcmp(s, "..");
+}
+
 static int parse_tracepoint(struct pctx *c, const char *rest)
 {
 	struct probe *p = c->p;
@@ -462,6 +495,11 @@ static int parse_tracepoint(struct pctx *c, const char *rest)
 		return fail(c, "expected tracepoint:CATEGORY:EVENT, e.g. tracepoint:syscalls:sys_enter_write");
 	p->category = strndup(rest, (size_t)(colon - rest));
 	p->event = strdup(colon + 1);
+	if (!p->category || !p->event)
+		return fail(c, "out of memory");
+	if (tp_bad_name(p->category) || tp_bad_name(p->event))   /* both become paths */
+		return fail(c, "a tracepoint's category and event are names, not paths: "
+			    "'%s:%s' is not one", p->category, p->event);
 	if (!tpf_events_dir())
 		return fail(c, "tracefs is not available; mount it: mount -t tracefs nodev /sys/kernel/tracing");
 	struct tp_walk w = {c, 0};

@@ -15,6 +15,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -50,6 +51,8 @@ struct sctx {
 	struct sema_probe *cur;
 	struct var *vars;
 	int nvars, cap;
+	const char *failed[32];   /* $vars whose assignment was an error (this probe) */
+	int nfailed;
 	struct var_seed *seed;    /* the current probe's, from the walk before */
 	int loop_depth;
 	int errors;
@@ -254,6 +257,16 @@ static void map_assign(struct sctx *c, struct node *m, int mi, const struct type
 }
 
 /* ---- scratch variables ---- */
+
+/* Whether $name's assignment was itself an error: its uses then say
+ * nothing more (one mistake, one error). */
+static bool var_failed(const struct sctx *c, const char *name)
+{
+	for (int i = 0; i < c->nfailed; i++)
+		if (!strcmp(c->failed[i], name))
+			return true;
+	return false;
+}
 
 static struct var *var_find(struct sctx *c, const char *name)
 {
@@ -963,8 +976,10 @@ static const struct type *check_field(struct sctx *c, struct node *n)
 	}
 	f = type_field(a, n->name);
 	if (!f) {
-		err(c, n->loc, "%s has no field '%s'",
-		    n->a->kind == N_IDENT ? "args" : tname(a, b1, sizeof(b1)), n->name);
+		/* only args itself is "args": curtask, a $var or a cast say their type */
+		bool args = n->a->kind == N_IDENT && !strcmp(n->a->name, "args");
+		err(c, n->loc, "%s has no field '%s'", args ? "args" : tname(a, b1, sizeof(b1)),
+		    n->name);
 		return NULL;
 	}
 	/* A body shared by several tracepoints reads each one's own layout. */
@@ -1180,6 +1195,20 @@ static bool const_arg(struct sctx *c, struct node *n, int i, int64_t *v)
 	return true;
 }
 
+/* Whether every number of a conversion's "WIDTH.PREC" (s up to e) fits
+ * printf's int. */
+static bool format_sizes_fit(const char *s, const char *e)
+{
+	long long v = 0;
+	for (; s < e; s++) {
+		if (*s == '.')
+			v = 0;
+		else if ((v = v * 10 + (*s - '0')) > INT_MAX)
+			return false;
+	}
+	return true;
+}
+
 /* Checks a printf-style format against the arguments after it. */
 static void check_format(struct sctx *c, struct node *call, struct node *fmt, struct node *args)
 {
@@ -1201,8 +1230,14 @@ static void check_format(struct sctx *c, struct node *call, struct node *fmt, st
 		p++;
 		while (p < end && strchr("-+ #0", *p))
 			p++;
+		const char *num = p;
 		while (p < end && (isdigit((unsigned char)*p) || *p == '.'))
 			p++;
+		if (!format_sizes_fit(num, p)) {   /* printf's int would wrap */
+			err(c, fmt->loc, "width or precision in '%.*s' is larger than %d",
+			    (int)(p - spec), spec, INT_MAX);
+			return;
+		}
 		while (p < end && strchr("hlzjt", *p))
 			p++;
 		if (p >= end || !strchr("diuxXocsprfFeEgG", *p)) {
@@ -2240,7 +2275,8 @@ static const struct type *check_expr_inner(struct sctx *c, struct node *n)
 	case N_VAR:
 		x = var_find(c, n->name);
 		if (!x) {
-			err(c, n->loc, "$%s is used before it is assigned", n->name);
+			if (!var_failed(c, n->name))
+				err(c, n->loc, "$%s is used before it is assigned", n->name);
 			return NULL;
 		}
 		return x->type;
@@ -2342,6 +2378,8 @@ static void check_assign(struct sctx *c, struct node *n)
 			return;
 		}
 	}
+	if (!t && lv->kind == N_VAR && !var_find(c, lv->name) && c->nfailed < 32)
+		c->failed[c->nfailed++] = lv->name;
 	if (!t)
 		return;
 	if (lv->kind == N_VAR) {
@@ -2365,7 +2403,8 @@ static const struct type *check_incdec(struct sctx *c, struct node *n)
 		struct var *x = var_find(c, lv->name);
 
 		if (!x) {
-			err(c, lv->loc, "$%s is used before it is assigned", lv->name);
+			if (!var_failed(c, lv->name))
+				err(c, lv->loc, "$%s is used before it is assigned", lv->name);
 			return NULL;
 		}
 		if (!type_is_int(x->type) && x->type->kind != T_PTR) {
@@ -2463,6 +2502,7 @@ static void check_probe(struct sctx *c, struct sema_probe *p, struct var_seed *s
 	c->cur = p;
 	c->seed = seed;
 	c->nvars = 0;
+	c->nfailed = 0;
 	c->loop_depth = 0;
 	if (p->node->a)
 		check_cond(c, p->node->a, "a predicate");

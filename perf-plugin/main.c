@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "../compiler/diag.h"
@@ -173,12 +174,21 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		if (!strcmp(argv[i], "--")) {
 			n = i;
 			o->cmd_argv = argv[i + 1] ? &argv[i + 1] : NULL;
+			if (!o->cmd_argv) {
+				fprintf(stderr, "perf-run: '--' ends the options but no command follows it\n");
+				return -1;
+			}
 			break;
 		}
 	int c;
 	while ((c = getopt_long(n, argv, "e:p:c:o:f:qvhl::L:V:", lopts, NULL)) != -1)
 		if (parse_one(o, c, optarg))
 			return -1;
+	if (o->pid > 0 && (o->cmd || o->cmd_argv)) {
+		fprintf(stderr, "perf-run: give -p PID or a command to start (-c CMD or -- CMD), "
+			"not both\n");
+		return -1;
+	}
 	char **rest = &argv[optind];
 	int nrest = n - optind;
 	if (o->list && !o->list_pat && nrest > 0) {
@@ -215,11 +225,9 @@ static int do_dwarf_list(const struct opts *o)
 		if (colon)
 			*colon = ':';
 		spec = copy;
-		if (o->pid > 0) {
-			char link[64];
-			snprintf(link, sizeof(link), "/proc/%d/exe", (int)o->pid);
-			bin = realpath(link, NULL);
-		}
+		const char *why;
+		if (o->pid > 0)
+			bin = elfsym_pid_exe(o->pid, &why);
 	}
 	int r = -1;
 	if (!bin)
@@ -238,7 +246,7 @@ static int do_dwarf_list(const struct opts *o)
 /* ---- running ---- */
 
 /* The script file; "-" is standard input, as in bpftrace 0.17. */
-static char *read_file(const char *path)
+static char *read_file(const char *path, size_t *len)
 {
 	bool in = !strcmp(path, "-");
 	FILE *f = in ? stdin : fopen(path, "re");
@@ -263,7 +271,27 @@ static char *read_file(const char *path)
 		free(buf);
 		return NULL;
 	}
+	*len = n;
 	return buf;
+}
+
+/* The lexer stops at a NUL byte: a script holding one would end there
+ * without a word (a binary file, a bad copy).  -1 if it does, reported at it. */
+static int check_no_nul(const struct source *src, size_t len)
+{
+	const char *nul = memchr(src->text, 0, len);
+	if (!nul)
+		return 0;
+	const char *bol = src->text;
+	int line = 1;
+	for (const char *p = src->text; p < nul; p++)
+		if (*p == '\n')
+			line++, bol = p + 1;
+	struct diag d;
+	diag_init(&d, src, stderr);
+	diag_error(&d, (struct loc){ line, (int)(nul - bol) + 1, 1 },
+		   "a NUL byte: a script is text, and nothing after it would be read");
+	return -1;
 }
 
 static int start_child(const struct opts *o, struct child *c)
@@ -277,17 +305,33 @@ static int start_child(const struct opts *o, struct child *c)
 	return child_spawn(c, o->cmd_argv);
 }
 
+/* NULL for a kernel thread or an unreadable executable: probe.c says so
+ * where a probe needs it. */
 static char *pid_binary(pid_t pid)
 {
-	char link[64];
-	snprintf(link, sizeof(link), "/proc/%d/exe", (int)pid);
-	return realpath(link, NULL);
+	const char *why;
+	return elfsym_pid_exe(pid, &why);
+}
+
+/* One fd per program, map and link: a wildcard of a few hundred
+ * functions passes the usual soft limit of 1024 (and failed as a verifier
+ * rejection without a message).  The soft limit goes up to the hard one;
+ * called after the traced command is forked, which keeps the limits it
+ * was given (select() breaks past 1024). */
+static void raise_nofile(void)
+{
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
 }
 
 static int run(const struct opts *o, double start)
 {
 	struct source src = { o->prog ? "-e" : !strcmp(o->file, "-") ? "stdin" : o->file, NULL };
-	char *text = o->prog ? strdup(o->prog) : read_file(o->file);
+	size_t len = 0;
+	char *text = o->prog ? strdup(o->prog) : read_file(o->file, &len);
 	struct child child, *cp = NULL;
 	char *pbin = NULL;
 	FILE *out = stdout;
@@ -296,6 +340,8 @@ static int run(const struct opts *o, double start)
 	if (!text)
 		return 1;
 	src.text = text;
+	if (!o->prog && check_no_nul(&src, len))
+		goto out;
 	if (o->pid > 0 && kill(o->pid, 0) && errno == ESRCH) {
 		fprintf(stderr, "perf-run: no process with pid %d\n", (int)o->pid);
 		goto out;
@@ -309,6 +355,7 @@ static int run(const struct opts *o, double start)
 			goto out;
 		cp = &child;
 	}
+	raise_nofile();
 	pid_t pid = cp ? cp->pid : o->pid;
 	if (!cp && o->pid > 0)
 		pbin = pid_binary(o->pid);

@@ -5,12 +5,14 @@
  * runs.  Writing a byte opens the gate; EOF without one means perf-run
  * died or gave up, and the child leaves without running the command.
  *
- * The child is also seized with ptrace, for two stops only: after each
- * exec and just before exit.  At both its memory map is complete and
- * readable, which /proc no longer offers once it has exited, and a short
- * command can exit before any poll sees it.  Every other stop (signals,
- * job control) is passed on as if no tracer were there.  If ptrace is
- * refused, the child runs untraced and the mappings are polled instead.
+ * Seized with ptrace for one stop only, right after its exec: whether the
+ * exec worked is known before BEGIN runs, and BEGIN's output comes before
+ * the command's first instruction.  Then it is detached, so that none of
+ * its signals ever waits on perf-run (a tracee stops at every signal until
+ * its tracer lets it go).  Its exit is read from a pidfd, its mappings
+ * from the kernel's perf records (maprec.h), which outlive it.  If ptrace
+ * is refused it is not held after exec (BEGIN runs before it starts, as
+ * before); a failed exec comes back through a close-on-exec pipe.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -29,6 +31,7 @@
 #include <wordexp.h>
 
 #include "child.h"
+#include "maprec.h"
 
 static bool child_is_exec(const char *p)
 {
@@ -55,7 +58,9 @@ static char *child_find(const char *name)
 	return NULL;
 }
 
-static void child_wait_gate(int fd, const char *path, char *const argv[])
+/* In the child: waits for the gate, then execs; a failed exec's errno
+ * goes back through err_fd (closed by the exec when it succeeds). */
+static void child_wait_gate(int fd, int err_fd, const char *path, char *const argv[])
 {
 	char c;
 	ssize_t n;
@@ -66,16 +71,24 @@ static void child_wait_gate(int fd, const char *path, char *const argv[])
 		_exit(127);   /* perf-run went away before the probes were live */
 	close(fd);
 	execv(path, argv);
-	fprintf(stderr, "perf-run: cannot run '%s': %s\n", argv[0], strerror(errno));
+	int e = errno;
+	if (write(err_fd, &e, sizeof(e)) < 0) {
+		/* perf-run is gone: nobody to tell */
+	}
 	_exit(127);
+}
+
+static void child_fds_init(struct child *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->gate_fd = c->pidfd = c->err_fd = -1;
 }
 
 int child_spawn(struct child *c, char *const argv[])
 {
-	int gate[2];
+	int gate[2], err[2];
 
-	memset(c, 0, sizeof(*c));
-	c->gate_fd = c->pidfd = -1;
+	child_fds_init(c);
 	if (!argv || !argv[0]) {
 		fprintf(stderr, "perf-run: no command to run\n");
 		return -1;
@@ -90,23 +103,35 @@ int child_spawn(struct child *c, char *const argv[])
 		fprintf(stderr, "perf-run: cannot start '%s': %s\n", argv[0], strerror(errno));
 		return -1;
 	}
+	if (pipe2(err, O_CLOEXEC)) {
+		fprintf(stderr, "perf-run: cannot start '%s': %s\n", argv[0], strerror(errno));
+		close(gate[0]);
+		close(gate[1]);
+		return -1;
+	}
 	fflush(NULL);
 	c->pid = fork();
 	if (c->pid < 0) {
 		fprintf(stderr, "perf-run: cannot start '%s': %s\n", argv[0], strerror(errno));
 		close(gate[0]);
 		close(gate[1]);
+		close(err[0]);
+		close(err[1]);
 		return -1;
 	}
 	if (c->pid == 0) {
 		close(gate[1]);
-		child_wait_gate(gate[0], c->path, argv);
+		close(err[0]);
+		child_wait_gate(gate[0], err[1], c->path, argv);
 	}
 	close(gate[0]);
+	close(err[1]);
 	c->gate_fd = gate[1];
+	c->err_fd = err[0];
 	c->pidfd = (int)syscall(SYS_pidfd_open, c->pid, 0);
-	c->traced = ptrace(PTRACE_SEIZE, c->pid, NULL,
-			   (void *)(long)(PTRACE_O_TRACEEXEC | PTRACE_O_TRACEEXIT)) == 0;
+	c->mr = mr_open(c->pid);
+	c->traced = ptrace(PTRACE_SEIZE, c->pid, NULL, (void *)(long)PTRACE_O_TRACEEXEC) == 0;
+	c->name = strdup(argv[0]);
 	return 0;
 }
 
@@ -157,8 +182,7 @@ int child_spawn_line(struct child *c, const char *line)
 	int r = wordexp(line, &we, WRDE_NOCMD);
 
 	if (r) {
-		memset(c, 0, sizeof(*c));
-		c->gate_fd = c->pidfd = -1;
+		child_fds_init(c);
 		if (r == WRDE_NOSPACE)
 			wordfree(&we);   /* glibc may have allocated part of it */
 		child_wordexp_error(r, line);
@@ -174,6 +198,93 @@ const char *child_path(const struct child *c)
 	return c->path;
 }
 
+/* A failed exec, said in the user's terms: exec's errors name the file
+ * even when what is missing is its interpreter. */
+static void child_exec_error(const struct child *c, int e)
+{
+	const char *why = strerror(e);
+	if (e == ENOEXEC)
+		why = "not a format the kernel runs (a script needs a #! line)";
+	else if (e == ENOENT)
+		why = "its interpreter (#! line or ELF program interpreter) does not exist";
+	fprintf(stderr, "perf-run: cannot run '%s': %s\n", c->name ? c->name : c->path, why);
+}
+
+/* After the child has exited before exec'ing: why, from err_fd. */
+static int child_exec_failed(struct child *c)
+{
+	int e = 0;
+	ssize_t n = c->err_fd >= 0 ? read(c->err_fd, &e, sizeof(e)) : -1;
+	if (n == (ssize_t)sizeof(e))
+		child_exec_error(c, e);
+	else
+		fprintf(stderr, "perf-run: the command '%s' ended before it could run\n",
+			c->name ? c->name : c->path);
+	return -1;
+}
+
+static void child_reaped(struct child *c, int st)
+{
+	c->status = st;
+	c->exited = 1;
+	if (c->mr)
+		c->maps_new |= mr_read(c->mr) & MR_MAPPED;   /* its last mappings */
+}
+
+/* Traced: waits for the stop right after the exec, letting signals that
+ * come first through. */
+static int child_wait_exec_stop(struct child *c)
+{
+	int st;
+	for (;;) {
+		pid_t w = waitpid(c->pid, &st, __WALL);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w != c->pid) {
+			fprintf(stderr, "perf-run: cannot follow the command: %s\n", strerror(errno));
+			return -1;
+		}
+		if (!WIFSTOPPED(st)) {
+			child_reaped(c, st);
+			return child_exec_failed(c);
+		}
+		int event = st >> 16;
+		if (event == PTRACE_EVENT_EXEC) {
+			c->stopped = 1;
+			return 0;
+		}
+		if (event == PTRACE_EVENT_STOP)   /* a group stop: until SIGCONT */
+			ptrace(PTRACE_LISTEN, c->pid, NULL, NULL);
+		else
+			ptrace(PTRACE_CONT, c->pid, NULL, (void *)(long)WSTOPSIG(st));
+	}
+}
+
+/* Untraced: the exec closes err_fd; a failed one writes its errno first. */
+static int child_wait_exec_pipe(struct child *c)
+{
+	int e;
+	ssize_t n;
+	do
+		n = read(c->err_fd, &e, sizeof(e));
+	while (n < 0 && errno == EINTR);
+	if (n == (ssize_t)sizeof(e)) {
+		child_exec_error(c, e);
+		child_kill(c);
+		return -1;
+	}
+	return 0;
+}
+
+static void child_execed(struct child *c, int execs)
+{
+	if (execs <= c->execs)
+		return;
+	c->execs = execs;
+	if (c->on_exec)
+		c->on_exec(c->arg, c->pid);
+}
+
 int child_release(struct child *c)
 {
 	if (c->gate_fd < 0)
@@ -181,52 +292,74 @@ int child_release(struct child *c)
 	ssize_t n = write(c->gate_fd, "g", 1);
 	close(c->gate_fd);
 	c->gate_fd = -1;
-	return n == 1 ? 0 : -1;
-}
-
-static bool child_job_stop(int sig)
-{
-	return sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU;
-}
-
-/* One ptrace stop of a traced child; lets it go on. */
-static void child_stopped(struct child *c, int st, bool notify)
-{
-	int event = st >> 16, sig = 0;
-	if (event == PTRACE_EVENT_EXEC || event == PTRACE_EVENT_EXIT) {
-		c->execs += event == PTRACE_EVENT_EXEC;
-		if (notify && c->at_stop)
-			c->at_stop(c->arg, c->pid);
-	} else if (event == PTRACE_EVENT_STOP) {
-		if (child_job_stop(WSTOPSIG(st))) {
-			/* a group stop: stays stopped until SIGCONT, as untraced */
-			ptrace(PTRACE_LISTEN, c->pid, NULL, NULL);
-			return;
-		}
-	} else {
-		sig = WSTOPSIG(st);   /* signal-delivery stop: deliver it */
+	if (n != 1) {
+		fprintf(stderr, "perf-run: cannot start the traced command: %s\n", strerror(errno));
+		return -1;
 	}
-	ptrace(PTRACE_CONT, c->pid, NULL, (void *)(long)sig);
+	int r = c->traced ? child_wait_exec_stop(c) : child_wait_exec_pipe(c);
+	close(c->err_fd);
+	c->err_fd = -1;
+	if (r == 0)
+		child_execed(c, 1);
+	return r;
 }
 
-/* Reaps the child or handles its stops; blocks only if `flags` lacks WNOHANG. */
-static void child_wait(struct child *c, int flags, bool notify)
+void child_resume(struct child *c)
 {
+	if (!c->stopped)
+		return;
+	/* from here on its signals are its own: nothing waits on us */
+	ptrace(PTRACE_DETACH, c->pid, NULL, NULL);
+	c->stopped = 0;
+}
+
+/* Non-blocking reap: through the pidfd where there is one. */
+static void child_try_reap(struct child *c, int flags)
+{
+	siginfo_t si;
 	int st;
-	while (!c->exited && waitpid(c->pid, &st, flags | __WALL) == c->pid) {
-		if (WIFSTOPPED(st)) {
-			child_stopped(c, st, notify);
-			continue;
-		}
-		c->status = st;
-		c->exited = 1;
+
+	if (c->exited)
+		return;
+	if (c->pidfd >= 0 && !(flags & __WALL)) {
+		memset(&si, 0, sizeof(si));
+		if (waitid(P_PIDFD, (id_t)c->pidfd, &si, WEXITED | flags) == 0 &&
+		    si.si_pid == c->pid)
+			child_reaped(c, si.si_code == CLD_EXITED ? W_EXITCODE(si.si_status, 0) :
+				     si.si_status);
+		return;
 	}
+	pid_t w;
+	for (;;) {
+		w = waitpid(c->pid, &st, flags);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w == c->pid && WIFSTOPPED(st) && !(flags & WNOHANG))
+			continue;   /* a stop reported before the SIGKILL */
+		break;
+	}
+	if (w == c->pid && !WIFSTOPPED(st))
+		child_reaped(c, st);
 }
 
 int child_poll(struct child *c)
 {
-	child_wait(c, WNOHANG, true);
+	if (c->exited)
+		return 1;
+	if (c->mr) {
+		int what = mr_read(c->mr);
+		c->maps_new |= what & MR_MAPPED;
+		if (what & MR_EXEC)
+			child_execed(c, mr_execs(c->mr));
+	}
+	child_try_reap(c, WNOHANG);
 	return c->exited;
+}
+
+char *child_maps_text(struct child *c)
+{
+	c->maps_new = 0;
+	return c->mr ? mr_maps_text(c->mr) : NULL;
 }
 
 void child_kill(struct child *c)
@@ -237,10 +370,18 @@ void child_kill(struct child *c)
 	}
 	if (!c->exited && c->pid > 0) {
 		kill(c->pid, SIGKILL);
-		child_wait(c, 0, false);
+		child_try_reap(c, __WALL);
 	}
 	if (c->pidfd >= 0) {
 		close(c->pidfd);
 		c->pidfd = -1;
 	}
+	if (c->err_fd >= 0) {
+		close(c->err_fd);
+		c->err_fd = -1;
+	}
+	mr_close(c->mr);
+	c->mr = NULL;
+	free(c->name);
+	c->name = NULL;
 }

@@ -109,13 +109,12 @@ void ev_print_maps(struct ev_ctx *e, bool at_exit)
 
 static void ev_time(struct ev_ctx *e, const struct pr_action *a)
 {
-	char buf[512];
 	time_t now = time(NULL);
 	struct tm tm;
 	localtime_r(&now, &tm);
-	if (!strftime(buf, sizeof(buf), a->fmt ? a->fmt : "%H:%M:%S\n", &tm))
-		buf[0] = 0;
-	ev_emit(e, "time", buf);
+	char *s = fmt_strftime_tm(a->fmt ? a->fmt : "%H:%M:%S\n", &tm);
+	ev_emit(e, "time", s ? s : "(?)\n");
+	free(s);
 }
 
 static void ev_cat(struct ev_ctx *e, const char *path)

@@ -90,10 +90,35 @@ void fmt_addf(struct fmt_buf *b, const char *fmt, ...)
 	va_end(aq);
 }
 
+/* Length of the well-formed UTF-8 sequence at s (RFC 3629: no overlong
+ * forms, no surrogates, nothing above U+10FFFF), 0 if there is none. */
+static int fmt_utf8_len(const unsigned char *s)
+{
+	unsigned char c = s[0];
+	int n = c < 0x80 ? 1 : c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 :
+		c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+	unsigned char lo = 0x80, hi = 0xbf;   /* the second byte's range */
+	if (c == 0xe0)
+		lo = 0xa0;
+	else if (c == 0xed)
+		hi = 0x9f;
+	else if (c == 0xf0)
+		lo = 0x90;
+	else if (c == 0xf4)
+		hi = 0x8f;
+	for (int i = 1; i < n; i++)
+		if (s[i] < (i == 1 ? lo : 0x80) || s[i] > (i == 1 ? hi : 0xbf))
+			return 0;
+	return n;
+}
+
+/* JSON wants UTF-8: a byte that starts no well-formed sequence becomes
+ * U+FFFD, the replacement character, rather than invalid output. */
 void fmt_json_str(struct fmt_buf *b, const char *s)
 {
 	for (; *s; s++) {
 		unsigned char c = (unsigned char)*s;
+		int n;
 		switch (c) {
 		case '"': fmt_puts(b, "\\\""); break;
 		case '\\': fmt_puts(b, "\\\\"); break;
@@ -101,10 +126,16 @@ void fmt_json_str(struct fmt_buf *b, const char *s)
 		case '\t': fmt_puts(b, "\\t"); break;
 		case '\r': fmt_puts(b, "\\r"); break;
 		default:
-			if (c < 0x20)
+			if (c < 0x20) {
 				fmt_addf(b, "\\u%04x", c);
-			else
+			} else if (c < 0x80) {
 				fmt_putc(b, (char)c);
+			} else if ((n = fmt_utf8_len((const unsigned char *)s)) > 0) {
+				fmt_putn(b, s, (size_t)n);
+				s += n - 1;
+			} else {
+				fmt_puts(b, "\\ufffd");
+			}
 		}
 	}
 }
@@ -341,13 +372,27 @@ static void fmt_str(struct fmt_buf *b, const struct type *t, const char *p)
 	fmt_putn(b, p, n);
 }
 
+char *fmt_strftime_tm(const char *fmt, const struct tm *tm)
+{
+	if (!*fmt)
+		return strdup("");
+	for (size_t n = 256; n <= (1u << 20); n *= 2) {
+		char *b = malloc(n);
+		if (!b)
+			return NULL;
+		if (strftime(b, n, fmt, tm))
+			return b;
+		free(b);
+	}
+	return NULL;
+}
+
 /* strftime()'s value: nsecs since boot as wall-clock time, where %f is
  * the microseconds (bpftrace's extension); "(?)" if nothing comes out. */
 static void fmt_strftime(struct fmt_buf *b, const char *fmt, uint64_t ns)
 {
 	struct timespec rt, bt;
 	struct fmt_buf f;
-	char out[512];
 	struct tm tm;
 
 	clock_gettime(CLOCK_REALTIME, &rt);
@@ -368,10 +413,9 @@ static void fmt_strftime(struct fmt_buf *b, const char *fmt, uint64_t ns)
 		}
 	}
 	localtime_r(&secs, &tm);
-	if (strftime(out, sizeof(out), f.s, &tm))
-		fmt_puts(b, out);
-	else
-		fmt_puts(b, "(?)");
+	char *out = fmt_strftime_tm(f.s ? f.s : "", &tm);
+	fmt_puts(b, out ? out : "(?)");
+	free(out);
 	fmt_free(&f);
 }
 

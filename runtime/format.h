@@ -40,6 +40,11 @@ struct fmt_ctx {
 /* The map that holds the frames of stack type t's ids (-1 if none). */
 int fmt_stack_fd(const struct fmt_ctx *c, const struct type *t);
 
+struct tm;
+/* strftime() with a buffer that grows until the result fits (a fixed one
+ * made a long format print nothing), malloc'd; NULL if out of memory or
+ * past 1 MiB. */
+char *fmt_strftime_tm(const char *fmt, const struct tm *tm);
 void fmt_init(struct fmt_buf *b);
 void fmt_free(struct fmt_buf *b);
 void fmt_reset(struct fmt_buf *b);

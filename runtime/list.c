@@ -156,7 +156,8 @@ static void ls_args(struct ls_ctx *c, const char *name)
 
 static void ls_flush(struct ls_ctx *c)
 {
-	qsort(c->v, c->n, sizeof(*c->v), ls_cmp);
+	if (c->n > 1)   /* c->v is NULL when nothing matched */
+		qsort(c->v, c->n, sizeof(*c->v), ls_cmp);
 	for (size_t i = 0; i < c->n; i++) {
 		if (i && !strcmp(c->v[i], c->v[i - 1]))
 			continue;
@@ -391,6 +392,29 @@ static int ls_all(struct ls_ctx *c, pid_t pid)
 	return r;
 }
 
+/* What is wrong with a glob fnmatch() would take without a word (an
+ * unclosed '[' is matched literally, a final '\\' never), or NULL. */
+static const char *ls_bad_glob(const char *p)
+{
+	for (; *p; p++) {
+		if (*p == '\\' && !*++p)
+			return "it ends with a lone '\\'";
+		if (*p != '[')
+			continue;
+		const char *q = p + 1;
+		if (*q == '!' || *q == '^')
+			q++;
+		if (*q == ']')
+			q++;   /* a ']' first is one of the set */
+		while (*q && *q != ']')
+			q++;
+		if (!*q)
+			return "a '[' is not closed by ']'";
+		p = q;
+	}
+	return NULL;
+}
+
 int ls_list(FILE *out, const char *pattern, pid_t pid, bool verbose)
 {
 	struct ls_ctx c = { .out = out, .pat = "*", .verbose = verbose };
@@ -398,6 +422,11 @@ int ls_list(FILE *out, const char *pattern, pid_t pid, bool verbose)
 	char *full = NULL;
 	int r;
 
+	const char *bad = pattern ? ls_bad_glob(pattern) : NULL;
+	if (bad) {
+		fprintf(stderr, "perf-run: -l '%s': %s\n", pattern, bad);
+		return 1;
+	}
 	enum ls_type t = pattern ? ls_type_of(pattern, &rest) : LT_NONE;
 	if (t == LT_UPROBE || t == LT_URETPROBE || t == LT_USDT) {
 		r = ls_binary_type(&c, t, rest, pid);

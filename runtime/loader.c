@@ -112,6 +112,12 @@ static void ld_report(const struct program *p, struct bpf_object *o, const char 
 	const struct pr_prog *pp = ld_failed(p, o);
 	struct vf_explain x;
 
+	if (err == -EMFILE || err == -ENFILE) {   /* no verdict: the log is stale or empty */
+		diag_error(d, pp ? pp->loc : (struct loc){ 0, 0, 1 },
+			   "the kernel refused to load this probe: %s (one per program, map "
+			   "and link; raise 'ulimit -Hn')", strerror(-err));
+		return;
+	}
 	if (!log || !*log) {
 		diag_error(d, pp ? pp->loc : (struct loc){ 0, 0, 1 },
 			   "the kernel refused to load this probe: %s", strerror(-err));

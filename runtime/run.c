@@ -65,7 +65,7 @@ struct rt {
 	struct sym *sym;
 	double sym_next;   /* when to read the traced command's mappings again */
 	int sym_step;      /* ms between those reads, 0 until it has exec'd */
-	int child_execs;   /* the child's execs when it last stopped */
+	int child_execs;   /* the child's execs when rt_child_exec last ran */
 	struct ev_ctx ev;
 	struct uw *uw;     /* ustack's unwind tables (unwind.h), NULL if none */
 	void *counters;    /* the program's .bss, mapped read-only; NULL if none */
@@ -229,11 +229,12 @@ static bool rt_target_gone(const struct rt *r)
 	return kill(r->o->pid, 0) && errno == ESRCH;
 }
 
-/* Whether the traced command has left our fork for its own program. */
+/* Whether the traced command has left our fork for its own program
+ * (only asked when its execs cannot be counted). */
 static bool rt_child_execed(const struct child *c)
 {
 	char exe[4096], self[4096], link[64];
-	if (c->traced)
+	if (c->traced || c->mr)
 		return c->execs > 0;
 	snprintf(link, sizeof(link), "/proc/%d/exe", (int)c->pid);
 	ssize_t n = readlink(link, exe, sizeof(exe) - 1);
@@ -246,51 +247,63 @@ static bool rt_child_execed(const struct child *c)
 
 /* The traced command's mappings, read again while it lives: user stacks
  * and usym() are printed after it has exited, when /proc no longer has
- * them.  A traced child is also read at each exec and just before its
- * exit (rt_child_stop); otherwise that last read is left to chance.  Read
+ * them.  Where the kernel announces its mappings (child.h's maps_new),
+ * read when it has mapped something new, at most every 10 ms, and from
+ * the announcements once it has gone (rt_child_gone).  Otherwise read
  * right after the exec, then at growing intervals (libraries arrive in the
- * first milliseconds, dlopen() later). */
+ * first milliseconds, dlopen() later), and the last read is left to chance. */
 static void rt_track_child(struct rt *r)
 {
 	struct child *c = r->o->child;
 	if (!c || c->exited || rt_now_ms() < r->sym_next || !rt_child_execed(c))
 		return;
-	sym_refresh(r->sym, c->pid);
-	r->sym_step = r->sym_step ? r->sym_step * 2 : 5;
-	if (r->sym_step > 1000)
-		r->sym_step = 1000;
+	if (c->mr) {
+		if (!c->maps_new)
+			return;
+		c->maps_new = 0;   /* read from /proc: better than the records while it lives */
+		sym_refresh(r->sym, c->pid);
+		r->sym_step = 10;
+	} else {
+		sym_refresh(r->sym, c->pid);
+		r->sym_step = r->sym_step ? r->sym_step * 2 : 5;
+		if (r->sym_step > 1000)
+			r->sym_step = 1000;
+	}
 	r->sym_next = rt_now_ms() + r->sym_step;
 }
 
-/* child.h's at_stop: the child is stopped after an exec or before exit. */
-static void rt_child_stop(void *arg, pid_t pid)
+/* The command has exited: what it mapped since the last read of /proc. */
+static void rt_child_gone(struct rt *r)
+{
+	struct child *c = r->o->child;
+	if (!c || !c->exited || !c->maps_new)
+		return;
+	char *text = child_maps_text(c);
+	sym_refresh_text(r->sym, c->pid, text);
+	free(text);
+}
+
+/* child.h's on_exec: the child runs a new program (the first exec leaves
+ * only our fork, whose mappings need not be kept). */
+static void rt_child_exec(void *arg, pid_t pid)
 {
 	struct rt *r = arg;
 	int execs = r->o->child->execs;
 	if (execs != r->child_execs && r->child_execs > 0)
-		sym_exec(r->sym, pid);   /* the first exec leaves only our fork */
+		sym_exec(r->sym, pid);
 	r->child_execs = execs;
-	sym_refresh(r->sym, pid);
+	if (!r->o->child->exited)
+		sym_refresh(r->sym, pid);
 	if (!r->sym_step)
 		r->sym_step = 5;
 	r->sym_next = rt_now_ms() + r->sym_step;
 }
 
-/* Waits (at most 100 ms) for the released child to exec. */
-static void rt_wait_exec(struct rt *r)
-{
-	struct child *c = r->o->child;
-	for (int i = 0; c && i < 100 && !r->sym_step && !child_poll(c); i++) {
-		rt_track_child(r);
-		if (!r->sym_step)
-			usleep(1000);
-	}
-}
-
 /* Poll timeout: short while the child's mappings are still being read. */
 static int rt_poll_ms(const struct rt *r)
 {
-	if (!r->o->child || r->o->child->exited || !r->sym_step)
+	const struct child *c = r->o->child;
+	if (!c || c->exited || !r->sym_step || (c->mr && !c->maps_new))
 		return RT_POLL_MS;
 	double left = r->sym_next - rt_now_ms();
 	return left < 1 ? 1 : left > RT_POLL_MS ? RT_POLL_MS : (int)left;
@@ -300,13 +313,15 @@ static int rt_poll_ms(const struct rt *r)
  * their count, or ring_buffer__consume()'s error. */
 static int rt_wait(struct rt *r, int timeout_ms)
 {
-	struct pollfd pf[2] = {
+	const struct child *c = r->o->child;
+	struct pollfd pf[3] = {
 		{ .fd = rt_wake[0], .events = POLLIN },
 		{ .fd = r->rb ? ring_buffer__epoll_fd(r->rb) : -1, .events = POLLIN },
+		{ .fd = c && !c->exited ? c->pidfd : -1, .events = POLLIN },   /* its exit */
 	};
 	char buf[64];
 
-	poll(pf, 2, timeout_ms);   /* fds of -1 are left out */
+	poll(pf, 3, timeout_ms);   /* fds of -1 are left out */
 	while (rt_wake[0] >= 0 && read(rt_wake[0], buf, sizeof(buf)) > 0)
 		;
 	return r->rb ? ring_buffer__consume(r->rb) : 0;
@@ -334,7 +349,11 @@ static void rt_loop(struct rt *r)
 		}
 		/* the command's last events are in the buffer when it is reaped:
 		 * they are read in rt_finish, before END */
-		if ((c && child_poll(c)) || rt_target_gone(r))
+		if (c && child_poll(c)) {
+			rt_child_gone(r);
+			break;
+		}
+		if (rt_target_gone(r))
 			break;
 	}
 }
@@ -536,7 +555,7 @@ static void rt_cleanup(struct rt *r)
 		munmap(r->counters, r->counters_len);
 	if (r->o->child) {
 		child_kill(r->o->child);
-		r->o->child->at_stop = NULL;
+		r->o->child->on_exec = NULL;
 	}
 	bpf_object__close(r->obj);
 	sym_free(r->sym);
@@ -590,34 +609,48 @@ static int rt_start(struct rt *r)
 	if (r->o->pid > 0 && !r->o->child)
 		sym_prepare(r->sym, r->o->pid);
 	if (r->o->child) {
-		r->o->child->at_stop = rt_child_stop;
+		r->o->child->on_exec = rt_child_exec;
 		r->o->child->arg = r;
 	}
 	return 0;
 }
 
+/* Lets the command exec: 0 once it has, -1 (reported) if it could not. */
+static int rt_child_start(struct rt *r)
+{
+	struct child *c = r->o->child;
+	return c && !r->ev.exit_requested && !rt_stop_sig ? child_release(c) : 0;
+}
+
 int rt_run(struct program *p, const struct rt_opts *o, struct diag *d)
 {
 	struct rt r = { .p = p, .o = o, .d = d };
+	struct child *c = o->child;
 	int ret = 1;
 
 	int started = rt_start(&r) == 0;
 
 	if (started && o->dry_run) {
 		ret = 0;   /* --dry-run, as bpftrace: loaded and attached, nothing run */
+	} else if (started && c && c->traced && rt_child_start(&r)) {
+		/* it could not exec: nothing ran, BEGIN included */
 	} else if (started) {
-		/* BEGIN's output comes before the command's first instruction,
-		 * and an exit() in BEGIN means the command never runs */
+		/* BEGIN's output comes before the command's first instruction (it
+		 * is held right after its exec, or not yet released), and an
+		 * exit() in BEGIN means the command never runs */
 		rt_run_special(&r, PK_BEGIN);
 		rt_start_probes(&r);
-		if (o->child && !r.ev.exit_requested && !rt_stop_sig) {
-			if (child_release(o->child))
-				fprintf(stderr, "perf-run: cannot start the traced command\n");
-			rt_wait_exec(&r);
-		}
-		rt_loop(&r);
+		int failed = 0;
+		if (c && (r.ev.exit_requested || rt_stop_sig))
+			child_kill(c);
+		else if (c && !c->traced)
+			failed = rt_child_start(&r);
+		else if (c)
+			child_resume(c);
+		if (!failed)
+			rt_loop(&r);
 		/* exit(code): the status is code's low byte, as exit(3) makes it */
-		ret = rt_finish(&r) ? 1 : (int)(r.ev.exit_code & 0xff);
+		ret = rt_finish(&r) || failed ? 1 : (int)(r.ev.exit_code & 0xff);
 	}
 	rt_cleanup(&r);
 	return ret;

@@ -19,6 +19,10 @@
 #include <time.h>
 
 #include <elfutils/libdwfl.h>
+#include <gelf.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
 
 #include "symbols.h"
 
@@ -102,6 +106,8 @@ static void sym_kload(struct sym *s)
 	qsort(s->k, s->nk, sizeof(*s->k), sym_kcmp);
 }
 
+#define SYM_KMAX_FUNC (1u << 20)   /* larger than any kernel function */
+
 const char *sym_kernel(struct sym *s, uint64_t addr, uint64_t *off)
 {
 	if (!s->k_loaded)
@@ -114,7 +120,10 @@ const char *sym_kernel(struct sym *s, uint64_t addr, uint64_t *off)
 		else
 			hi = mid;
 	}
-	if (lo == 0)
+	/* kallsyms gives no sizes: an address far past the symbol before it
+	 * (above every symbol, or in a gap of the kernel's address space) is
+	 * inside no function, not in the last one */
+	if (lo == 0 || addr - s->k[lo - 1].addr >= SYM_KMAX_FUNC)
 		return NULL;
 	*off = addr - s->k[lo - 1].addr;
 	return s->k[lo - 1].name;
@@ -247,14 +256,9 @@ void sym_prepare(struct sym *s, pid_t pid)
 	dwfl_getmodules(d, sym_open_module, NULL, 0);
 }
 
-/* A process that has just exited (a zombie) shows no mappings: what was
- * read before is kept rather than replaced by nothing. */
-void sym_refresh(struct sym *s, pid_t pid)
+/* d becomes what is known of pid, replacing what was. */
+static void sym_install(struct sym *s, pid_t pid, Dwfl *d)
 {
-	Dwfl *d = pid > 0 ? sym_dwfl_open(s, pid) : NULL;
-	if (!d)
-		return;
-	dwfl_getmodules(d, sym_open_module, NULL, 0);
 	for (size_t i = 0; i < s->nu; i++)
 		if (s->u[i].pid == pid) {
 			if (s->u[i].dwfl)
@@ -269,6 +273,96 @@ void sym_refresh(struct sym *s, pid_t pid)
 	}
 	s->u = u;
 	u[s->nu++] = (struct upid){ .pid = pid, .dwfl = d };
+}
+
+/* A process that has just exited (a zombie) shows no mappings: what was
+ * read before is kept rather than replaced by nothing. */
+void sym_refresh(struct sym *s, pid_t pid)
+{
+	Dwfl *d = pid > 0 ? sym_dwfl_open(s, pid) : NULL;
+	if (!d)
+		return;
+	dwfl_getmodules(d, sym_open_module, NULL, 0);
+	sym_install(s, pid, d);
+}
+
+/* Where an ELF file whose page at file offset pgoff is mapped at start is
+ * placed (its bias), from its program headers; 0 for ET_EXEC.  -1 if the
+ * file at that path is not the one mapped (dev, ino) or has no such
+ * segment: a wrong name is worse than none. */
+static int sym_bias(const char *path, uint64_t start, uint64_t pgoff, unsigned maj,
+		    unsigned min, unsigned long long ino, uint64_t *bias)
+{
+	struct stat st;
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+	int fd = open(path, O_RDONLY | O_CLOEXEC), ok = -1;
+	if (fd < 0)
+		return -1;
+	Elf *e = fstat(fd, &st) == 0 && st.st_ino == ino && major(st.st_dev) == maj &&
+		 minor(st.st_dev) == min ? elf_begin(fd, ELF_C_READ_MMAP, NULL) : NULL;
+	GElf_Ehdr eh;
+	size_t n = 0;
+	if (e && gelf_getehdr(e, &eh) && eh.e_type == ET_EXEC) {
+		*bias = 0;
+		ok = 0;
+	} else if (e && eh.e_type == ET_DYN && !elf_getphdrnum(e, &n)) {
+		for (size_t i = 0; i < n && ok; i++) {
+			GElf_Phdr ph;
+			if (gelf_getphdr(e, (int)i, &ph) && ph.p_type == PT_LOAD &&
+			    (ph.p_offset & ~(page - 1)) == pgoff) {
+				*bias = start - (ph.p_vaddr & ~(page - 1));
+				ok = 0;
+			}
+		}
+	}
+	if (e)
+		elf_end(e);
+	close(fd);
+	return ok;
+}
+
+/* One line of a maps text, reported if it names a file not reported yet
+ * (the earlier lines are `maps` up to `line`). */
+static void sym_report_line(Dwfl *d, const char *maps, const char *line)
+{
+	unsigned long long start, end, pgoff, ino;
+	unsigned maj, min;
+	uint64_t bias;
+	int pos = 0;
+	if (sscanf(line, "%llx-%llx %*s %llx %x:%x %llu %n", &start, &end, &pgoff, &maj, &min,
+		   &ino, &pos) < 6 || line[pos] != '/')
+		return;
+	size_t len = strcspn(line + pos, "\n");
+	for (const char *p = maps; (p = memmem(p, (size_t)(line - p), line + pos, len)); p++)
+		if (p[-1] == ' ' && p[len] == '\n')
+			return;   /* an earlier line (p > maps: a line starts with an address) */
+	char *name = strndup(line + pos, len);
+	if (name && !sym_bias(name, start, pgoff, maj, min, ino, &bias))
+		dwfl_report_elf(d, name, name, -1, bias, false);
+	free(name);
+}
+
+void sym_refresh_text(struct sym *s, pid_t pid, const char *maps)
+{
+	static Dwfl_Callbacks cb = {
+		.find_elf = dwfl_linux_proc_find_elf,
+		.find_debuginfo = dwfl_standard_find_debuginfo,
+	};
+	Dwfl *d;
+
+	if (!maps)
+		return;
+	cb.debuginfo_path = &s->debuginfo_path;
+	if (!(d = dwfl_begin(&cb)))
+		return;
+	dwfl_report_begin(d);
+	for (const char *l = maps; *l; l += strcspn(l, "\n") + (l[strcspn(l, "\n")] != 0))
+		sym_report_line(d, maps, l);
+	if (dwfl_report_end(d, NULL, NULL) != 0) {
+		dwfl_end(d);
+		return;
+	}
+	sym_install(s, pid, d);
 }
 
 void sym_exec(struct sym *s, pid_t pid)

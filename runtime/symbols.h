@@ -18,6 +18,10 @@ void sym_prepare(struct sym *s, pid_t pid);
 /* Forgets what was read of pid and reads its mappings again (after an
  * exec, or once libraries are loaded). */
 void sym_refresh(struct sym *s, pid_t pid);
+/* What is known of pid becomes the mappings in maps (/proc/PID/maps
+ * format, executable mappings only, as child_maps_text() gives them after
+ * the process has gone): each file is placed by its program headers. */
+void sym_refresh_text(struct sym *s, pid_t pid, const char *maps);
 /* The process has exec'd: what was read of it stays, behind its new
  * program, for addresses of the old one still to be printed. */
 void sym_exec(struct sym *s, pid_t pid);

@@ -7,6 +7,7 @@
 #     text (its bytes read through /proc/PID/mem), no tracefs uprobe;
 #   - SIGINT and SIGTERM run END and print the maps;
 #   - the traced binary replaced or deleted while traced;
+#   - perf-run stopped: a -c command that gets signals goes on;
 #   - a burst of events faster than they are read: printed + lost = sent;
 #   - without root or CAP_BPF + CAP_PERFMON: one sentence, exit 1.
 # Other tracers may run on this machine at the same time: only the objects
@@ -98,6 +99,67 @@ text_byte() {
 held_by() {
 	cat /proc/"$1"/fdinfo/* 2>/dev/null |
 		sed -n 's/^\(prog\|map\|link\)_id:[[:space:]]*\([0-9][0-9]*\)$/\1 \2/p' | sort -u
+}
+
+# ---- perf-run stopped: the traced command goes on ----
+
+# With ptrace, each of the command's signals waited for perf-run to let it
+# through: a stopped perf-run froze a command that gets signals.
+stopped_case() {
+	local name="perf-run stopped (SIGSTOP): a -c command that gets signals goes on" pid i
+	rm -f "$TMP/storm"
+	start "$PERF_RUN" -e 'uprobe:./tests/progs/sigstorm:sigstorm_done { printf("done %d\n", arg0); }' \
+		-c "./tests/progs/sigstorm 1000 300 $TMP/storm" >"$TMP/out" 2>"$TMP/err"
+	pid=$bg
+	if ! wait_attached "$TMP/err"; then
+		fail "$name" "never attached" "$TMP/err"
+		stop "$pid"
+		return
+	fi
+	kill -STOP "$pid"
+	for ((i = 0; i < 60; i++)); do
+		[[ -s $TMP/storm ]] && break
+		sleep 0.05
+	done
+	kill -CONT "$pid"
+	wait_end "$pid"
+	if ! grep -qx 'signals=1000 tracer=0' "$TMP/storm" 2>/dev/null; then
+		fail "$name" "the command did not finish within 3 s while perf-run was stopped" \
+			"$TMP/out" "$TMP/err"
+	elif ((status != 0)) || ! grep -qx 'done 1000' "$TMP/out"; then
+		fail "$name" "exit status $status, or the probe's line missing" "$TMP/out" "$TMP/err"
+	else
+		pass "$name"
+	fi
+}
+
+# ---- a low soft RLIMIT_NOFILE ----
+
+# One fd per program: 111 programs (probe in a wildcard) under a soft limit
+# of 64 failed as "the kernel verifier rejected this probe: (no message)".
+# The soft limit is raised to the hard one; the command keeps its own.
+nofile_case() {
+	local name="soft RLIMIT_NOFILE 64: 111 programs attach, the command keeps its limit; EMFILE named" n lim
+	local bin=build/bench/many1000
+	if [[ ! -x $bin ]]; then
+		skip "$name (requires: $bin, make progs)"
+		return
+	fi
+	(ulimit -S -n 64 && exec timeout 100 "$PERF_RUN" -q \
+		-e "uprobe:$bin:f1* { @[probe] = count(); }" -c "$bin") >"$TMP/out" 2>"$TMP/err"
+	status=$?
+	n=$(grep -c '^@\[uprobe:' "$TMP/out")
+	lim=$(ulimit -S -n 64 && "$PERF_RUN" -q -e 'BEGIN { }' -c "sh -c 'ulimit -Sn'" 2>&1 | head -1)
+	if ((status != 0 || n != 111)); then
+		fail "$name" "exit status $status, $n of 111 probes counted" "$TMP/err"
+	elif [[ $lim != 64 ]]; then
+		fail "$name" "the command's soft limit is '$lim', not 64"
+	elif (ulimit -n 40 && exec "$PERF_RUN" -q -e "uprobe:$bin:f1* { @[probe] = count(); }" \
+		-c "$bin") 2>&1 | grep -q 'verifier'; then
+		fail "$name" "under a hard limit of 40, EMFILE is called a verifier rejection"
+	else
+		pass "$name"
+	fi
 }
 
 # ---- SIGKILL while attached ----
@@ -315,13 +377,15 @@ priv_case() {
 	fi
 }
 
-if [[ ! -x $PERF_RUN || ! -x $PROGS/bpfids || ! -x $PROGS/ticker || ! -x $PROGS/loop ]]; then
+if [[ ! -x $PERF_RUN || ! -x $PROGS/bpfids || ! -x $PROGS/ticker || ! -x $PROGS/loop || ! -x $PROGS/sigstorm ]]; then
 	echo "FAIL faults: $PERF_RUN or the test programs are not built (make test-build)"
 	echo "0 passed, 1 failed, 0 skipped"
 	exit 1
 fi
 
 sigkill_case
+stopped_case
+nofile_case
 signal_case INT -p
 signal_case TERM -p
 signal_case INT -c
