@@ -483,9 +483,9 @@ static void map_update(struct cg *g, int mi, LLVMValueRef key, LLVMValueRef v,
 	const struct pr_map *pm = &g->prog->maps[mi];
 	LLVMValueRef val = v;
 
-	if (!cg_is_mem(t) || t->size != pm->value_size) {
+	if (!cg_is_mem(t) || t->size != pm->value_size || !type_equal(t, pm->value)) {
 		val = cg_alloca(g, pm->value_size, "val");
-		cg_store_value(g, val, v, t, pm->value_size);
+		cg_store_as(g, val, pm->value, v, t, pm->value_size);
 	}
 	update_counted(g, mi, key, val);
 }
@@ -538,8 +538,8 @@ static void assign(struct cg *g, struct node *n)
 
 	if (n->op)
 		v = cg_arith(g, n->op, LLVMBuildLoad2(g->b, g->i64, x->slot, ""), v, sgn);
-	cg_store_value(g, x->slot, v, n->op ? x->type : rv->type,
-		       cg_is_mem(x->type) ? x->type->size : 8);
+	cg_store_as(g, x->slot, x->type, v, n->op ? x->type : rv->type,
+		    cg_is_mem(x->type) ? x->type->size : 8);
 }
 
 LLVMValueRef cg_incdec(struct cg *g, struct node *n)

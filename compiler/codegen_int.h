@@ -143,6 +143,10 @@ bool cg_is_mem(const struct type *t);
 /* Writes value v of type t into size bytes at dst (ints: 8 bytes). */
 void cg_store_value(struct cg *g, LLVMValueRef dst, LLVMValueRef v,
 		    const struct type *t, uint32_t size);
+/* cg_store_value into a slot of type dt: a tuple of another layout (a
+ * narrower string element) is converted element by element. */
+void cg_store_as(struct cg *g, LLVMValueRef dst, const struct type *dt, LLVMValueRef v,
+		 const struct type *t, uint32_t size);
 LLVMValueRef cg_map_key(struct cg *g, struct node *m, LLVMValueRef bucket);
 LLVMValueRef cg_map_read(struct cg *g, struct node *m);
 struct cg_var *cg_var(struct cg *g, const char *name, const struct type *t);

@@ -462,12 +462,14 @@ static void lex_number(struct lexer *lx, struct token *t)
 	int fraction = 0;
 	uint64_t v = 0;
 	char text[64];
+	/* After a '.', "0.1" is two tuple indexes ($t.0.1), not a fraction. */
+	int after_dot = start > lx->line_start && start[-1] == '.';
 
 	/* The whole run of word characters is one literal: bpftrace would read
 	 * "1_" as 1 and a name, which no rule accepts either. "1.5" would
 	 * otherwise read as a field access on 1. */
 	for (; isalnum((unsigned char)*p) || *p == '_' ||
-	       (*p == '.' && isdigit((unsigned char)p[1]) &&
+	       (*p == '.' && !after_dot && isdigit((unsigned char)p[1]) &&
 		!(start[0] == '0' && (start[1] == 'x' || start[1] == 'X'))); p++)
 		if (*p == '.')
 			fraction = 1;

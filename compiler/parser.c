@@ -407,6 +407,54 @@ static struct node *parse_map(struct parser *p)
 		ast_free(n);
 		return NULL;
 	}
+	/* @m[(a, b)] is @m[a, b] (newer bpftrace: the keys are a tuple). */
+	if (n->list && !n->list->next && n->list->kind == N_TUPLE && n->list->list) {
+		struct node *t = n->list;
+
+		n->list = t->list;
+		t->list = NULL;
+		ast_free(t);
+	}
+	return finish(p, n);
+}
+
+/*
+ * '(' e ')' is e; '(' e ',' ... ')' a tuple, as are '(' e ',' ')' and
+ * '(' ')' (newer bpftrace's one- and zero-element tuples).
+ */
+static struct node *parse_paren(struct parser *p)
+{
+	struct node *n, *e;
+	struct loc where = next(p)->loc;
+
+	if (at(p, ')')) {
+		next(p);
+		return mk(N_TUPLE, where);
+	}
+	e = parse_expr(p);
+	if (!e)
+		return NULL;
+	if (accept(p, ')'))
+		return e;
+	if (!at(p, ',')) {
+		error_here(p, "expected ')'");
+		ast_free(e);
+		return NULL;
+	}
+	n = mk(N_TUPLE, where);
+	n->list = e;
+	while (accept(p, ',') && !at(p, ')')) {
+		e = parse_expr(p);
+		if (!e) {
+			ast_free(n);
+			return NULL;
+		}
+		append(&n->list, e);
+	}
+	if (expect(p, ')', "expected ')' after the tuple") < 0) {
+		ast_free(n);
+		return NULL;
+	}
 	return finish(p, n);
 }
 
@@ -440,13 +488,7 @@ static struct node *parse_primary(struct parser *p)
 	case TOK_MAP:
 		return parse_map(p);
 	case '(':
-		next(p);
-		n = parse_expr(p);
-		if (n && expect(p, ')', "expected ')'") < 0) {
-			ast_free(n);
-			return NULL;
-		}
-		return n;
+		return parse_paren(p);
 	default:
 		error_here(p, "expected expression");
 		return NULL;
@@ -473,12 +515,17 @@ static struct node *parse_postfix(struct parser *p)
 			n->a = e;
 			e = n;
 			next(p);
-			if (!at(p, TOK_IDENT)) {
+			if (k == '.' && at(p, TOK_INT)) {   /* $t.0: a tuple element */
+				if (asprintf(&n->name, "%llu",
+					     (unsigned long long)next(p)->ival) < 0)
+					abort();
+			} else if (!at(p, TOK_IDENT)) {
 				error_here(p, "expected field name after '%s'", lex_op_str(k));
 				ast_free(e);
 				return NULL;
+			} else {
+				n->name = take_text(next(p));
 			}
-			n->name = take_text(next(p));
 		} else if (k == '[') {
 			n = mk(N_INDEX, e->loc);
 			n->a = e;

@@ -142,7 +142,7 @@ static bool storable(const struct type *t)
 {
 	switch (t->kind) {
 	case T_INT: case T_BOOL: case T_ENUM: case T_STR: case T_STACK:
-	case T_USYM: case T_KSYM: case T_PTR: case T_UFMT: case T_FLOAT:
+	case T_USYM: case T_KSYM: case T_PTR: case T_UFMT: case T_FLOAT: case T_TUPLE:
 		return true;
 	default:
 		return false;
@@ -160,6 +160,21 @@ static const struct type *unify(const struct type *a, const struct type *b)
 		return a->size >= b->size ? a : b;
 	if (a->kind == T_PTR && b->kind == T_PTR)
 		return a;
+	if (a->kind == T_TUPLE && b->kind == T_TUPLE && a->nfields == b->nfields &&
+	    a->nfields <= 16) {
+		const struct type *u[16];
+
+		/* Element by element: a longer string widens its element (codegen
+		 * converts the narrower layout, cg_store_as). */
+		for (int i = 0; i < a->nfields; i++) {
+			u[i] = unify(a->fields[i].type, b->fields[i].type);
+			if (!u[i] || u[i]->kind != a->fields[i].type->kind ||
+			    u[i]->kind != b->fields[i].type->kind)
+				return NULL;
+			u[i] = widen(u[i]);
+		}
+		return type_tuple(u, a->nfields);
+	}
 	return type_equal(a, b) ? a : NULL;
 }
 
@@ -176,6 +191,12 @@ static void map_keys(struct sctx *c, struct node *m, int mi)
 		if (!t)
 			return;
 		t = array_as_str(c, k, t);
+		if (t->kind == T_TUPLE) {
+			/* as bpftrace 0.17; @m[(a, b)] itself is @m[a, b] (parser) */
+			err(c, k->loc, "a tuple cannot be a map key; write its elements as "
+			    "the keys: @m[a, b]");
+			return;
+		}
 		if (!storable(t)) {
 			err(c, k->loc, "a map key cannot be %s", tname(t, b1, sizeof(b1)));
 			return;
@@ -714,6 +735,16 @@ static const struct type *check_binop(struct sctx *c, struct node *n)
 		return NULL;
 	if (a->kind == T_STR && b->kind == T_STR && (n->op == TOK_EQ || n->op == TOK_NE))
 		return type_bool();
+	if (a->kind == T_TUPLE && b->kind == T_TUPLE && (n->op == TOK_EQ || n->op == TOK_NE)) {
+		const struct type *u = unify(a, b);
+
+		if (!u) {
+			err(c, n->loc, "cannot compare %s with %s", tname(a, b1, sizeof(b1)),
+			    tname(b, b2, sizeof(b2)));
+			return NULL;
+		}
+		return type_bool();
+	}
 	if (n->op == TOK_AND || n->op == TOK_OR) {
 		if (!type_is_int(a) || !type_is_int(b)) {
 			err(c, n->loc, "operands of %s must be integers", n->op == TOK_AND ? "&&" : "||");
@@ -869,6 +900,52 @@ static const struct type *check_ternary(struct sctx *c, struct node *n)
 	return u;
 }
 
+/* (a, "b", c): each element as a map value would hold it (integers 8
+ * bytes, strings their size), at 8-byte aligned offsets. */
+static const struct type *check_tuple(struct sctx *c, struct node *n)
+{
+	const struct type *el[16];
+	int cnt = 0;
+	char b1[64];
+
+	for (struct node *e = n->list; e; e = e->next) {
+		const struct type *t = check_value(c, e);
+
+		if (!t)
+			return NULL;
+		t = array_as_str(c, e, t);
+		if (!storable(t)) {
+			err(c, e->loc, "a tuple cannot hold %s", tname(t, b1, sizeof(b1)));
+			return NULL;
+		}
+		if (cnt == 16) {
+			err(c, e->loc, "a tuple has at most 16 elements");
+			return NULL;
+		}
+		el[cnt++] = widen(t);
+	}
+	return type_tuple(el, cnt);
+}
+
+/* $t.N: element N of a tuple. */
+static const struct type *tuple_elem(struct sctx *c, struct node *n, const struct type *a)
+{
+	char *end;
+	unsigned long i = strtoul(n->name, &end, 10);
+	char b1[64];
+
+	if (*end || !*n->name) {
+		err(c, n->loc, "%s has no field '%s'; its elements are .0 to .%d",
+		    tname(a, b1, sizeof(b1)), n->name, a->nfields - 1);
+		return NULL;
+	}
+	if (i >= (unsigned long)a->nfields) {
+		err(c, n->loc, "%s has no element %lu", tname(a, b1, sizeof(b1)), i);
+		return NULL;
+	}
+	return a->fields[i].type;
+}
+
 static const struct type *check_field(struct sctx *c, struct node *n)
 {
 	const struct type *a = check_expr(c, n->a);
@@ -877,6 +954,8 @@ static const struct type *check_field(struct sctx *c, struct node *n)
 
 	if (!a)
 		return NULL;
+	if (a->kind == T_TUPLE && n->op == '.')
+		return tuple_elem(c, n, a);
 	if (a->kind == T_ARGS && !a->fields)
 		return check_dwarf_var(c, n);
 	if (a->kind == T_PTR && a->elem && a->elem->kind == T_RECORD)
@@ -946,6 +1025,20 @@ static const struct type *check_index(struct sctx *c, struct node *n)
 
 	if (!a || !i)
 		return NULL;
+	if (a->kind == T_TUPLE) {
+		/* $t[1] (newer bpftrace): a constant index is $t.1 */
+		if (n->b->kind != N_INT) {
+			err(c, n->b->loc, "a tuple's index must be a constant");
+			return NULL;
+		}
+		n->kind = N_FIELD;
+		n->op = '.';
+		if (asprintf(&n->name, "%llu", (unsigned long long)n->b->ival) < 0)
+			abort();
+		ast_free(n->b);
+		n->b = NULL;
+		return tuple_elem(c, n, a);
+	}
 	if (a->kind == T_PTR && a->elem && a->elem->kind != T_VOID && type_is_int(i))
 		return in_space(n, a->elem);
 	if (a->kind == T_ARRAY && !is_tp_field(c, n->a) && type_is_int(i))
@@ -1973,6 +2066,8 @@ static const struct type *check_expr_inner(struct sctx *c, struct node *n)
 		return check_field(c, n);
 	case N_INDEX:
 		return check_index(c, n);
+	case N_TUPLE:
+		return check_tuple(c, n);
 	case N_CAST:
 		return check_cast(c, n);
 	case N_SIZEOF:

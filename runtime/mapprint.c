@@ -466,6 +466,11 @@ static void mp_json_value(struct fmt_buf *b, const struct pr_map *m,
 	} else if (mp_kind(m) == AGG_STATS) {
 		fmt_addf(b, "{\"count\": %llu, \"average\": %lld, \"total\": %lld}",
 			 (unsigned long long)e->count, (long long)e->value, (long long)e->sum);
+	} else if (mp_kind(m) == AGG_NONE && m->value && m->value->kind == T_TUPLE) {
+		if (e->raw)
+			fmt_json_value(b, m->value, e->raw, c);
+		else
+			fmt_puts(b, "null");
 	} else if (mp_kind(m) == AGG_NONE && !(m->value && mp_is_int(m->value))) {
 		struct fmt_buf v;
 		fmt_init(&v);
