@@ -664,6 +664,9 @@ void cg_stmt(struct cg *g, struct node *n)
 	case N_WHILE:
 		while_stmt(g, n);
 		break;
+	case N_FORMAP:
+		cg_for_map(g, n);
+		break;
 	case N_BREAK: case N_CONTINUE:
 		LLVMBuildBr(g->b, n->kind == N_BREAK ? g->brk[g->nloops - 1] :
 			    g->cont[g->nloops - 1]);

@@ -179,6 +179,16 @@ LLVMValueRef cg_alloca(struct cg *g, uint32_t size, const char *name)
 	return a;
 }
 
+LLVMValueRef cg_heap_tmp(struct cg *g, uint32_t size, uint32_t *off)
+{
+	uint32_t before = g->heap_off;
+	LLVMValueRef a = heap_alloc(g, size ? size : 8);
+
+	*off = g->heap_off - (size ? size : 8);
+	tmp_push(g, a, size, before);
+	return a;
+}
+
 int cg_tmp_mark(struct cg *g)
 {
 	return g->ntmp;
@@ -689,6 +699,115 @@ LLVMValueRef cg_count_callback(struct cg *g)
 	LLVMBuildRet(b, LLVMConstInt(g->i64, 0, 0));
 	LLVMDisposeBuilder(b);
 	return fn;
+}
+
+static void func_end(struct cg *g);
+
+static void fn_save(struct cg *g, struct cg_fnstate *st)
+{
+	st->fn = g->fn;
+	st->ctxarg = g->ctxarg;
+	st->pid_tgid = g->pid_tgid;
+	st->sys_nr = g->sys_nr;
+	st->sys_site = g->sys_site;
+	st->sys_regs = g->sys_regs;
+	st->heap_ptr = g->heap_ptr;
+	st->entry = g->entry;
+	st->start = g->start;
+	st->at = LLVMGetInsertBlock(g->b);
+	st->sp = g->sp;
+	st->loc = LLVMGetCurrentDebugLocation2(g->b);
+	st->vars = g->vars;
+	st->nvars = g->nvars;
+	st->capvars = g->capvars;
+	st->nloops = g->nloops;
+	memcpy(st->brk, g->brk, sizeof(st->brk));
+	memcpy(st->cont, g->cont, sizeof(st->cont));
+	st->tmp = g->tmp;
+	st->tmpsize = g->tmpsize;
+	st->tmpheap = g->tmpheap;
+	st->ntmp = g->ntmp;
+	st->captmp = g->captmp;
+	st->heap_off = g->heap_off;
+}
+
+LLVMValueRef cg_callback_begin(struct cg *g, struct cg_fnstate *st, const char *name,
+			       struct loc at)
+{
+	static const char *const pn[4] = { "map", "key", "value", "ctx" };
+	LLVMTypeRef pt[4] = { g->ptr, g->ptr, g->ptr, g->ptr };
+	LLVMMetadataRef dt[5] = { g->di_int, di_ptr(g, NULL), di_ptr(g, NULL), di_ptr(g, NULL),
+				  di_ptr(g, NULL) };
+	unsigned nounwind = LLVMGetEnumAttributeKindForName("nounwind", 8);
+	int line = at.line > 0 ? at.line : 1;
+
+	fn_save(g, st);
+	g->fn = LLVMAddFunction(g->mod, name, LLVMFunctionType(g->i32, pt, 4, 0));
+	LLVMSetLinkage(g->fn, LLVMInternalLinkage);
+	LLVMAddAttributeAtIndex(g->fn, LLVMAttributeFunctionIndex,
+				LLVMCreateEnumAttribute(g->ctx, nounwind, 0));
+	LLVMAddAttributeAtIndex(g->fn, LLVMAttributeFunctionIndex,
+				LLVMCreateStringAttribute(g->ctx, "target-cpu", 10, bpf_cpu(),
+							  (unsigned)strlen(bpf_cpu())));
+	g->sp = LLVMDIBuilderCreateFunction(g->di, g->di_file, name, strlen(name), name,
+					    strlen(name), g->di_file, line,
+					    LLVMDIBuilderCreateSubroutineType(g->di, g->di_file, dt,
+									      5, LLVMDIFlagZero),
+					    1, 1, line, LLVMDIFlagPrototyped, 1);
+	LLVMSetSubprogram(g->fn, g->sp);
+	for (unsigned i = 0; i < 4; i++)
+		LLVMDIBuilderCreateParameterVariable(g->di, g->sp, pn[i], strlen(pn[i]), i + 1,
+						     g->di_file, line, di_ptr(g, NULL), 1,
+						     LLVMDIFlagZero);
+	g->ctxarg = NULL;
+	g->entry = cg_block(g, "entry");
+	g->start = cg_block(g, "start");
+	LLVMPositionBuilderAtEnd(g->b, g->start);
+	LLVMSetCurrentDebugLocation2(g->b, LLVMDIBuilderCreateDebugLocation(g->ctx, line,
+				     at.col > 0 ? at.col : 1, g->sp, NULL));
+	g->vars = NULL;
+	g->nvars = g->capvars = 0;
+	g->nloops = 0;
+	g->tmp = NULL;
+	g->tmpsize = g->tmpheap = NULL;
+	g->ntmp = g->captmp = 0;
+	g->heap_ptr = NULL;
+	g->pid_tgid = NULL;
+	g->sys_nr = g->sys_site = g->sys_regs = NULL;
+	return g->fn;
+}
+
+void cg_callback_end(struct cg *g, struct cg_fnstate *st)
+{
+	func_end(g);
+	free(g->vars);
+	free(g->tmp);
+	free(g->tmpsize);
+	free(g->tmpheap);
+	g->fn = st->fn;
+	g->ctxarg = st->ctxarg;
+	g->pid_tgid = st->pid_tgid;
+	g->sys_nr = st->sys_nr;
+	g->sys_site = st->sys_site;
+	g->sys_regs = st->sys_regs;
+	g->heap_ptr = st->heap_ptr;
+	g->entry = st->entry;
+	g->start = st->start;
+	g->sp = st->sp;
+	g->vars = st->vars;
+	g->nvars = st->nvars;
+	g->capvars = st->capvars;
+	g->nloops = st->nloops;
+	memcpy(g->brk, st->brk, sizeof(st->brk));
+	memcpy(g->cont, st->cont, sizeof(st->cont));
+	g->tmp = st->tmp;
+	g->tmpsize = st->tmpsize;
+	g->tmpheap = st->tmpheap;
+	g->ntmp = st->ntmp;
+	g->captmp = st->captmp;
+	g->heap_off = st->heap_off;
+	LLVMPositionBuilderAtEnd(g->b, st->at);
+	LLVMSetCurrentDebugLocation2(g->b, st->loc);
 }
 
 static void func_begin(struct cg *g, const char *name, const char *sec, struct node *pn)

@@ -905,6 +905,55 @@ static struct node *for_range(struct parser *p, struct node *var, struct node *f
 	return blk;
 }
 
+/* Renames $name to $to in n and below. */
+static void rename_var(struct node *n, const char *name, const char *to)
+{
+	for (; n; n = n->next) {
+		if (n->kind == N_VAR && !strcmp(n->name, name)) {
+			free(n->name);
+			n->name = strdup(to);
+			if (!n->name)
+				abort();
+		}
+		rename_var(n->a, name, to);
+		rename_var(n->b, name, to);
+		rename_var(n->c, name, to);
+		rename_var(n->list, name, to);
+	}
+}
+
+/*
+ * for ($kv : @m) { body }: newer bpftrace's loop over a map's elements, an
+ * N_FORMAP.  $kv belongs to the loop (bpftrace scopes it so): it is renamed
+ * to a hidden variable, so that two loops may give it two types.
+ */
+static struct node *parse_for_map(struct parser *p, struct node *var)
+{
+	struct node *n = mk(N_FORMAP, var->loc);
+	char hidden[96];
+
+	n->a = var;
+	n->c = parse_map(p);
+	next(p);
+	if (!at(p, '{')) {
+		error_here(p, "expected '{' after for (...)");
+		ast_free(n);
+		return NULL;
+	}
+	n->b = parse_block(p);
+	if (!n->b) {
+		ast_free(n);
+		return NULL;
+	}
+	snprintf(hidden, sizeof(hidden), "%s.for.%d.%d", var->name, var->loc.line, var->loc.col);
+	rename_var(n->b, var->name, hidden);
+	free(var->name);
+	var->name = strdup(hidden);
+	if (!var->name)
+		abort();
+	return n;
+}
+
 static struct node *parse_for(struct parser *p)
 {
 	struct node *var = NULL, *from = NULL, *to = NULL;
@@ -922,10 +971,8 @@ static struct node *parse_for(struct parser *p)
 	var->name = take_text(vt);
 	if (expect(p, ':', "expected ':' after the loop variable") < 0)
 		goto fail;
-	if (at(p, TOK_MAP)) {
-		error_here(p, "for over a map is not supported yet; only for ($i : a..b)");
-		goto fail;
-	}
+	if (at(p, TOK_MAP) && peek_at(p, 1)->kind == ')')
+		return parse_for_map(p, var);
 	if (!(from = parse_unary(p)))
 		goto fail;
 	if (!accept(p, '.') || !accept(p, '.')) {

@@ -50,6 +50,7 @@ struct sctx {
 	int nvars, cap;
 	struct var_seed *seed;    /* the current probe's, from the walk before */
 	int loop_depth;
+	int formap_depth;         /* inside for ($kv : @m): a callback without the probe's ctx */
 	int errors;
 	struct ct_unit *ct;       /* the script's C declarations, NULL if none */
 };
@@ -520,10 +521,40 @@ static const struct type *check_newer_ident(struct sctx *c, struct node *n)
 	return NULL;
 }
 
+/* The body of for ($kv : @m) runs in bpf_for_each_map_elem()'s callback,
+ * which has no probe context: what is read from it is refused there. */
+static bool needs_ctx(struct sctx *c, const char *s)
+{
+	static const char *const names[] = {
+		"args", "retval", "func", "kstack", "ustack", "reg", "uaddr",
+	};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(s, names[i]))
+			return true;
+	if (!strncmp(s, "arg", 3) && s[3] >= '0' && s[3] <= '9')
+		return true;
+	if (!strncmp(s, "sarg", 4) && s[4] >= '0' && s[4] <= '9')
+		return true;
+	return !strcmp(s, "probe") && c->cur->probes[0]->sys_raw;
+}
+
+static bool ctx_refused(struct sctx *c, struct node *n)
+{
+	if (!c->formap_depth || !needs_ctx(c, n->name))
+		return false;
+	err(c, n->loc, "%s cannot be read inside for ($kv : @map), whose body runs without "
+	    "the probe's context; read it into a $variable before the loop", n->name);
+	return true;
+}
+
 static const struct type *check_ident(struct sctx *c, struct node *n)
 {
 	const char *s = n->name;
 	struct probe *p0 = c->cur->probes[0];
+
+	if (ctx_refused(c, n))
+		return NULL;
 
 	if (!strcmp(s, "pid") || !strcmp(s, "tid") || !strcmp(s, "uid") ||
 	    !strcmp(s, "gid") || !strcmp(s, "cpu") || !strcmp(s, "rand"))
@@ -1888,6 +1919,8 @@ static const struct type *check_call(struct sctx *c, struct node *n)
 		n->kind = N_IDENT;
 		return check_ident(c, n);
 	}
+	if (ctx_refused(c, n))
+		return NULL;
 
 	if (agg_of(f) != AGG_NONE) {
 		err(c, n->loc, "%s() must be assigned to a map: @x = %s(...)", f, f);
@@ -2195,6 +2228,42 @@ static void check_cond(struct sctx *c, struct node *e, const char *what)
 		err(c, e->loc, "%s must be an integer or a comparison", what);
 }
 
+/*
+ * for ($kv : @m) (newer bpftrace): $kv is (key, value), the key a tuple
+ * itself when the map has several; the body is a callback of
+ * bpf_for_each_map_elem() (cg_stmt.c).
+ */
+static void check_formap(struct sctx *c, struct node *n)
+{
+	struct node *m = n->c;
+	int mi = map_get(c, m);
+	const struct sema_map *sm = &c->s->maps[mi];
+	const struct type *el[2];
+
+	if (!sm->value || !sm->key_set) {
+		if (!c->quiet)
+			err(c, m->loc, "@%s is never assigned, so for cannot read it", m->name);
+		return;
+	}
+	if (!sm->key) {
+		err(c, m->loc, "@%s has no keys; for ($kv : @m) needs a map with keys", m->name);
+		return;
+	}
+	if (sm->value->kind == T_AGG) {
+		err(c, m->loc, "for cannot read @%s: a map of %s() holds one value per CPU; "
+		    "assign the values to a map of integers", m->name, agg_name(sm->value->agg));
+		return;
+	}
+	el[0] = sm->key->nfields == 1 ? sm->key->fields[0].type : sm->key;
+	el[1] = sm->value;
+	var_assign(c, n->a, type_tuple(el, 2), n->loc);
+	c->loop_depth++;
+	c->formap_depth++;
+	check_block(c, n->b);
+	c->formap_depth--;
+	c->loop_depth--;
+}
+
 static void check_stmt(struct sctx *c, struct node *n)
 {
 	switch (n->kind) {
@@ -2236,9 +2305,14 @@ static void check_stmt(struct sctx *c, struct node *n)
 			err(c, n->loc, "%s outside a loop", n->kind == N_BREAK ? "break" : "continue");
 		break;
 	case N_RETURN:
+		if (c->formap_depth)
+			err(c, n->loc, "return inside for ($kv : @map) is not supported; use break");
 		break;
 	case N_BLOCK:
 		check_block(c, n);
+		break;
+	case N_FORMAP:
+		check_formap(c, n);
 		break;
 	default:
 		check_expr(c, n);
@@ -2257,6 +2331,7 @@ static void check_probe(struct sctx *c, struct sema_probe *p, struct var_seed *s
 	c->seed = seed;
 	c->nvars = 0;
 	c->loop_depth = 0;
+	c->formap_depth = 0;
 	if (p->node->a)
 		check_cond(c, p->node->a, "a predicate");
 	check_block(c, p->node->b);
