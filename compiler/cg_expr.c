@@ -483,10 +483,33 @@ static LLVMValueRef field(struct cg *g, struct node *n)
 	return cg_const(g, 0);
 }
 
+/* $s[i] of a string value: its byte i, 0 for i past the buffer. */
+static LLVMValueRef str_index(struct cg *g, struct node *n)
+{
+	uint32_t size = n->a->type->size;
+	LLVMValueRef s = cg_expr(g, n->a), i = cg_expr(g, n->b), res;
+	LLVMBasicBlockRef done;
+
+	if (n->b->kind == N_INT)
+		return LLVMBuildSExt(g->b, LLVMBuildLoad2(g->b, g->i8, cg_gep(g, s, n->b->ival), ""),
+				     g->i64, "");
+	res = cg_alloca(g, 8, "ch");
+	LLVMBuildStore(g->b, cg_const(g, 0), res);
+	done = cg_if(g, LLVMBuildICmp(g->b, LLVMIntULT, i, cg_const(g, size), ""), "inside");
+	LLVMBuildStore(g->b, LLVMBuildSExt(g->b, LLVMBuildLoad2(g->b, g->i8,
+			LLVMBuildGEP2(g->b, g->i8, s, &i, 1, ""), ""), g->i64, ""), res);
+	LLVMBuildBr(g->b, done);
+	LLVMPositionBuilderAtEnd(g->b, done);
+	return LLVMBuildLoad2(g->b, g->i64, res, "");
+}
+
 static LLVMValueRef index_expr(struct cg *g, struct node *n)
 {
 	const struct field *f;
 	const struct type *a = n->a->type;
+
+	if (a && a->kind == T_STR)
+		return str_index(g, n);
 
 	if (n->a->kind != N_FIELD || n->a->a->kind != N_IDENT || n->a->a->type->kind == T_PTR ||
 	    cg_is_dwarf_var(g, n->a) ||

@@ -777,7 +777,7 @@ static const struct type *check_binop(struct sctx *c, struct node *n)
 		return type_bool();
 	}
 	if (n->op == TOK_AND || n->op == TOK_OR) {
-		if (!type_is_int(a) || !type_is_int(b)) {
+		if ((!type_is_int(a) && a->kind != T_PTR) || (!type_is_int(b) && b->kind != T_PTR)) {
 			err(c, n->loc, "operands of %s must be integers", n->op == TOK_AND ? "&&" : "||");
 			return NULL;
 		}
@@ -883,6 +883,8 @@ static const struct type *check_unop(struct sctx *c, struct node *n)
 		}
 		return type_ptr(a, sema_place_is_user(n->a));
 	}
+	if (n->op == '!' && a->kind == T_PTR)
+		return type_bool();   /* newer bpftrace: a pointer is true when not null */
 	if (!type_is_int(a)) {
 		err(c, n->loc, "operand of '%c' is %s, an integer is needed", n->op,
 		    tname(a, b1, sizeof(b1)));
@@ -907,7 +909,7 @@ static const struct type *check_ternary(struct sctx *c, struct node *n)
 
 	if (!k || !a || !b)
 		return NULL;
-	if (!type_is_int(k)) {
+	if (!type_is_int(k) && k->kind != T_PTR) {
 		err(c, n->a->loc, "condition must be an integer");
 		return NULL;
 	}
@@ -1056,6 +1058,15 @@ static const struct type *check_index(struct sctx *c, struct node *n)
 
 	if (!a || !i)
 		return NULL;
+	if (a->kind == T_STR && type_is_int(i)) {
+		/* $s[i] (newer bpftrace): the byte, 0 past the buffer's end */
+		if (n->b->kind == N_INT && n->b->ival >= a->size) {
+			err(c, n->b->loc, "index %llu is past the end of %s",
+			    (unsigned long long)n->b->ival, tname(a, (char[64]){ 0 }, 64));
+			return NULL;
+		}
+		return type_int(1, true);
+	}
 	if (a->kind == T_TUPLE) {
 		/* $t[1] (newer bpftrace): a constant index is $t.1 */
 		if (n->b->kind != N_INT) {
@@ -1151,6 +1162,9 @@ static const struct type *check_cast(struct sctx *c, struct node *n)
 		err(c, n->b->loc, "cannot cast to '%s'; cast to a pointer to it", n->b->name);
 		return NULL;
 	}
+	/* (bool)x is x != 0 (newer bpftrace's bool), not x's low byte */
+	if (!strcmp(n->b->name, "bool") && !n->b->ival)
+		t = type_bool();
 	set_type(n->b, t);
 	return t;
 }
