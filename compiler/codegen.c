@@ -414,12 +414,12 @@ static int define_script_maps(struct cg *g)
 		const struct type *v = sm->value;
 		bool agg = v->kind == T_AGG;
 		bool hist = agg && (v->agg == AGG_HIST || v->agg == AGG_LHIST);
-		bool array = agg && !sm->key && !sm->deleted;
+		bool array = agg && !sm->key && !sm->deleted && !sm->decl_type;
 
 		m->name = strdup(sm->name);
 		if (asprintf(&m->bpf_name, "map_%d_%s", i, sm->name[1] ? sm->name + 1 : "") < 0)
 			return -1;
-		m->bpf_type = array ? BPF_MAP_TYPE_PERCPU_ARRAY :
+		m->bpf_type = sm->decl_type ? sm->decl_type : array ? BPF_MAP_TYPE_PERCPU_ARRAY :
 			      agg ? BPF_MAP_TYPE_PERCPU_HASH : BPF_MAP_TYPE_HASH;
 		m->array = array;
 		m->key = sm->key;
@@ -427,10 +427,17 @@ static int define_script_maps(struct cg *g)
 		m->key_size = array ? 4 : (sm->key ? sm->key->size : 0) + (hist || !sm->key ? 8 : 0);
 		m->value_size = agg ? v->size : v->kind == T_STR ? v->size : v->size < 8 ? 8 : v->size;
 		m->max_entries = sm->key ? (hist ? 16384 : 4096) : agg_buckets(v);
+		if (sm->key && g->s->cfg.max_map_keys)   /* config max_map_keys */
+			m->max_entries = hist ? 4 * g->s->cfg.max_map_keys : g->s->cfg.max_map_keys;
+		if (sm->decl_type)   /* let @m = hash(N): N entries (hist: N keys' buckets) */
+			m->max_entries = !sm->key ? (hist ? agg_buckets(v) : 1) : !hist ? sm->decl_max :
+				sm->decl_max * agg_buckets(v) < (1u << 22) ?
+				sm->decl_max * agg_buckets(v) : (1u << 22);
 		g->maps[i] = map_define(g, m->bpf_name, m->bpf_type, m->max_entries,
 					m->key_size, m->value_size);
 	}
 	p->nmaps = g->s->nmaps;
+	p->no_exit_print = g->s->cfg.no_exit_print;
 	return 0;
 }
 

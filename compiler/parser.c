@@ -1164,6 +1164,80 @@ static int has_probe(const struct node *prog)
 	return 0;
 }
 
+/*
+ * let @m = hash(N); (newer bpftrace's map declaration): an N_ASSIGN of
+ * the program whose a is the N_MAP and b the N_CALL of the map's kind.
+ */
+static struct node *parse_map_decl(struct parser *p)
+{
+	struct loc where = next(p)->loc;
+	struct node *n = mk(N_ASSIGN, where);
+
+	if (!at(p, TOK_MAP)) {
+		error_here(p, "expected a map after 'let'");
+		goto fail;
+	}
+	n->a = parse_map(p);
+	if (!n->a || expect(p, '=', "expected '=' after the map") < 0)
+		goto fail;
+	if (n->a->list) {
+		error_node(p, n->a, "a map declaration names the map alone, without keys");
+		goto fail;
+	}
+	if (!at(p, TOK_IDENT) || peek_at(p, 1)->kind != '(') {
+		error_here(p, "expected the map's type: hash(N), lruhash(N), percpuhash(N) "
+			   "or percpulruhash(N)");
+		goto fail;
+	}
+	n->b = parse_ident(p);
+	if (!n->b || expect(p, ';', "expected ';' after the map declaration") < 0)
+		goto fail;
+	return finish(p, n);
+fail:
+	ast_free(n);
+	recover_top(p, 0);
+	return NULL;
+}
+
+/*
+ * config = { name = value; ... } (newer bpftrace): an N_BLOCK of the
+ * program holding one N_ASSIGN per setting, a the N_IDENT name, b the
+ * value (an integer, a string or a bare word as an N_IDENT).
+ */
+static struct node *parse_config(struct parser *p)
+{
+	struct node *n = mk(N_BLOCK, next(p)->loc);
+
+	if (expect(p, '=', "expected '=' after 'config'") < 0 ||
+	    expect(p, '{', "expected '{' after 'config ='") < 0)
+		goto fail;
+	while (!at(p, '}') && !at(p, TOK_EOF)) {
+		struct node *a = mk(N_ASSIGN, peek(p)->loc);
+
+		append(&n->list, a);
+		if (!at(p, TOK_IDENT)) {
+			error_here(p, "expected a config variable's name");
+			goto fail;
+		}
+		a->a = parse_ident(p);
+		if (!a->a || expect(p, '=', "expected '=' after the config variable") < 0)
+			goto fail;
+		if (!(a->b = parse_unary(p)))
+			goto fail;
+		if (!accept(p, ';') && !at(p, '}')) {
+			error_here(p, "expected ';' or '}' after the config value");
+			goto fail;
+		}
+	}
+	if (expect(p, '}', "expected '}' at the end of the config block") < 0)
+		goto fail;
+	return n;
+fail:
+	ast_free(n);
+	recover_top(p, 1);
+	return NULL;
+}
+
 struct node *parse_program(const struct source *src, struct diag *d)
 {
 	struct parser p = { .d = d, .last_err = -1 };
@@ -1187,6 +1261,13 @@ struct node *parse_program(const struct source *src, struct diag *d)
 			tail = &n->next;
 		} else if (t->kind == TOK_ATTACH) {
 			n = parse_probe(&p);
+			if (n) {
+				*tail = n;
+				tail = &n->next;
+			}
+		} else if (t->kind == TOK_IDENT && (!strcmp(t->text, "let") ||
+						     !strcmp(t->text, "config"))) {
+			n = !strcmp(t->text, "let") ? parse_map_decl(&p) : parse_config(&p);
 			if (n) {
 				*tail = n;
 				tail = &n->next;

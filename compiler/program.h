@@ -119,6 +119,7 @@ struct program {
 	char *config_map_name;    /* array [0]: struct pr_config written before attach */
 	char *counters_map_name;  /* ".bss", one u64 array indexed by PR_LOST.. */
 	const struct source *src; /* for verifier messages */
+	bool no_exit_print;       /* config print_maps_on_exit = false: no maps at exit */
 };
 
 /* Written by the runtime into the config map before anything runs. */

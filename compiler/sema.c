@@ -21,6 +21,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include <linux/bpf.h>
+
 #include "ctypes.h"
 #include "dwarf.h"
 #include "kbtf.h"
@@ -1498,7 +1500,7 @@ static const struct type *check_print(struct sctx *c, struct node *n)
 
 static const struct type *check_str(struct sctx *c, struct node *n)
 {
-	int64_t len = PR_STRLEN;
+	int64_t len = c->s->cfg.max_strlen;
 	const struct type *t;
 
 	if (!need_args(c, n, 1, 2))
@@ -1509,8 +1511,9 @@ static const struct type *check_str(struct sctx *c, struct node *n)
 	if (arg(n, 1)) {
 		if (!const_arg(c, n, 1, &len))
 			return NULL;
-		if (len < 1 || len > 200) {
-			err(c, arg(n, 1)->loc, "str() length must be between 1 and 200");
+		if (len < 1 || len > (c->s->cfg.max_strlen > 200 ? c->s->cfg.max_strlen : 200)) {
+			err(c, arg(n, 1)->loc, "str() length must be between 1 and %u",
+			    c->s->cfg.max_strlen > 200 ? c->s->cfg.max_strlen : 200);
 			return NULL;
 		}
 	}
@@ -2419,6 +2422,73 @@ static int parse_cdecls(struct sctx *c, const struct node *prog)
 	return r;
 }
 
+/* ---- map declarations (newer bpftrace): let @m = hash(N); ---- */
+
+static const struct {
+	const char *name;
+	int type;
+	bool percpu;
+} map_kinds[] = {
+	{ "hash", BPF_MAP_TYPE_HASH, false },
+	{ "lruhash", BPF_MAP_TYPE_LRU_HASH, false },
+	{ "percpuhash", BPF_MAP_TYPE_PERCPU_HASH, true },
+	{ "percpulruhash", BPF_MAP_TYPE_LRU_PERCPU_HASH, true },
+};
+
+static int map_kind(int type)
+{
+	for (size_t i = 0; i < sizeof(map_kinds) / sizeof(map_kinds[0]); i++)
+		if (map_kinds[i].type == type)
+			return (int)i;
+	return 0;
+}
+
+static void check_map_decl(struct sctx *c, struct node *n)
+{
+	struct node *call = n->b, *a = call->list;
+	size_t k = 0;
+	int mi;
+
+	while (k < sizeof(map_kinds) / sizeof(map_kinds[0]) && strcmp(map_kinds[k].name, call->name))
+		k++;
+	if (k == sizeof(map_kinds) / sizeof(map_kinds[0])) {
+		err(c, call->loc, "unknown map type '%s'; hash, lruhash, percpuhash or percpulruhash",
+		    call->name);
+		return;
+	}
+	if (!a || a->next || a->kind != N_INT || a->ival < 1 || a->ival > (1u << 24)) {
+		err(c, a ? a->loc : call->loc, "%s() takes one argument, the map's maximum number "
+		    "of entries (1 to %u)", call->name, 1u << 24);
+		return;
+	}
+	mi = map_get(c, n->a);
+	if (c->s->maps[mi].decl_type) {
+		err(c, n->loc, "@%s is declared twice", n->a->name);
+		return;
+	}
+	c->s->maps[mi].decl_type = map_kinds[k].type;
+	c->s->maps[mi].decl_max = (uint32_t)a->ival;
+	c->s->maps[mi].decl_loc = n->loc;
+}
+
+/* A per-CPU declaration holds aggregations, and only it can. */
+static void check_decl_kind(struct sctx *c, const struct sema_map *sm)
+{
+	const char *k = map_kinds[map_kind(sm->decl_type)].name;
+	bool percpu = map_kinds[map_kind(sm->decl_type)].percpu;
+	char b1[64];
+
+	if (!sm->decl_type || !sm->value)
+		return;
+	if (sm->value->kind == T_AGG && !percpu)
+		err(c, sm->decl_loc, "%s is declared %s(), but it holds %s(), whose values are per "
+		    "CPU: declare it percpu%s(N)", sm->name, k, agg_name(sm->value->agg), k);
+	else if (sm->value->kind != T_AGG && percpu)
+		err(c, sm->decl_loc, "%s is declared %s(), which holds aggregations (count(), sum(), "
+		    "...), but it holds %s: declare it %s(N)", sm->name, k,
+		    tname(sm->value, b1, sizeof(b1)), k + 6);
+}
+
 int sema_check(struct node *prog, struct sema_probe *probes, int nprobes,
 	       const struct sema_opts *o, struct diag *d, struct sema *out)
 {
@@ -2428,6 +2498,15 @@ int sema_check(struct node *prog, struct sema_probe *probes, int nprobes,
 	memset(out, 0, sizeof(*out));
 	out->params = o->params;
 	out->nparams = o->nparams;
+	if (cfg_read(prog, &out->cfg, d) < 0)
+		return -1;
+	c.quiet = false;
+	for (struct node *x = prog ? prog->list : NULL; x; x = x->next)
+		if (x->kind == N_ASSIGN)
+			check_map_decl(&c, x);
+	c.quiet = true;
+	if (c.errors)
+		return -1;
 	if (parse_cdecls(&c, prog) < 0)
 		return -1;
 	seeds = calloc((size_t)(nprobes ? nprobes : 1), sizeof(*seeds));
@@ -2449,6 +2528,8 @@ int sema_check(struct node *prog, struct sema_probe *probes, int nprobes,
 		if (!out->maps[i].value) {
 			err(&c, out->maps[i].loc, "%s is never assigned", out->maps[i].name);
 		}
+	for (int i = 0; i < out->nmaps && !c.errors; i++)
+		check_decl_kind(&c, &out->maps[i]);
 	free(c.vars);
 	ct_free(c.ct);
 	return c.errors ? -1 : 0;

@@ -14,6 +14,7 @@
 #include <stdio.h>
 
 #include "ast.h"
+#include "config.h"
 #include "diag.h"
 #include "probe.h"
 #include "types.h"
@@ -25,6 +26,9 @@ struct sema_map {
 	struct loc loc;           /* first use */
 	bool key_set;             /* key seen once (private to sema) */
 	bool deleted;             /* some delete(@m) names it */
+	int decl_type;            /* let @m = hash(N) (newer bpftrace): its BPF_MAP_TYPE_*, else 0 */
+	uint32_t decl_max;        /* and its N */
+	struct loc decl_loc;
 };
 
 /* One N_PROBE and the probes its attach points resolved to. */
@@ -51,6 +55,7 @@ struct sema {
 	bool has_exit;            /* exit() is called somewhere */
 	char **params;            /* borrowed from the options, for string positionals */
 	int nparams;
+	struct pr_settings cfg;   /* config block and BPFTRACE_* variables */
 };
 
 /* Returns 0, or -1 after reporting every error through d. */

@@ -136,6 +136,7 @@ static struct mp_entry *mp_entry_for(const struct pr_map *m, struct mp_data *d,
 int mp_read(int fd, const struct pr_map *m, struct mp_data *out)
 {
 	bool percpu = m->bpf_type == BPF_MAP_TYPE_PERCPU_HASH ||
+		      m->bpf_type == BPF_MAP_TYPE_LRU_PERCPU_HASH ||
 		      m->bpf_type == BPF_MAP_TYPE_PERCPU_ARRAY;
 	int ncpu = percpu ? libbpf_num_possible_cpus() : 1;
 	size_t stride = (m->value_size + 7) & ~7u;
