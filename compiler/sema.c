@@ -555,6 +555,18 @@ static const struct type *check_ident(struct sctx *c, struct node *n)
 	const char *s = n->name;
 	struct probe *p0 = c->cur->probes[0];
 
+	if (!strcmp(s, "dw_ustack")) {
+		/* newer bpftrace's DWARF-unwound user stack: ustack here */
+		free(n->name);
+		n->name = strdup("ustack");
+		if (!n->name)
+			abort();
+		s = n->name;
+		n->op = 'D';   /* it was written dw_ustack */
+	}
+	if (n->op == 'D' && !c->quiet)
+		diag_warn(c->d, n->loc, "dw_ustack is ustack in perf-run: its frames follow "
+			  "frame pointers, not DWARF unwind tables");
 	if (ctx_refused(c, n))
 		return NULL;
 
@@ -1917,7 +1929,7 @@ static bool call_as_ident(const struct node *n)
 	static const char *const names[] = {
 		"pid", "tid", "uid", "gid", "cpu", "rand", "nsecs", "cgroup", "curtask",
 		"elapsed", "comm", "probe", "cpid", "numaid", "username", "retval", "func",
-		"ustack", "kstack", "jiffies", "ncpus", "probetype",
+		"ustack", "kstack", "jiffies", "ncpus", "probetype", "dw_ustack",
 	};
 
 	if (n->list)
