@@ -384,7 +384,7 @@ LLVMValueRef cg_map_define(struct cg *g, const char *name, int type, uint32_t ma
 static uint32_t agg_buckets(const struct type *v)
 {
 	if (v->agg == AGG_HIST)
-		return PR_HIST_BUCKETS;
+		return hist_buckets((int)v->lh_step);
 	if (v->agg == AGG_LHIST)
 		return (uint32_t)((v->lh_max - v->lh_min) / v->lh_step) + 2;
 	return 1;

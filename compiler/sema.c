@@ -1559,6 +1559,16 @@ static const struct type *check_agg(struct sctx *c, struct node *n, enum agg_kin
 		}
 		return type_agg(k, lo, hi, step);
 	}
+	if (k == AGG_HIST && arg(n, 1)) {
+		/* hist(x, k), newer bpftrace: 2^k buckets per power of two */
+		if (!need_args(c, n, 2, 2) || !int_arg(c, n, 0) || !const_arg(c, n, 1, &step))
+			return NULL;
+		if (step < 0 || step > 5) {
+			err(c, arg(n, 1)->loc, "hist()'s second argument, k, is 0 to 5");
+			return NULL;
+		}
+		return type_agg(k, 0, 0, step);
+	}
 	if (!need_args(c, n, 1, 1) || !int_arg(c, n, 0))
 		return NULL;
 	return type_agg(k, 0, 0, 0);

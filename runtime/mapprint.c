@@ -38,7 +38,7 @@ int mp_nbuckets(const struct type *agg)
 {
 	if (agg->agg == AGG_LHIST && agg->lh_step > 0)
 		return (int)(2 + (agg->lh_max - agg->lh_min) / agg->lh_step);
-	return PR_HIST_BUCKETS;
+	return (int)hist_buckets((int)agg->lh_step);
 }
 
 static uint32_t mp_prefix(const struct pr_map *m)
@@ -233,6 +233,17 @@ static void mp_pow2(struct fmt_buf *b, int p)
 		fmt_putc(b, suffix[p / 10]);
 }
 
+/* A hist(x, k) bucket bound as bpftrace prints it: the power's K, M, G...
+ * suffix, times the bucket's multiple. */
+static void mp_kpow(struct fmt_buf *b, int k, uint32_t i)
+{
+	static const char suffix[] = " KMGTPE";
+	uint32_t n = 1u << k, power = (i >> k) - 1, decade = power / 10;
+	fmt_addf(b, "%llu", (1ull << (power - 10 * decade)) * (n + (i & (n - 1))));
+	if (decade)
+		fmt_putc(b, suffix[decade]);
+}
+
 static void mp_lnum(struct fmt_buf *b, int64_t v)
 {
 	if (v != 0 && v % 1048576 == 0)
@@ -260,6 +271,21 @@ void mp_hist_label(struct fmt_buf *b, const struct type *agg, int i)
 			mp_lnum(b, agg->lh_min + (i - 1) * agg->lh_step);
 			fmt_puts(b, ", ");
 			mp_lnum(b, agg->lh_min + i * agg->lh_step);
+			fmt_putc(b, ')');
+		}
+		return;
+	}
+	if (agg->lh_step > 0) {   /* hist(x, k) */
+		int k = (int)agg->lh_step;
+		if (i == 0) {
+			fmt_puts(b, "(..., 0)");
+		} else if (i <= (2 << k)) {
+			fmt_addf(b, "[%d]", i - 1);
+		} else {
+			fmt_putc(b, '[');
+			mp_kpow(b, k, (uint32_t)i - 1);
+			fmt_puts(b, ", ");
+			mp_kpow(b, k, (uint32_t)i);
 			fmt_putc(b, ')');
 		}
 		return;
@@ -442,6 +468,11 @@ static void mp_json_hist(struct fmt_buf *b, const struct type *agg, const uint64
 			if (lin) {
 				mn = agg->lh_min + (i - 1) * agg->lh_step;
 				mx = mn + agg->lh_step - 1;
+			} else if (agg->lh_step > 0 && i <= (2 << agg->lh_step)) {
+				mn = mx = i - 1;   /* hist(x, k): one value */
+			} else if (agg->lh_step > 0) {
+				mn = (long long)hist_bucket_start((int)agg->lh_step, (uint32_t)i - 1);
+				mx = (long long)hist_bucket_start((int)agg->lh_step, (uint32_t)i) - 1;
 			} else {
 				mn = i <= 1 ? 0 : (long long)(1ull << (i - 2));
 				mx = i <= 1 ? 0 : (long long)((1ull << (i - 1)) - 1);
