@@ -134,6 +134,8 @@ struct pr_compile_opts {
 	const char *default_bin;  /* binary that an attach point without BIN means */
 	char **params;            /* positional parameters $1.. */
 	int nparams;
+	char **named;             /* "--name=value" / "--name" words, for getopt() */
+	int nnamed;
 	bool unsafe;              /* allow system() */
 	bool has_child;           /* pid is a command's that perf-run started (cpid) */
 	unsigned dump;            /* PR_DUMP_* bits: print that stage to stdout */

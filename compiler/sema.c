@@ -1950,6 +1950,83 @@ static bool call_as_ident(const struct node *n)
 	return false;
 }
 
+/* The value of --name[=value] on the command line, "" for a bare --name,
+ * NULL if it is not there. */
+static const char *named_param(struct sctx *c, const char *name)
+{
+	size_t l = strlen(name);
+
+	for (int i = 0; i < c->o->nnamed; i++) {
+		const char *w = c->o->named[i] + 2;
+
+		if (!strncmp(w, name, l) && (w[l] == '=' || !w[l]))
+			return w[l] ? w + l + 1 : "";
+	}
+	return NULL;
+}
+
+/*
+ * getopt("name", default) (newer bpftrace): --name=value after "--" on the
+ * command line, typed as the default (a number, a string, true/false), or
+ * a bool without one.  Folded into the literal it stands for.
+ */
+static const struct type *check_getopt(struct sctx *c, struct node *n)
+{
+	struct node *a = n->list, *def = a ? a->next : NULL;
+	const char *v;
+	char *end;
+	int64_t x = 0;
+	bool is_bool = !def || (def->kind == N_IDENT && (!strcmp(def->name, "true") ||
+							 !strcmp(def->name, "false")));
+
+	if (!need_args(c, n, 1, 2))
+		return NULL;
+	if (a->kind != N_STR || (def && def->kind != N_STR && def->kind != N_INT && !is_bool &&
+				 !(def->kind == N_UNOP && def->op == '-' && def->a->kind == N_INT))) {
+		err(c, n->loc, "getopt() takes a parameter's name and a default: a number, "
+		    "a string, true or false");
+		return NULL;
+	}
+	v = named_param(c, a->name);
+	if (def && def->kind == N_STR) {
+		const char *s = v ? v : def->name;
+		char *copy = strdup(s);
+
+		if (!copy)
+			abort();
+		free(n->name);
+		n->kind = N_STR;
+		n->name = copy;
+		n->len = strlen(copy);
+		n->list = NULL;
+		ast_free(def);
+		ast_free(a);
+		return type_str(n->len + 1);
+	}
+	if (is_bool) {
+		x = v ? strcmp(v, "false") && strcmp(v, "0") : def && !strcmp(def->name, "true");
+	} else if (v) {
+		errno = 0;
+		x = strtoll(v, &end, 0);
+		if (!*v || *end || errno) {
+			err(c, a->loc, "--%s=%s: getopt(\"%s\") takes a number here", a->name, v,
+			    a->name);
+			return NULL;
+		}
+	} else {
+		check_expr(c, def);
+		x = def->kind == N_INT ? (int64_t)def->ival : 0;
+	}
+	n->list = NULL;
+	if (def)
+		ast_free(def);
+	ast_free(a);
+	free(n->name);
+	n->name = NULL;
+	fold_to_int(n, x);
+	return is_bool ? type_bool() : type_int(8, true);
+}
+
 static const struct type *check_call(struct sctx *c, struct node *n)
 {
 	const char *f = n->name;
@@ -1960,6 +2037,8 @@ static const struct type *check_call(struct sctx *c, struct node *n)
 	}
 	if (ctx_refused(c, n))
 		return NULL;
+	if (!strcmp(f, "getopt"))
+		return check_getopt(c, n);
 
 	if (agg_of(f) != AGG_NONE) {
 		err(c, n->loc, "%s() must be assigned to a map: @x = %s(...)", f, f);

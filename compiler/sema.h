@@ -44,6 +44,8 @@ struct sema_opts {
 	int nparams;
 	bool unsafe;              /* allow system() */
 	bool has_child;           /* a command is traced (-c, --): cpid is its pid */
+	char **named;             /* "--name=value" words after "--" (getopt()) */
+	int nnamed;
 };
 
 struct sema {

@@ -42,6 +42,8 @@ struct opts {
 	const char *lines_spec, *vars_spec;
 	char **params;
 	int nparams;
+	char **named;     /* --name[=value] after "--", for getopt() (newer bpftrace) */
+	int nnamed;
 };
 
 enum { OPT_UNSAFE = 256, OPT_DUMP, OPT_VERSION, OPT_DRY_RUN };
@@ -171,8 +173,16 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		lopts[i] = opt_table[i].o;
 	for (int i = 1; i < argc; i++)
 		if (!strcmp(argv[i], "--")) {
+			int j = i + 1;
+
 			n = i;
-			o->cmd_argv = argv[i + 1] ? &argv[i + 1] : NULL;
+			/* --name=value words first are the script's named
+			 * parameters; a command never starts with "--" */
+			while (argv[j] && !strncmp(argv[j], "--", 2) && argv[j][2])
+				j++;
+			o->named = &argv[i + 1];
+			o->nnamed = j - (i + 1);
+			o->cmd_argv = argv[j] ? &argv[j] : NULL;
 			break;
 		}
 	int c;
@@ -312,6 +322,7 @@ static int run(const struct opts *o, double start)
 	struct pr_compile_opts co = {
 		.pid = pid, .default_bin = cp ? child_path(cp) : pbin,
 		.params = o->params, .nparams = o->nparams, .unsafe = o->unsafe,
+		.named = o->named, .nnamed = o->nnamed,
 		.has_child = cp != NULL, .dump = o->dump, .verbose = o->verbose,
 	};
 	struct diag d;
