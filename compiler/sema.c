@@ -141,6 +141,16 @@ static const struct type *widen(const struct type *t)
 	return t;
 }
 
+/* A variable keeps an enum's type, 8 bytes wide, so that %s and print()
+ * name its value (newer bpftrace); map keys and values stay integers, as
+ * bpftrace 0.17 prints them. */
+static const struct type *widen_var(const struct type *t)
+{
+	if (t->kind == T_ENUM)
+		return t->size < 8 ? type_enum(t->name, 8, t->is_signed, t->enums, t->nenums) : t;
+	return widen(t);
+}
+
 static bool storable(const struct type *t)
 {
 	switch (t->kind) {
@@ -157,6 +167,9 @@ static const struct type *unify(const struct type *a, const struct type *b)
 {
 	if (!a)
 		return b;
+	if (a->kind == T_ENUM && b->kind == T_ENUM && a->name && b->name &&
+	    !strcmp(a->name, b->name))
+		return a->size >= b->size ? a : b;   /* one enum: printed by name (%s) */
 	if (type_is_int(a) && type_is_int(b))
 		return type_int(8, a->is_signed || b->is_signed);
 	if (a->kind == T_STR && b->kind == T_STR)
@@ -294,7 +307,7 @@ static void var_assign(struct sctx *c, struct node *v, const struct type *t, str
 		}
 		x = &c->vars[c->nvars++];
 		x->name = v->name;
-		x->type = seeded_type(c, v->name, widen(t));
+		x->type = seeded_type(c, v->name, widen_var(t));
 	} else if (!unify(x->type, t) || (x->type->kind == T_STR) != (t->kind == T_STR)) {
 		err(c, loc, "cannot assign %s to $%s, which holds %s",
 		    t->kind == T_STR ? "string" : tname(t, b1, sizeof(b1)), v->name,
@@ -303,7 +316,7 @@ static void var_assign(struct sctx *c, struct node *v, const struct type *t, str
 	} else {
 		/* A longer string widens the variable; the next walk gives
 		 * every earlier use the wider type too. */
-		x->type = widen(unify(x->type, t));
+		x->type = widen_var(unify(x->type, t));
 	}
 	set_type(v, x->type);
 }
