@@ -598,7 +598,10 @@ static const struct type *check_ident(struct sctx *c, struct node *n)
 		return type_str(16);
 	if (!strcmp(s, "ustack") || !strcmp(s, "kstack")) {
 		c->s->uses_stack = true;
-		return type_stack(s[0] == 'u');
+		bool explicit_mode = n->op >= 'M' && n->op <= 'M' + SM_RAW;
+
+		return type_stack_mode(s[0] == 'u', explicit_mode ? (enum stack_mode)(n->op - 'M') :
+				       (enum stack_mode)c->s->cfg.stack_mode);
 	}
 	if (!strcmp(s, "probe")) {
 		size_t m = 0;
@@ -2040,6 +2043,33 @@ static const struct type *check_getopt(struct sctx *c, struct node *n)
 	return is_bool ? type_bool() : type_int(8, true);
 }
 
+/* ustack(MODE) / kstack(MODE): bpftrace, perf or raw (newer bpftrace);
+ * becomes the builtin of that mode.  A frame count is refused: the stack
+ * map keeps whole stacks, and stacks that differ past N frames would be
+ * two keys printed alike. */
+static const struct type *check_stack_mode(struct sctx *c, struct node *n)
+{
+	static const char *const modes[] = { "bpftrace", "perf", "raw" };
+	struct node *a = n->list;
+	int m = 0;
+
+	if (a && !a->next && a->kind == N_IDENT) {
+		while (m < 3 && strcmp(a->name, modes[m]))
+			m++;
+	}
+	if (!a || a->next || a->kind != N_IDENT || m == 3) {
+		err(c, a ? a->loc : n->loc, "%s() takes a stack mode, bpftrace, perf or raw; a "
+		    "frame count is not supported yet", n->name);
+		return NULL;
+	}
+	ast_free(a);
+	n->list = NULL;
+	n->kind = N_IDENT;
+	c->s->uses_stack = true;
+	n->op = 'M' + m;   /* remembered for the next walks */
+	return type_stack_mode(n->name[0] == 'u', (enum stack_mode)m);
+}
+
 static const struct type *check_call(struct sctx *c, struct node *n)
 {
 	const char *f = n->name;
@@ -2086,11 +2116,18 @@ static const struct type *check_call(struct sctx *c, struct node *n)
 		return check_cgroupid(c, n);
 	if (!strcmp(f, "reg"))
 		return check_reg(c, n);
-	if (!strcmp(f, "ustack") || !strcmp(f, "kstack")) {
-		err(c, n->loc, "%s() with a mode or a frame count is not supported yet; "
-		    "use %s alone", f, f);
-		return NULL;
+	if (!strcmp(f, "dw_ustack") && n->list) {   /* dw_ustack(MODE): see check_ident */
+		free(n->name);
+		n->name = strdup("ustack");
+		if (!n->name)
+			abort();
+		if (!c->quiet)
+			diag_warn(c->d, n->loc, "dw_ustack is ustack in perf-run: its frames follow "
+				  "frame pointers, not DWARF unwind tables");
+		f = n->name;
 	}
+	if (!strcmp(f, "ustack") || !strcmp(f, "kstack"))
+		return check_stack_mode(c, n);
 	if (!strcmp(f, "uptr") || !strcmp(f, "kptr"))
 		return check_addr_space(c, n, f[0] == 'u');
 	if (!strcmp(f, "macaddr"))

@@ -50,6 +50,22 @@ static struct type *type_alloc(void)
 const struct type *type_void(void) { return &t_void; }
 const struct type *type_bool(void) { return &t_bool; }
 const struct type *type_stack(bool is_user) { return is_user ? &t_ustack : &t_kstack; }
+
+const struct type *type_stack_mode(bool is_user, enum stack_mode mode)
+{
+	static const struct type modes[2][3] = {
+		{ { .kind = T_STACK, .size = 8 },
+		  { .kind = T_STACK, .size = 8, .stack_mode = SM_PERF },
+		  { .kind = T_STACK, .size = 8, .stack_mode = SM_RAW } },
+		{ { .kind = T_STACK, .size = 8, .is_user = true },
+		  { .kind = T_STACK, .size = 8, .is_user = true, .stack_mode = SM_PERF },
+		  { .kind = T_STACK, .size = 8, .is_user = true, .stack_mode = SM_RAW } },
+	};
+
+	if (mode == SM_BPFTRACE)
+		return type_stack(is_user);
+	return &modes[is_user][mode];
+}
 const struct type *type_usym(void) { return &t_usym; }
 const struct type *type_ksym(void) { return &t_ksym; }
 const struct type *type_float(unsigned size) { return size == 4 ? &t_float : &t_double; }
@@ -294,7 +310,7 @@ bool type_equal(const struct type *a, const struct type *b)
 	case T_ARRAY:
 		return a->count == b->count && type_equal(a->elem, b->elem);
 	case T_STACK:
-		return a->is_user == b->is_user;
+		return a->is_user == b->is_user && a->stack_mode == b->stack_mode;
 	case T_UFMT:
 		return a->ufmt == b->ufmt && (!a->name || !b->name || !strcmp(a->name, b->name));
 	case T_AGG:

@@ -48,6 +48,10 @@ enum ufmt_kind {
 	UF_BUF,       /* 8 + n bytes: u64 length read, then n bytes, printed \xNN-escaped */
 };
 
+/* How a stack prints (bpftrace's stack modes): "    sym+off" lines, perf's
+ * "\tADDR sym+off (module)", or bare hex addresses (raw, newer bpftrace). */
+enum stack_mode { SM_BPFTRACE, SM_PERF, SM_RAW };
+
 /* What a map holds when it was assigned an aggregation function. */
 enum agg_kind {
 	AGG_NONE = 0, AGG_COUNT, AGG_SUM, AGG_AVG, AGG_MIN, AGG_MAX,
@@ -74,6 +78,7 @@ struct type {
 	bool is_user;               /* T_PTR: user address space; T_STACK: ustack */
 	bool is_union;              /* T_RECORD */
 	bool is_const;
+	uint8_t stack_mode;         /* T_STACK: enum stack_mode, how it is printed */
 	bool str_more;              /* T_STR read by str() from memory: one byte more than
 	                             * is shown, only there to tell that the source went
 	                             * on (printed with a ".." trailer then) */
@@ -109,6 +114,7 @@ const struct type *type_str_read(unsigned size);
 const struct type *type_ptr(const struct type *elem, bool is_user);
 const struct type *type_array(const struct type *elem, uint32_t count);
 const struct type *type_stack(bool is_user);
+const struct type *type_stack_mode(bool is_user, enum stack_mode mode);
 const struct type *type_usym(void);
 const struct type *type_ksym(void);
 /* A T_UFMT of kind k, size bytes; fmt (copied) for UF_STRFTIME, else NULL. */

@@ -148,6 +148,28 @@ static bool fmt_unsigned(const struct type *t)
 					  !t->is_signed));
 }
 
+/* One frame as bpftrace 0.17's perf mode prints it: "\tADDR sym+off",
+ * with " (module)" for a user frame, "0xADDR ([unknown])" if not named. */
+static void fmt_stack_perf(struct fmt_buf *b, const struct type *t, pid_t pid, uint64_t ip,
+			   const struct fmt_ctx *c)
+{
+	uint64_t off = 0;
+	const char *name = NULL, *mod = NULL;
+
+	if (c->sym)
+		name = t->is_user ? sym_user(c->sym, pid, ip, &off) : sym_kernel(c->sym, ip, &off);
+	if (name && t->is_user)
+		mod = sym_user_module(c->sym, pid, ip);
+	fmt_addf(b, "\t%llx ", (unsigned long long)ip);
+	if (name)
+		fmt_addf(b, "%s+%llu", name, (unsigned long long)off);
+	else
+		fmt_addf(b, "0x%llx", (unsigned long long)ip);
+	if (t->is_user)
+		fmt_addf(b, " (%s)", name && mod ? mod : "[unknown]");
+	fmt_putc(b, '\n');
+}
+
 static void fmt_stack(struct fmt_buf *b, const struct type *t, uint64_t v,
 		      const struct fmt_ctx *c)
 {
@@ -165,6 +187,14 @@ static void fmt_stack(struct fmt_buf *b, const struct type *t, uint64_t v,
 	for (int i = 0; i < FMT_MAX_FRAMES && ips[i]; i++) {
 		uint64_t off = 0;
 		const char *name = NULL;
+		if (t->stack_mode == SM_RAW) {   /* newer bpftrace: bare hex */
+			fmt_addf(b, "%llx\n", (unsigned long long)ips[i]);
+			continue;
+		}
+		if (t->stack_mode == SM_PERF) {
+			fmt_stack_perf(b, t, pid, ips[i], c);
+			continue;
+		}
 		if (c->sym)
 			name = t->is_user ? sym_user(c->sym, pid, ips[i], &off)
 					  : sym_kernel(c->sym, ips[i], &off);

@@ -313,6 +313,20 @@ const char *sym_user(struct sym *s, pid_t pid, uint64_t addr, uint64_t *off)
 	return name;
 }
 
+const char *sym_user_module(struct sym *s, pid_t pid, uint64_t addr)
+{
+	Dwfl *d = sym_dwfl(s, pid);
+	Dwfl_Module *m = d ? dwfl_addrmodule(d, addr) : NULL;
+	const char *name;
+
+	if (!m)
+		m = sym_prev_module(s, pid, addr);
+	if (!m)
+		return NULL;
+	name = dwfl_module_info(m, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
+	return name && *name == '/' ? name : NULL;
+}
+
 const char *sym_user_line(struct sym *s, pid_t pid, uint64_t addr, int *line)
 {
 	Dwfl *d = sym_dwfl(s, pid);
