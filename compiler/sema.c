@@ -1577,7 +1577,7 @@ static const struct type *check_agg(struct sctx *c, struct node *n, enum agg_kin
 	}
 	if (k == AGG_HIST && arg(n, 1)) {
 		/* hist(x, k), newer bpftrace: 2^k buckets per power of two */
-		if (!need_args(c, n, 2, 2) || !int_arg(c, n, 0) || !const_arg(c, n, 1, &step))
+		if (!need_args(c, n, 1, 2) || !int_arg(c, n, 0) || !const_arg(c, n, 1, &step))
 			return NULL;
 		if (step < 0 || step > 5) {
 			err(c, arg(n, 1)->loc, "hist()'s second argument, k, is 0 to 5");
