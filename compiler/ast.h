@@ -39,6 +39,8 @@ enum node_kind {
 	             * binary operator of a compound assignment ('+' for +=, TOK_SHL for <<=) */
 	N_INCDEC,   /* a: lvalue; op: '+' or '-'; ival: 1 if prefix (++x), 0 if postfix (x++) */
 	N_TUPLE,    /* list: the elements of (a, "b", c); empty for () */
+	N_STMTEXPR, /* { stmts; e } (newer bpftrace's block expression): list: the
+	             * statements, a: the value */
 
 	/* ---- statements ---- */
 	N_EXPRSTMT, /* a: expression */

@@ -805,6 +805,10 @@ LLVMValueRef cg_expr(struct cg *g, struct node *n)
 		return index_expr(g, n);
 	case N_TUPLE:
 		return tuple_expr(g, n);
+	case N_STMTEXPR:
+		for (struct node *s = n->list; s; s = s->next)
+			cg_stmt(g, s);
+		return cg_expr(g, n->a);
 	case N_CAST:
 		return cg_to_int_type(g, cg_expr(g, n->a), n->type);
 	default:

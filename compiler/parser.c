@@ -458,6 +458,35 @@ static struct node *parse_paren(struct parser *p)
 	return finish(p, n);
 }
 
+static struct node *parse_block(struct parser *p);
+
+/*
+ * { stmts; e } (newer bpftrace): an N_STMTEXPR whose value is e, the last
+ * statement when no ';' follows it; without one, the N_BLOCK itself (a
+ * block as a statement).
+ */
+static struct node *parse_block_expr(struct parser *p)
+{
+	struct node *b = parse_block(p), *n, *last, **pp;
+
+	if (p->i < 2 || p->t[p->i - 2].kind == ';' || p->t[p->i - 1].kind != '}' || !b->list)
+		return b;
+	for (pp = &b->list; (*pp)->next; pp = &(*pp)->next)
+		;
+	last = *pp;
+	if (last->kind != N_EXPRSTMT)
+		return b;
+	n = mk(N_STMTEXPR, b->loc);
+	n->a = last->a;
+	last->a = NULL;
+	ast_free(last);
+	*pp = NULL;
+	n->list = b->list;
+	b->list = NULL;
+	ast_free(b);
+	return n;
+}
+
 static struct node *parse_primary(struct parser *p)
 {
 	struct token *t = peek(p);
@@ -489,6 +518,8 @@ static struct node *parse_primary(struct parser *p)
 		return parse_map(p);
 	case '(':
 		return parse_paren(p);
+	case '{':
+		return parse_block_expr(p);
 	default:
 		error_here(p, "expected expression");
 		return NULL;
@@ -803,6 +834,8 @@ static struct node *parse_simple(struct parser *p)
 
 	if (!e)
 		return NULL;
+	if (e->kind == N_BLOCK)
+		return e;   /* { ... } as a statement */
 	if (at(p, '(')) {
 		/* `$f()` or `@m(1)`: a call needs a function's name. */
 		error_node(p, e, "only a function can be called, and this is not one");
@@ -1029,6 +1062,9 @@ static struct node *parse_stmt(struct parser *p)
 			return NULL;
 	}
 end:
+	if (n->kind == N_BLOCK || n->kind == N_STMTEXPR ||
+	    (n->kind == N_EXPRSTMT && n->a->kind == N_STMTEXPR))
+		return n;   /* a block needs no ';' after its '}' */
 	if (!accept(p, ';') && !at(p, '}')) {
 		error_here(p, "expected ';' after statement");
 		ast_free(n);

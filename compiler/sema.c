@@ -69,6 +69,7 @@ static void set_type(struct node *n, const struct type *t)
 	n->type = (struct type *)t;
 }
 static void check_block(struct sctx *c, struct node *blk);
+static void check_stmt(struct sctx *c, struct node *n);
 
 static void err(struct sctx *c, struct loc loc, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -2269,6 +2270,14 @@ static const struct type *check_expr_inner(struct sctx *c, struct node *n)
 		return check_index(c, n);
 	case N_TUPLE:
 		return check_tuple(c, n);
+	case N_STMTEXPR:
+		for (struct node *s = n->list; s; s = s->next)
+			check_stmt(c, s);
+		return check_value(c, n->a);
+	case N_BLOCK:
+		err(c, n->loc, "this block has no value: a block's value is its last expression, "
+		    "written without ';' before the '}'");
+		return NULL;
 	case N_CAST:
 		return check_cast(c, n);
 	case N_SIZEOF:
