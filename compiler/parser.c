@@ -27,6 +27,7 @@ struct parser {
 	int depth;            /* nested expressions and blocks being parsed */
 	int ops;              /* operator nodes in the current statement */
 	struct node *prog;    /* the program so far: its C declarations name types */
+	int in_pred;          /* parsing a predicate: a '{' there is the probe's body */
 };
 
 /* Later stages walk the tree recursively: these bounds keep any tree they
@@ -519,7 +520,9 @@ static struct node *parse_primary(struct parser *p)
 	case '(':
 		return parse_paren(p);
 	case '{':
-		return parse_block_expr(p);
+		if (!p->in_pred)   /* "/ {": the predicate is missing */
+			return parse_block_expr(p);
+		/* fall through */
 	default:
 		error_here(p, "expected expression");
 		return NULL;
@@ -1170,7 +1173,9 @@ static struct node *parse_probe(struct parser *p)
 	}
 	if (accept(p, TOK_PRED)) {
 		p->ops = 0;
+		p->in_pred = 1;
 		pr->a = parse_expr(p);
+		p->in_pred = 0;
 		if (!pr->a)
 			goto fail;
 		if (!at(p, TOK_PRED)) {
