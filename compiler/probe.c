@@ -717,6 +717,9 @@ static int parse_kernel(struct pctx *c, const char *rest)
 {
 	struct probe *p = c->p;
 	char *spec = strdup(rest);
+	if (!spec)
+		return -1;
+	p->event = spec;   /* the allocation, freed with the probe */
 	size_t n = strlen(spec);
 	if (n > 7 && !strcmp(spec + n - 7, "%return")) {
 		spec[n - 7] = '\0';
@@ -737,7 +740,6 @@ static int parse_kernel(struct pctx *c, const char *rest)
 		if (!*mod || !*spec)
 			return fail(c, "expected MODULE:FUNCTION after '%s'", probe_kind_name(p->kind));
 	}
-	p->event = mod ? mod : spec;   /* the allocation, freed with the probe */
 	if (!*spec)
 		return fail(c, "expected a kernel function after '%s'", probe_kind_name(p->kind));
 	if (!kallsyms_has(spec, mod))
@@ -753,7 +755,9 @@ static int parse_kernel(struct pctx *c, const char *rest)
 		p->event = spec;
 		free(mod);
 	} else if (mod) {
-		p->event = spec = strdup(spec);
+		if (!(spec = strdup(spec)))
+			return -1;
+		p->event = spec;
 		free(mod);
 	}
 	/* fentry/fexit read their arguments as typed u64 slots, from BTF. */
