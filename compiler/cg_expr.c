@@ -258,8 +258,13 @@ static LLVMValueRef elapsed(struct cg *g)
 	return LLVMBuildSub(g->b, now, LLVMBuildLoad2(g->b, g->i64, start, ""), "");
 }
 
-static LLVMValueRef stack_id(struct cg *g, bool user)
+/* A T_STACK value of type t (ustack(perf, n)...: frames, 0 for all). */
+LLVMValueRef cg_stack_id(struct cg *g, const struct type *t)
 {
+	bool user = t->is_user;
+	LLVMValueRef cfi = user ? cg_ustack_cfi(g, t->frames) : NULL;
+	if (cfi)
+		return cfi;
 	LLVMValueRef args[3] = { g->ctxarg, cg_stackmap(g), cg_const(g, user ? BPF_F_USER_STACK : 0) };
 	LLVMValueRef id = mask32(g, cg_helper(g, H_GET_STACKID, args, 3));
 
@@ -388,7 +393,7 @@ static LLVMValueRef ident(struct cg *g, struct node *n)
 	if (!strcmp(s, "comm"))
 		return comm(g);
 	if (!strcmp(s, "ustack") || !strcmp(s, "kstack"))
-		return stack_id(g, s[0] == 'u');
+		return cg_stack_id(g, type_stack(s[0] == 'u'));
 	if ((fv = newer_ident(g, n)))
 		return fv;
 	if (!strcmp(s, "probe") && p->sys_raw)

@@ -213,6 +213,8 @@ LLVMValueRef cg_func_call(struct cg *g, struct node *n)
 {
 	const char *f = n->name;
 
+	if (!strcmp(f, "ustack"))
+		return cg_stack_id(g, n->type);   /* ustack(perf, n): sema's type */
 	if (!strcmp(f, "buf"))
 		return buf_call(g, n);
 	if (!strcmp(f, "reg"))

@@ -86,7 +86,7 @@ static void count_fault(struct cg *g, LLVMValueRef rc)
 	LLVMPositionBuilderAtEnd(g->b, ok);
 }
 
-LLVMValueRef cg_helper(struct cg *g, int id, LLVMValueRef *args, int n)
+LLVMValueRef cg_helper_raw(struct cg *g, int id, LLVMValueRef *args, int n)
 {
 	LLVMTypeRef at[8];
 	LLVMTypeRef ft;
@@ -98,7 +98,19 @@ LLVMValueRef cg_helper(struct cg *g, int id, LLVMValueRef *args, int n)
 	r = LLVMBuildCall2(g->b, ft, LLVMConstIntToPtr(cg_const(g, id), g->ptr), args, n, "");
 	if (id == H_MAP_LOOKUP)
 		assume_aligned8(g, r);
-	if (is_read(id))
+	return r;
+}
+
+/* A user read at a uprobe may become a faulting one (cg_sleep.c). */
+LLVMValueRef cg_helper(struct cg *g, int id, LLVMValueRef *args, int n)
+{
+	LLVMValueRef r = cg_slp_read(g, id, args, n);
+
+	if (!r)
+		r = cg_helper_raw(g, id, args, n);
+	if (is_read(id) && g->rp_flag)
+		cg_rp_fault(g, r);
+	else if (is_read(id))
 		count_fault(g, r);
 	return r;
 }
@@ -139,6 +151,8 @@ static LLVMValueRef heap_alloc(struct cg *g, uint32_t size)
 		off = 0;
 	}
 	g->heap_off = off + size;
+	if (g->heap_off > g->heap_hw)
+		g->heap_hw = g->heap_off;
 	return cg_gep(g, cg_heap_ptr(g), off);
 }
 
@@ -351,8 +365,8 @@ static LLVMValueRef map_define(struct cg *g, const char *name, int type, uint32_
 
 	mem[n++] = di_int_member(g, g->di_cu, "type", type, 0);
 	mem[n++] = di_int_member(g, g->di_cu, "max_entries", max, 64);
-	if ((type == BPF_MAP_TYPE_HASH || type == BPF_MAP_TYPE_PERCPU_HASH) &&
-	    !prealloc_hashes())
+	if (((type == BPF_MAP_TYPE_HASH || type == BPF_MAP_TYPE_PERCPU_HASH) &&
+	     !prealloc_hashes()) || type == BPF_MAP_TYPE_TASK_STORAGE)
 		mem[n] = di_int_member(g, g->di_cu, "map_flags", BPF_F_NO_PREALLOC, 64 * n), n++;
 	if (key_size)
 		mem[n] = LLVMDIBuilderCreateMemberType(g->di, g->di_cu, "key", 3, g->di_file, 0,
@@ -482,6 +496,7 @@ static void size_ringbuf(struct cg *g)
 
 LLVMValueRef cg_stackmap(struct cg *g)
 {
+	g->slp_stack = true;    /* not allowed in a sleepable program */
 	if (!g->stackmap) {
 		g->prog->stack_map_name = strdup("stacks");
 		g->stackmap = map_define(g, "stacks", BPF_MAP_TYPE_STACK_TRACE, 16384, 4, 127 * 8);
@@ -496,23 +511,33 @@ static LLVMValueRef cg_heap(struct cg *g)
 	return g->heap;
 }
 
+/* The per-CPU heap, looked up where g->b is (in the entry block). */
+LLVMValueRef cg_percpu_heap_lookup(struct cg *g)
+{
+	LLVMValueRef key = LLVMBuildAlloca(g->b, LLVMArrayType(g->i8, 4), "zero"), args[2];
+
+	LLVMSetAlignment(key, 8);
+	LLVMBuildStore(g->b, LLVMConstInt(g->i32, 0, 0), key);
+	args[0] = cg_heap(g);
+	args[1] = key;
+	return LLVMBuildIntToPtr(g->b, cg_helper(g, H_MAP_LOOKUP, args, 2), g->ptr, "heap");
+}
+
 /* Looked up once per hit in the entry block; func_end makes the entry
- * return when it is NULL (never, for an array), as the verifier wants. */
+ * return when it is NULL (never, for an array), as the verifier wants.
+ * A program that may become sleepable decides at its end (cg_sleep.c). */
 LLVMValueRef cg_heap_ptr(struct cg *g)
 {
 	if (!g->heap_ptr) {
 		LLVMBuilderRef saved = g->b, eb = LLVMCreateBuilderInContext(g->ctx);
-		LLVMValueRef key, args[2];
 
 		LLVMPositionBuilderAtEnd(eb, g->entry);
-		g->b = eb;
-		key = alloca_in_entry(g, 4, "zero");
-		LLVMBuildStore(g->b, LLVMConstInt(g->i32, 0, 0), key);
-		args[0] = cg_heap(g);
-		args[1] = key;
-		g->heap_ptr = LLVMBuildIntToPtr(g->b, cg_helper(g, H_MAP_LOOKUP, args, 2), g->ptr,
-						"heap");
-		g->b = saved;
+		g->heap_ptr = cg_slp_heap_ptr(g, eb);
+		if (!g->heap_ptr) {
+			g->b = eb;
+			g->heap_ptr = cg_percpu_heap_lookup(g);
+			g->b = saved;
+		}
 		LLVMDisposeBuilder(eb);
 	}
 	return g->heap_ptr;
@@ -708,8 +733,6 @@ LLVMValueRef cg_count_callback(struct cg *g)
 	return fn;
 }
 
-static void func_end(struct cg *g);
-
 static void fn_save(struct cg *g, struct cg_fnstate *st)
 {
 	st->fn = g->fn;
@@ -736,6 +759,7 @@ static void fn_save(struct cg *g, struct cg_fnstate *st)
 	st->ntmp = g->ntmp;
 	st->captmp = g->captmp;
 	st->heap_off = g->heap_off;
+	st->slp_cand = g->slp_cand;
 }
 
 LLVMValueRef cg_callback_begin(struct cg *g, struct cg_fnstate *st, const char *name,
@@ -781,12 +805,29 @@ LLVMValueRef cg_callback_begin(struct cg *g, struct cg_fnstate *st, const char *
 	g->heap_ptr = NULL;
 	g->pid_tgid = NULL;
 	g->sys_nr = g->sys_site = g->sys_regs = NULL;
+	/* The callback finds the caller's variables in the per-CPU heap
+	 * (cg_formap.c): neither function may take the sleepable path's
+	 * task-local heap (cg_sleep.c). */
+	g->slp_stack = true;
+	g->slp_cand = false;
 	return g->fn;
 }
 
 void cg_callback_end(struct cg *g, struct cg_fnstate *st)
 {
-	func_end(g);
+	/* func_end without the sleepable decision, which is the caller's */
+	if (!LLVMGetBasicBlockTerminator(LLVMGetInsertBlock(g->b)))
+		LLVMBuildRet(g->b, LLVMConstInt(g->i32, 0, 0));
+	LLVMPositionBuilderAtEnd(g->b, g->entry);
+	if (g->heap_ptr) {
+		LLVMBasicBlockRef none = cg_block(g, "noheap");
+
+		LLVMBuildCondBr(g->b, LLVMBuildIsNotNull(g->b, g->heap_ptr, ""), g->start, none);
+		LLVMPositionBuilderAtEnd(g->b, none);
+		LLVMBuildRet(g->b, LLVMConstInt(g->i32, 0, 0));
+	} else {
+		LLVMBuildBr(g->b, g->start);
+	}
 	free(g->vars);
 	free(g->tmp);
 	free(g->tmpsize);
@@ -813,8 +854,45 @@ void cg_callback_end(struct cg *g, struct cg_fnstate *st)
 	g->ntmp = st->ntmp;
 	g->captmp = st->captmp;
 	g->heap_off = st->heap_off;
+	g->slp_cand = st->slp_cand;
 	LLVMPositionBuilderAtEnd(g->b, st->at);
 	LLVMSetCurrentDebugLocation2(g->b, st->loc);
+}
+
+/*
+ * A static function of .text that a helper calls back (bpf_loop,
+ * bpf_find_vma: cg_unwind.c): n pointer parameters named pnames, an i64
+ * result, nounwind, with the BTF the kernel wants of every subprogram.
+ * Returns it with an empty "entry" block; *sp gets its debug scope.
+ */
+LLVMValueRef cg_callback_fn(struct cg *g, const char *name, int n, const char *const *pnames,
+			    LLVMMetadataRef *sp)
+{
+	LLVMTypeRef at[5];
+	LLVMMetadataRef dt[6] = { g->di_int };
+	unsigned nounwind = LLVMGetEnumAttributeKindForName("nounwind", 8);
+
+	for (int i = 0; i < n && i < 5; i++)
+		at[i] = g->ptr, dt[i + 1] = di_ptr(g, NULL);
+	LLVMValueRef fn = LLVMAddFunction(g->mod, name, LLVMFunctionType(g->i64, at, (unsigned)n, 0));
+	LLVMSetLinkage(fn, LLVMInternalLinkage);
+	LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
+				LLVMCreateEnumAttribute(g->ctx, nounwind, 0));
+	LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
+				LLVMCreateStringAttribute(g->ctx, "target-cpu", 10, bpf_cpu(),
+							  (unsigned)strlen(bpf_cpu())));
+	LLVMMetadataRef st = LLVMDIBuilderCreateSubroutineType(g->di, g->di_file, dt,
+							       (unsigned)n + 1, LLVMDIFlagZero);
+	*sp = LLVMDIBuilderCreateFunction(g->di, g->di_file, name, strlen(name), name,
+					  strlen(name), g->di_file, 1, st, 1, 1, 1,
+					  LLVMDIFlagPrototyped, 1);
+	LLVMSetSubprogram(fn, *sp);
+	for (int i = 0; i < n; i++)
+		LLVMDIBuilderCreateParameterVariable(g->di, *sp, pnames[i], strlen(pnames[i]),
+						     (unsigned)i + 1, g->di_file, 1, di_ptr(g, NULL),
+						     1, LLVMDIFlagZero);
+	LLVMAppendBasicBlockInContext(g->ctx, fn, "entry");
+	return fn;
 }
 
 static void func_begin(struct cg *g, const char *name, const char *sec, struct node *pn)
@@ -853,6 +931,7 @@ static void func_begin(struct cg *g, const char *name, const char *sec, struct n
 	g->heap_off = 0;
 	g->pid_tgid = NULL;
 	g->sys_nr = g->sys_site = g->sys_regs = NULL;
+	cg_slp_begin(g);
 }
 
 static void func_end(struct cg *g)
@@ -861,6 +940,7 @@ static void func_end(struct cg *g)
 
 	if (!LLVMGetBasicBlockTerminator(cur))
 		LLVMBuildRet(g->b, LLVMConstInt(g->i32, 0, 0));
+	g->fn_sleepable = cg_slp_end(g);
 	LLVMPositionBuilderAtEnd(g->b, g->entry);
 	if (g->heap_ptr) {
 		LLVMBasicBlockRef none = cg_block(g, "noheap");
@@ -926,7 +1006,13 @@ static int gen_function(struct cg *g, struct node *pn, const struct probe *p, in
 {
 	char name[64], sec[512];
 	struct sec_info si = section_of(p, idx, sec, sizeof(sec));
-	struct pr_prog *pp = &g->prog->progs[g->prog->nprogs];
+	struct pr_prog *pp = realloc(g->prog->progs, (g->prog->nprogs + 1) * sizeof(*pp));
+
+	if (!pp)
+		abort();
+	g->prog->progs = pp;
+	pp = &pp[g->prog->nprogs];
+	memset(pp, 0, sizeof(*pp));
 
 	if (site >= 0) {
 		snprintf(name, sizeof(name), "p%d_s%d_%s", idx, site, si.kind);
@@ -944,6 +1030,8 @@ static int gen_function(struct cg *g, struct node *pn, const struct probe *p, in
 		cg_sys_prologue(g);
 	if (g->s->has_exit && p->kind != PK_BEGIN && p->kind != PK_END)
 		skip_after_exit(g);
+	if (g->rp_on)
+		cg_rp_enter(g, pn, idx);
 	if (pn->a) {
 		int mark = cg_tmp_mark(g);
 
@@ -959,6 +1047,7 @@ static int gen_function(struct cg *g, struct node *pn, const struct probe *p, in
 	pp->probe = p;
 	pp->site = site;
 	pp->loc = pn->loc;
+	pp->sleepable = g->fn_sleepable;
 	g->prog->nprogs++;
 	return 0;
 }
@@ -1191,6 +1280,7 @@ static void cg_dispose(struct cg *g)
 	for (int i = 0; i < g->nentries; i++)
 		free(g->entries[i].func);
 	free(g->entries);
+	free(g->slp_marks);
 	free(g->vars);
 	free(g->maps);
 	free(g->tmp);
@@ -1232,7 +1322,12 @@ int cg_generate(struct sema_probe *probes, int nprobes, struct sema *s,
 			const struct probe *p = probes[i].probes[j];
 
 			if (!probes[i].per_site || p->sys_raw) {
+				/* The companion first: it is attached first. */
+				g.rp_on = cg_rp_wanted(probes[i].node, p);
+				if (g.rp_on)
+					cg_rp_exit(&g, probes[i].node, p, idx);
 				gen_function(&g, probes[i].node, p, idx, -1);
+				g.rp_on = false;
 				continue;
 			}
 			/* DWARF locations differ per address: one program per site. */
@@ -1243,6 +1338,7 @@ int cg_generate(struct sema_probe *probes, int nprobes, struct sema *s,
 		goto out;
 	if (g.errors)
 		goto out;
+	cg_slp_finish(&g);
 	LLVMDIBuilderFinalize(g.di);
 	size_ringbuf(&g);
 	if (emit(&g, dump))

@@ -82,6 +82,22 @@ struct cg {
 	LLVMValueRef entry_regs;
 	struct cg_entry { const struct probe *p; uint64_t addr; char *func; } *entries;
 	int nentries;
+
+	/* sleepable uprobe programs (cg_sleep.c) */
+	bool slp_cand;              /* this function may become sleepable */
+	bool slp_stack;             /* it uses the stack map: it may not */
+	bool fn_sleepable;          /* what cg_slp_end decided */
+	int slp_reads;
+	LLVMValueRef *slp_marks;    /* placeholder conditions of its reads */
+	int nslp_marks, capslp_marks;
+	LLVMValueRef slp_heap_ph;   /* placeholder heap pointer */
+	uint32_t heap_hw;           /* its largest heap_off */
+	LLVMValueRef task_heap;     /* placeholder of the task-local heap map */
+	uint32_t task_heap_size;
+
+	/* syscall entries replayed at their return (cg_replay.c) */
+	bool rp_on;                 /* the function being built is one */
+	LLVMValueRef rp_flag;       /* while set, a failed read stores 1 here */
 };
 
 /* What cg_callback_begin puts aside of the function being built. */
@@ -94,6 +110,7 @@ struct cg_fnstate {
 	LLVMBasicBlockRef brk[32], cont[32];
 	LLVMValueRef *tmp;
 	uint32_t *tmpsize, *tmpheap, heap_off;
+	bool slp_cand;
 };
 
 /* codegen.c */
@@ -109,6 +126,9 @@ void cg_error(struct cg *g, struct loc loc, const char *fmt, ...)
 void cg_at(struct cg *g, const struct node *n);
 LLVMValueRef cg_const(struct cg *g, uint64_t v);
 LLVMValueRef cg_helper(struct cg *g, int id, LLVMValueRef *args, int n);
+/* The call alone: no fault counting, never made sleepable. */
+LLVMValueRef cg_helper_raw(struct cg *g, int id, LLVMValueRef *args, int n);
+LLVMValueRef cg_percpu_heap_lookup(struct cg *g);
 /* A temporary: valid until the enclosing statement ends (cg_tmp_release). */
 LLVMValueRef cg_alloca(struct cg *g, uint32_t size, const char *name);
 /* A slot alive for the whole probe hit (scratch variables). */
@@ -153,6 +173,13 @@ LLVMValueRef cg_map_define(struct cg *g, const char *name, int type, uint32_t ma
  * which the caller gives a probe. */
 struct pr_prog *cg_func_begin(struct cg *g, const char *name, const char *sec, struct loc at);
 void cg_func_end(struct cg *g);
+LLVMValueRef cg_callback_fn(struct cg *g, const char *name, int n, const char *const *pnames,
+			    LLVMMetadataRef *sp);
+
+/* cg_unwind.c: `ustack` unwound through CFI in the kernel (program.h's
+ * pr_uw_row tables); NULL where it cannot be (no kernel BTF, BEGIN/END):
+ * then the caller uses bpf_get_stackid.  The value is a T_STACK's. */
+LLVMValueRef cg_ustack_cfi(struct cg *g, unsigned frames);
 
 /* cg_expr.c */
 LLVMValueRef cg_expr(struct cg *g, struct node *n);
@@ -176,6 +203,9 @@ struct cg_var *cg_var(struct cg *g, const char *name, const struct type *t);
  * limit bytes; else 0. */
 LLVMValueRef cg_str_eq_n(struct cg *g, LLVMValueRef a, const struct type *ta, LLVMValueRef b,
 			 const struct type *tb, uint64_t limit);
+
+/* cg_expr.c: the value of ustack/kstack of type t (its frames: cg_ustack_cfi). */
+LLVMValueRef cg_stack_id(struct cg *g, const struct type *t);
 
 /* cg_func.c: builtins and functions of bpftrace's that cg_expr and
  * cg_stmt do not handle themselves; NULL for a name that is not one. */
@@ -209,6 +239,29 @@ LLVMValueRef cg_sys_probe_name(struct cg *g, uint32_t size);
 
 /* cg_formap.c: for ($kv : @m) */
 void cg_for_map(struct cg *g, struct node *n);
+
+/* cg_sleep.c: user reads at uprobes that fault pages in where the kernel
+ * has sleepable uprobe programs. */
+void cg_slp_begin(struct cg *g);
+/* The read (H_READ_USER or _STR) built for both cases, or NULL when the
+ * function is not a candidate or id is another helper. */
+LLVMValueRef cg_slp_read(struct cg *g, int id, LLVMValueRef *args, int n);
+/* A placeholder heap pointer built with eb, or NULL if not a candidate. */
+LLVMValueRef cg_slp_heap_ptr(struct cg *g, LLVMBuilderRef eb);
+/* At the end of a function: decides, settles the placeholders, returns
+ * whether the program is sleepable. */
+bool cg_slp_end(struct cg *g);
+/* After every function: defines the task-local heap map if one is used. */
+void cg_slp_finish(struct cg *g);
+
+/* cg_replay.c: a sys_enter_* hit whose str() of an argument faults is
+ * kept and run at the matching sys_exit_*. */
+bool cg_rp_wanted(const struct node *pn, const struct probe *p);
+/* The companion on the sys_exit_* event; built before the enter's. */
+void cg_rp_exit(struct cg *g, struct node *pn, const struct probe *p, int idx);
+/* At the start of the enter's function: the trial reads, the keeping. */
+void cg_rp_enter(struct cg *g, struct node *pn, int idx);
+void cg_rp_fault(struct cg *g, LLVMValueRef rc);
 
 /* cg_stmt.c */
 void cg_block_stmts(struct cg *g, struct node *blk);

@@ -264,6 +264,9 @@ void pr_program_free(struct program *p)
 	free(p->maps);
 	free(p->ringbuf_name);
 	free(p->stack_map_name);
+	free(p->uw_rows_name);
+	free(p->uw_objs_name);
+	free(p->ustack_map_name);
 	free(p->counters_map_name);
 	free(p->config_map_name);
 	free(p);

@@ -58,13 +58,11 @@ static int cfg_set(struct pr_settings *s, const char *name, const struct cfg_val
 			goto bad;
 		s->no_exit_print = !b;
 	} else if (!strcmp(name, "stack_mode")) {
-		static const char *const modes[] = { "bpftrace", "perf", "raw" };
-		int m = 0;
-		while (!v->is_int && m < 3 && strcmp(v->s, modes[m]))
-			m++;
-		if (v->is_int || m == 3)
-			goto bad;
-		s->stack_mode = m;
+		if (v->is_int || strcmp(v->s, "bpftrace")) {
+			diag_error(d, at, "stack_mode %s is not supported yet; only bpftrace (write "
+				   "ustack(perf) at the call)", v->is_int ? "(a number)" : v->s);
+			return -1;
+		}
 	} else if (!strcmp(name, "str_trunc_trailer")) {
 		if (v->is_int || strcmp(v->s, "..")) {
 			diag_error(d, at, "str_trunc_trailer can only be \"..\" in perf-run");

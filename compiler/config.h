@@ -20,7 +20,6 @@ struct pr_settings {
 	uint32_t max_map_keys;      /* entries of a map with keys, 0: the default */
 	uint32_t max_strlen;        /* str()'s default size */
 	bool no_exit_print;         /* print_maps_on_exit = false */
-	int stack_mode;             /* enum stack_mode of ustack and kstack without one */
 };
 
 /* Defaults, then the script's config blocks (N_BLOCK nodes of the

@@ -46,6 +46,8 @@ struct pr_prog {
 	const struct probe *probe;/* kind, path, tracepoint, perf event... */
 	int site;                 /* index into probe->sites, or -1 for all of them */
 	struct loc loc;           /* the probe's header in the script */
+	bool sleepable;           /* load with BPF_F_SLEEPABLE (uprobes reading user memory) */
+	bool companion;           /* serves another program: not counted as attached */
 };
 
 enum pr_action_kind {
@@ -116,11 +118,44 @@ struct program {
 	char *ringbuf_name;       /* the BPF_MAP_TYPE_RINGBUF global, NULL if none */
 	uint32_t ringbuf_size;    /* its bytes (the loader sets them, see cg_send) */
 	char *stack_map_name;     /* the BPF_MAP_TYPE_STACK_TRACE global, NULL if none */
+	/* ustack through CFI (cg_unwind.c, runtime/unwind.c), NULL if none:
+	 * rows (array of struct pr_uw_row, sized and filled by the runtime
+	 * before load), objects (hash pr_uw_key -> pr_uw_obj) and the user
+	 * stacks by id (hash u32 -> PR_UW_DEPTH u64 pcs, as the stack map) */
+	char *uw_rows_name, *uw_objs_name, *ustack_map_name;
 	char *config_map_name;    /* array [0]: struct pr_config written before attach */
 	char *counters_map_name;  /* ".bss", one u64 array indexed by PR_LOST.. */
 	const struct source *src; /* for verifier messages */
 	bool no_exit_print;       /* config print_maps_on_exit = false: no maps at exit */
 };
+
+/*
+ * ustack through CFI.  One row per range of pcs of one object that share
+ * a rule, sorted by `off`, the file offset of the range's first pc (the
+ * next row's off ends it).  The caller's frame: CFA = (rule & 15) RSP or
+ * RBP + cfa_off; PLT: rsp + cfa_off, + 8 more when (rip & 15) >= rbp_off
+ * (the .plt entries' expression); the return address at CFA - 8; rbp
+ * (rule >> 4) unchanged, or read at CFA + rbp_off, or unknown.  UNKNOWN
+ * ends the stack there, END is the outermost frame (_start).
+ */
+enum { PR_UW_UNKNOWN, PR_UW_RSP, PR_UW_RBP, PR_UW_END, PR_UW_PLT };
+enum { PR_UW_BP_SAME, PR_UW_BP_AT, PR_UW_BP_UNDEF };
+struct pr_uw_row {
+	uint32_t off;
+	int16_t cfa_off;
+	int8_t rbp_off;
+	uint8_t rule;             /* CFA rule | rbp rule << 4 */
+};
+/* An object by its file: the kernel's dev_t (major << 20 | minor) of the
+ * inode's super block and its inode number; its rows [lo, hi). */
+struct pr_uw_key { uint64_t dev, ino; };
+/* the vDSO's key: no file, no device */
+#define PR_UW_VDSO_DEV 0
+#define PR_UW_VDSO_INO 1
+struct pr_uw_obj { uint32_t lo, hi; };
+#define PR_UW_DEPTH 127           /* frames, as the stack map's value */
+#define PR_UW_MAX_OBJS 512
+#define PR_UW_MAX_STACKS 16384
 
 /* Written by the runtime into the config map before anything runs. */
 struct pr_config {

@@ -27,6 +27,7 @@
 #include "dwarf.h"
 #include "kbtf.h"
 #include "lexer.h"
+#include "program.h"
 #include "sema.h"
 
 struct var {
@@ -599,10 +600,7 @@ static const struct type *check_ident(struct sctx *c, struct node *n)
 		return type_str(16);
 	if (!strcmp(s, "ustack") || !strcmp(s, "kstack")) {
 		c->s->uses_stack = true;
-		bool explicit_mode = n->op >= 'M' && n->op <= 'M' + SM_RAW;
-
-		return type_stack_mode(s[0] == 'u', explicit_mode ? (enum stack_mode)(n->op - 'M') :
-				       (enum stack_mode)c->s->cfg.stack_mode);
+		return type_stack(s[0] == 'u');
 	}
 	if (!strcmp(s, "probe")) {
 		size_t m = 0;
@@ -2044,31 +2042,31 @@ static const struct type *check_getopt(struct sctx *c, struct node *n)
 	return is_bool ? type_bool() : type_int(8, true);
 }
 
-/* ustack(MODE) / kstack(MODE): bpftrace, perf or raw (newer bpftrace);
- * becomes the builtin of that mode.  A frame count is refused: the stack
- * map keeps whole stacks, and stacks that differ past N frames would be
- * two keys printed alike. */
-static const struct type *check_stack_mode(struct sctx *c, struct node *n)
+/* ustack(perf), ustack(bpftrace), ustack(N), ustack(MODE, N): as
+ * bpftrace; N frames at most (the unwinder's depth), in the kernel. */
+static const struct type *check_ustack(struct sctx *c, struct node *n)
 {
-	static const char *const modes[] = { "bpftrace", "perf", "raw" };
 	struct node *a = n->list;
-	int m = 0;
+	bool perf = false;
+	int64_t frames = 0;
 
-	if (a && !a->next && a->kind == N_IDENT) {
-		while (m < 3 && strcmp(a->name, modes[m]))
-			m++;
-	}
-	if (!a || a->next || a->kind != N_IDENT || m == 3) {
-		err(c, a ? a->loc : n->loc, "%s() takes a stack mode, bpftrace, perf or raw; a "
-		    "frame count is not supported yet", n->name);
+	if (!need_args(c, n, 1, 2))
+		return NULL;
+	if (a->kind == N_IDENT && (!strcmp(a->name, "perf") || !strcmp(a->name, "bpftrace"))) {
+		perf = a->name[0] == 'p';
+		a = a->next;
+	} else if (a->next || a->kind != N_INT) {
+		err(c, a->loc, "the mode of ustack() is perf or bpftrace");
 		return NULL;
 	}
-	ast_free(a);
-	n->list = NULL;
-	n->kind = N_IDENT;
+	if (a && (a->kind != N_INT || a->ival < 1 || a->ival > PR_UW_DEPTH)) {
+		err(c, a->loc, "the frame count of ustack() is a constant from 1 to %d", PR_UW_DEPTH);
+		return NULL;
+	}
+	if (a)
+		frames = (int64_t)a->ival;
 	c->s->uses_stack = true;
-	n->op = 'M' + m;   /* remembered for the next walks */
-	return type_stack_mode(n->name[0] == 'u', (enum stack_mode)m);
+	return type_stack_mode(true, perf, (unsigned)frames);
 }
 
 static const struct type *check_call(struct sctx *c, struct node *n)
@@ -2127,8 +2125,13 @@ static const struct type *check_call(struct sctx *c, struct node *n)
 				  "frame pointers, not DWARF unwind tables");
 		f = n->name;
 	}
-	if (!strcmp(f, "ustack") || !strcmp(f, "kstack"))
-		return check_stack_mode(c, n);
+	if (!strcmp(f, "ustack"))
+		return check_ustack(c, n);
+	if (!strcmp(f, "kstack")) {
+		err(c, n->loc, "%s() with a mode or a frame count is not supported yet; "
+		    "use %s alone", f, f);
+		return NULL;
+	}
 	if (!strcmp(f, "uptr") || !strcmp(f, "kptr"))
 		return check_addr_space(c, n, f[0] == 'u');
 	if (!strcmp(f, "macaddr"))

@@ -50,23 +50,25 @@ static struct type *type_alloc(void)
 const struct type *type_void(void) { return &t_void; }
 const struct type *type_bool(void) { return &t_bool; }
 const struct type *type_stack(bool is_user) { return is_user ? &t_ustack : &t_kstack; }
-
-const struct type *type_stack_mode(bool is_user, enum stack_mode mode)
-{
-	static const struct type modes[2][3] = {
-		{ { .kind = T_STACK, .size = 8 },
-		  { .kind = T_STACK, .size = 8, .stack_mode = SM_PERF },
-		  { .kind = T_STACK, .size = 8, .stack_mode = SM_RAW } },
-		{ { .kind = T_STACK, .size = 8, .is_user = true },
-		  { .kind = T_STACK, .size = 8, .is_user = true, .stack_mode = SM_PERF },
-		  { .kind = T_STACK, .size = 8, .is_user = true, .stack_mode = SM_RAW } },
-	};
-
-	if (mode == SM_BPFTRACE)
-		return type_stack(is_user);
-	return &modes[is_user][mode];
-}
 const struct type *type_usym(void) { return &t_usym; }
+
+const struct type *type_stack_mode(bool is_user, bool perf_mode, unsigned frames)
+{
+	struct type *t;
+
+	if (!perf_mode && !frames)
+		return type_stack(is_user);
+	frames = frames > 127 ? 127 : frames;
+	for (struct type_box *b = all_types; b; b = b->next)
+		if (b->t.kind == T_STACK && b->t.is_user == is_user &&
+		    b->t.perf_mode == perf_mode && b->t.frames == frames)
+			return &b->t;
+	t = type_alloc();
+	*t = *type_stack(is_user);
+	t->perf_mode = perf_mode;
+	t->frames = (uint16_t)frames;
+	return t;
+}
 const struct type *type_ksym(void) { return &t_ksym; }
 const struct type *type_float(unsigned size) { return size == 4 ? &t_float : &t_double; }
 
@@ -310,7 +312,8 @@ bool type_equal(const struct type *a, const struct type *b)
 	case T_ARRAY:
 		return a->count == b->count && type_equal(a->elem, b->elem);
 	case T_STACK:
-		return a->is_user == b->is_user && a->stack_mode == b->stack_mode;
+		return a->is_user == b->is_user && a->perf_mode == b->perf_mode &&
+		       a->frames == b->frames;
 	case T_UFMT:
 		return a->ufmt == b->ufmt && (!a->name || !b->name || !strcmp(a->name, b->name));
 	case T_AGG:

@@ -48,10 +48,6 @@ enum ufmt_kind {
 	UF_BUF,       /* 8 + n bytes: u64 length read, then n bytes, printed \xNN-escaped */
 };
 
-/* How a stack prints (bpftrace's stack modes): "    sym+off" lines, perf's
- * "\tADDR sym+off (module)", or bare hex addresses (raw, newer bpftrace). */
-enum stack_mode { SM_BPFTRACE, SM_PERF, SM_RAW };
-
 /* What a map holds when it was assigned an aggregation function. */
 enum agg_kind {
 	AGG_NONE = 0, AGG_COUNT, AGG_SUM, AGG_AVG, AGG_MIN, AGG_MAX,
@@ -78,7 +74,6 @@ struct type {
 	bool is_user;               /* T_PTR: user address space; T_STACK: ustack */
 	bool is_union;              /* T_RECORD */
 	bool is_const;
-	uint8_t stack_mode;         /* T_STACK: enum stack_mode, how it is printed */
 	bool str_more;              /* T_STR read by str() from memory: one byte more than
 	                             * is shown, only there to tell that the source went
 	                             * on (printed with a ".." trailer then) */
@@ -95,6 +90,8 @@ struct type {
 	enum agg_kind agg;          /* T_AGG */
 	enum ufmt_kind ufmt;        /* T_UFMT */
 	int64_t lh_min, lh_max, lh_step; /* T_AGG with AGG_LHIST */
+	uint16_t frames;            /* T_STACK: ustack(n)'s n, 0 for all */
+	bool perf_mode;             /* T_STACK: ustack(perf): perf script's lines */
 	/* T_RECORD whose fields are built on first need (type_complete): kernel
 	 * BTF records, since task_struct alone reaches thousands of them and a
 	 * script reads a few.  fill sets fields, nfields and size. */
@@ -114,7 +111,8 @@ const struct type *type_str_read(unsigned size);
 const struct type *type_ptr(const struct type *elem, bool is_user);
 const struct type *type_array(const struct type *elem, uint32_t count);
 const struct type *type_stack(bool is_user);
-const struct type *type_stack_mode(bool is_user, enum stack_mode mode);
+/* ustack(perf), ustack(n), ustack(perf, n): interned by mode and frames. */
+const struct type *type_stack_mode(bool is_user, bool perf_mode, unsigned frames);
 const struct type *type_usym(void);
 const struct type *type_ksym(void);
 /* A T_UFMT of kind k, size bytes; fmt (copied) for UF_STRFTIME, else NULL. */

@@ -9,3 +9,11 @@ tests/progs/libdlo.so: tests/progs/libdlo.so.c
 # dwarf_opt is the optimised-code target: -O2 as a release build.
 tests/progs/dwarf_opt: tests/progs/dwarf_opt.c
 	$(CC) $(PROG_CFLAGS) -O2 -o $@ $<
+
+# unwind_o2 as distributions build: -O2 without frame pointers, with gcc
+# and with clang, for user stacks through CFI (.eh_frame).
+tests/progs/unwind_o2: tests/progs/unwind_o2.c
+	$(CC) $(PROG_CFLAGS) -O2 -fomit-frame-pointer -o $@ $<
+tests/progs/unwind_o2_clang: tests/progs/unwind_o2.c
+	clang-19 -g -O2 -fomit-frame-pointer -Wall -Wextra -Werror -o $@ $<
+progs: tests/progs/unwind_o2_clang

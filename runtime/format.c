@@ -148,26 +148,27 @@ static bool fmt_unsigned(const struct type *t)
 					  !t->is_signed));
 }
 
-/* One frame as bpftrace 0.17's perf mode prints it: "\tADDR sym+off",
- * with " (module)" for a user frame, "0xADDR ([unknown])" if not named. */
-static void fmt_stack_perf(struct fmt_buf *b, const struct type *t, pid_t pid, uint64_t ip,
-			   const struct fmt_ctx *c)
+/* One frame of ustack(perf), as bpftrace and perf script print it:
+ * "\tADDR func+off (object)", "\tADDR 0xADDR ([unknown])" if unnamed. */
+static void fmt_perf_frame(struct fmt_buf *b, const struct type *t, pid_t pid, uint64_t ip,
+			   const char *name, uint64_t off, const struct fmt_ctx *c)
 {
-	uint64_t off = 0;
-	const char *name = NULL, *mod = NULL;
+	const char *mod = t->is_user && c->sym ? sym_user_module(c->sym, pid, ip) : NULL;
 
-	if (c->sym)
-		name = t->is_user ? sym_user(c->sym, pid, ip, &off) : sym_kernel(c->sym, ip, &off);
-	if (name && t->is_user)
-		mod = sym_user_module(c->sym, pid, ip);
 	fmt_addf(b, "\t%llx ", (unsigned long long)ip);
 	if (name)
 		fmt_addf(b, "%s+%llu", name, (unsigned long long)off);
 	else
 		fmt_addf(b, "0x%llx", (unsigned long long)ip);
-	if (t->is_user)
-		fmt_addf(b, " (%s)", name && mod ? mod : "[unknown]");
-	fmt_putc(b, '\n');
+	fmt_addf(b, " (%s)\n", name && mod ? mod : "[unknown]");
+}
+
+int fmt_stack_fd(const struct fmt_ctx *c, const struct type *t)
+{
+	if (!c)
+		return -1;
+	/* 0 is stdin, never a map: a context that does not set it has none */
+	return t->is_user && c->ustack_fd > 0 ? c->ustack_fd : c->stack_fd;
 }
 
 static void fmt_stack(struct fmt_buf *b, const struct type *t, uint64_t v,
@@ -178,26 +179,22 @@ static void fmt_stack(struct fmt_buf *b, const struct type *t, uint64_t v,
 	uint64_t ips[FMT_MAX_FRAMES];
 	int indent = c && c->stack_indent ? c->stack_indent : 8;
 
-	if (!c || c->stack_fd < 0 || (int32_t)id < 0)
+	if (fmt_stack_fd(c, t) < 0 || (int32_t)id < 0)
 		return;
 	memset(ips, 0, sizeof(ips));
-	if (bpf_map_lookup_elem(c->stack_fd, &id, ips) || !ips[0])
+	if (bpf_map_lookup_elem(fmt_stack_fd(c, t), &id, ips) || !ips[0])
 		return;   /* no frames: bpftrace prints nothing at all */
 	fmt_putc(b, '\n');
-	for (int i = 0; i < FMT_MAX_FRAMES && ips[i]; i++) {
+	for (int i = 0; i < FMT_MAX_FRAMES && ips[i] && (!t->frames || i < t->frames); i++) {
 		uint64_t off = 0;
 		const char *name = NULL;
-		if (t->stack_mode == SM_RAW) {   /* newer bpftrace: bare hex */
-			fmt_addf(b, "%llx\n", (unsigned long long)ips[i]);
-			continue;
-		}
-		if (t->stack_mode == SM_PERF) {
-			fmt_stack_perf(b, t, pid, ips[i], c);
-			continue;
-		}
 		if (c->sym)
 			name = t->is_user ? sym_user(c->sym, pid, ips[i], &off)
 					  : sym_kernel(c->sym, ips[i], &off);
+		if (t->perf_mode) {
+			fmt_perf_frame(b, t, pid, ips[i], name, off, c);
+			continue;
+		}
 		fmt_addf(b, "%*s", indent, "");
 		if (name)
 			fmt_addf(b, "%s+%llu", name, (unsigned long long)off);

@@ -30,10 +30,14 @@ struct sym;
 struct fmt_ctx {
 	struct sym *sym;   /* NULL: addresses print as hex */
 	int stack_fd;      /* BPF_MAP_TYPE_STACK_TRACE fd, -1 if none */
+	int ustack_fd;     /* user stacks unwound through CFI (same values), -1 if none */
 	int stack_indent;  /* spaces before each frame: 8 for values, 4 for keys */
 	bool src_lines;    /* -v: user frames also show (file:line) where known */
 	const struct program *prog; /* names PR_SITE_TAG symbols; may be NULL */
 };
+
+/* The map that holds the frames of stack type t's ids (-1 if none). */
+int fmt_stack_fd(const struct fmt_ctx *c, const struct type *t);
 
 void fmt_init(struct fmt_buf *b);
 void fmt_free(struct fmt_buf *b);

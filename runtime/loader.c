@@ -138,6 +138,8 @@ static int ld_set_types(const struct program *p, struct bpf_object *o, struct di
 			return -1;
 		}
 		bpf_program__set_type(bp, (enum bpf_prog_type)p->progs[i].bpf_prog_type);
+		if (p->progs[i].sleepable)
+			bpf_program__set_flags(bp, bpf_program__flags(bp) | BPF_F_SLEEPABLE);
 	}
 	return 0;
 }

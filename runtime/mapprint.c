@@ -363,7 +363,7 @@ void mp_key_text(struct fmt_buf *b, const struct type *key, const char *k,
 	struct field one;
 	int n;
 	const struct field *f = mp_key_fields(key, &n, &one);
-	struct fmt_ctx kc = c ? *c : (struct fmt_ctx){ .stack_fd = -1 };
+	struct fmt_ctx kc = c ? *c : (struct fmt_ctx){ .stack_fd = -1, .ustack_fd = -1 };
 	kc.stack_indent = 4;
 	for (int i = 0; i < n; i++) {
 		if (i)
@@ -442,7 +442,7 @@ static void mp_json_key(struct fmt_buf *b, const struct pr_map *m,
 	struct field one;
 	int n;
 	const struct field *f = mp_key_fields(m->key, &n, &one);
-	struct fmt_ctx kc = c ? *c : (struct fmt_ctx){ .stack_fd = -1 };
+	struct fmt_ctx kc = c ? *c : (struct fmt_ctx){ .stack_fd = -1, .ustack_fd = -1 };
 	kc.stack_indent = 4;
 	fmt_init(&k);
 	for (int i = 0; i < n; i++) {
@@ -645,9 +645,10 @@ static void mp_fold_stack(struct fmt_buf *b, const struct type *t, const void *p
 	int n = 0;
 
 	memset(ips, 0, sizeof(ips));
-	if (!c || c->stack_fd < 0 || (int32_t)id < 0 || bpf_map_lookup_elem(c->stack_fd, &id, ips))
+	if (fmt_stack_fd(c, t) < 0 || (int32_t)id < 0 ||
+	    bpf_map_lookup_elem(fmt_stack_fd(c, t), &id, ips))
 		return;
-	while (n < FMT_MAX_FRAMES && ips[n])
+	while (n < FMT_MAX_FRAMES && ips[n] && (!t->frames || n < t->frames))
 		n++;
 	for (int i = n - 1; i >= 0; i--) {
 		const char *name = NULL;

@@ -27,6 +27,7 @@
 #include "provider.h"
 #include "run.h"
 #include "symbols.h"
+#include "unwind.h"
 
 #define RT_POLL_MS 100
 
@@ -66,6 +67,7 @@ struct rt {
 	int sym_step;      /* ms between those reads, 0 until it has exec'd */
 	int child_execs;   /* the child's execs when it last stopped */
 	struct ev_ctx ev;
+	struct uw *uw;     /* ustack's unwind tables (unwind.h), NULL if none */
 	void *counters;    /* the program's .bss, mapped read-only; NULL if none */
 	size_t counters_len;
 };
@@ -171,7 +173,8 @@ static int rt_attach(struct rt *r, int *count)
 			continue;
 		if (prov_for(a->pp->probe->kind)->attach(a, &env))
 			return -1;
-		*count += a->count;
+		if (!a->pp->companion)
+			*count += a->count;
 	}
 	return 0;
 }
@@ -423,6 +426,9 @@ static void rt_report_losses(struct rt *r)
 			    r->p->maps[i].bpf_type != BPF_MAP_TYPE_LRU_PERCPU_HASH && rt_map_full(r, i))
 				fprintf(stderr, "%s%s has %u entries", n++ ? ", " : ": map full: ",
 					r->p->maps[i].name, r->p->maps[i].max_entries);
+		if (r->uw && uw_full(r->p, r->obj))
+			fprintf(stderr, "%sustack has %u distinct user stacks (its most)",
+				n++ ? ", " : ": map full: ", PR_UW_MAX_STACKS);
 		if (!n)
 			fputs(": no map is full; the kernel had no element ready on that CPU "
 			      "(new keys inserted faster than it refills them, as with interrupts "
@@ -485,6 +491,7 @@ static int rt_setup_output(struct rt *r)
 		.p = r->p, .out = r->o->out, .json = r->o->format == RT_JSON,
 		.folded = r->o->format == RT_FOLDED, .map_fds = r->map_fds,
 		.fc = { .sym = r->sym, .prog = r->p, .stack_fd = ld_map_fd(r->obj, r->p->stack_map_name),
+			.ustack_fd = ld_map_fd(r->obj, r->p->ustack_map_name),
 			.stack_indent = 8, .src_lines = r->o->verbose > 0 },
 	};
 	int nfold = 0;
@@ -532,17 +539,42 @@ static void rt_cleanup(struct rt *r)
 	}
 	bpf_object__close(r->obj);
 	sym_free(r->sym);
+	uw_free(r->uw);
 	free(r->map_fds);
 	free(r->att);
+}
+
+/* ustack through CFI: the tables of every object in sight, built before
+ * the load (their map is sized to them), filled after it. */
+static int rt_unwind(struct rt *r)
+{
+	if (!r->p->uw_rows_name)
+		return 0;
+	r->uw = uw_build(r->p, r->obj, r->o->pid, r->o->child ? child_path(r->o->child) : NULL,
+			 r->o->verbose);
+	if (!r->uw) {
+		diag_error(r->d, (struct loc){ 0, 0, 1 }, "cannot build the unwind tables of ustack");
+		return -1;
+	}
+	return 0;
+}
+
+static int rt_unwind_fill(struct rt *r)
+{
+	if (!r->uw || !uw_fill(r->uw, r->p, r->obj))
+		return 0;
+	diag_error(r->d, (struct loc){ 0, 0, 1 }, "cannot fill the unwind tables of ustack: %s",
+		   strerror(errno));
+	return -1;
 }
 
 /* Everything up to the moment the probes are live; -1 if any step failed. */
 static int rt_start(struct rt *r)
 {
 	int count;
-	if (!(r->obj = ld_open(r->p, r->o->verbose, r->d)) || rt_prepare(r) ||
+	if (!(r->obj = ld_open(r->p, r->o->verbose, r->d)) || rt_prepare(r) || rt_unwind(r) ||
 	    ld_load(r->p, r->obj, r->o->verbose, r->d) || rt_write_config(r) ||
-	    rt_setup_output(r))
+	    rt_unwind_fill(r) || rt_setup_output(r))
 		return -1;
 	rt_signals();
 	if (rt_attach(r, &count))

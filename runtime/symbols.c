@@ -313,20 +313,6 @@ const char *sym_user(struct sym *s, pid_t pid, uint64_t addr, uint64_t *off)
 	return name;
 }
 
-const char *sym_user_module(struct sym *s, pid_t pid, uint64_t addr)
-{
-	Dwfl *d = sym_dwfl(s, pid);
-	Dwfl_Module *m = d ? dwfl_addrmodule(d, addr) : NULL;
-	const char *name;
-
-	if (!m)
-		m = sym_prev_module(s, pid, addr);
-	if (!m)
-		return NULL;
-	name = dwfl_module_info(m, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
-	return name && *name == '/' ? name : NULL;
-}
-
 const char *sym_user_line(struct sym *s, pid_t pid, uint64_t addr, int *line)
 {
 	Dwfl *d = sym_dwfl(s, pid);
@@ -334,4 +320,18 @@ const char *sym_user_line(struct sym *s, pid_t pid, uint64_t addr, int *line)
 	if (!l)
 		return NULL;
 	return dwfl_lineinfo(l, NULL, line, NULL, NULL, NULL);
+}
+
+const char *sym_user_module(struct sym *s, pid_t pid, uint64_t addr)
+{
+	Dwfl *d = sym_dwfl(s, pid);
+	Dwfl_Module *m = d ? dwfl_addrmodule(d, addr) : NULL;
+	const char *file = NULL, *name;
+
+	if (!m)
+		m = sym_prev_module(s, pid, addr);
+	if (!m)
+		return NULL;
+	name = dwfl_module_info(m, NULL, NULL, NULL, NULL, NULL, &file, NULL);
+	return file ? file : name;
 }

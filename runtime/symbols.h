@@ -25,8 +25,8 @@ void sym_exec(struct sym *s, pid_t pid);
  * name lives as long as s. */
 const char *sym_kernel(struct sym *s, uint64_t addr, uint64_t *off);
 const char *sym_user(struct sym *s, pid_t pid, uint64_t addr, uint64_t *off);
-/* The file of the module (executable, library) holding a user address,
- * as the process mapped it, or NULL. */
+/* The file of the object that holds a user address (as the process mapped
+ * it), or NULL. */
 const char *sym_user_module(struct sym *s, pid_t pid, uint64_t addr);
 /* Source file and line of a user address (needs debuginfo), or NULL. */
 const char *sym_user_line(struct sym *s, pid_t pid, uint64_t addr, int *line);

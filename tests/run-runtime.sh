@@ -42,7 +42,7 @@ declare -a failures=()
 
 # Keys that may appear more than once in a case.
 MULTI=" EXPECT EXPECT_REGEX EXPECT_NONE EXPECT_STDERR_REGEX EXPECT_STDERR_NONE REQUIRES SETUP CHECK "
-SINGLE=" NAME PROG RUN ARGS EXIT TIMEOUT SIGINT BEFORE ASAN "
+SINGLE=" NAME PROG RUN ARGS ENV EXIT TIMEOUT SIGINT BEFORE ASAN "
 
 stop_before() {
 	[[ -n $before_pid ]] || return 0
@@ -119,6 +119,9 @@ run_case() {
 		else
 			eval "cmd=(\"\$PERF_RUN\" ${C[RUN]} ${C[ARGS]:-})" || why+=("bad RUN")
 		fi
+	fi
+	if ((${#why[@]} == 0)) && [[ -n ${C[ENV]:-} ]]; then
+		eval "cmd=(env ${C[ENV]} \"\${cmd[@]}\")" || why+=("bad ENV")
 	fi
 	if ((${#why[@]} == 0)); then
 		local t0 t1 ms

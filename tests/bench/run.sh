@@ -581,6 +581,13 @@ main() {
 	echo
 	table
 	[ -s "$W/insns" ] && { echo; echo "BPF programs (name=xlated insns):"; cat "$W/insns"; }
+	# Measures of their own, each printing its table: ustack through CFI
+	# against frame pointers and bpftrace, and reads of memory not paged in.
+	for p in ustack pagein; do
+		echo
+		echo "== $p.sh ($(date +%T))"
+		PERF_RUN=$PERFRUN bash tests/bench/$p.sh || echo "bench: $p.sh exited $?"
+	done
 	echo
 	echo "results: $TSV, run log: $LOG"
 }

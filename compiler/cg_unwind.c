@@ -1,0 +1,757 @@
+/*
+ * cg_unwind.c - `ustack` unwound in the kernel through CFI, for code built
+ * without frame pointers.  From the user registers (the uprobe's context,
+ * else the task's saved pt_regs) a bpf_loop walks up to PR_UW_DEPTH
+ * frames: the object of each pc is found with bpf_find_vma (its file's
+ * device and inode key the objects map, so any process that maps a known
+ * object unwinds, not just the traced one), its row by binary search in
+ * the rows array (runtime/unwind.c fills both, program.h lays them out),
+ * and the caller's pc, sp and rbp are read from the user stack.  An object
+ * without rows is walked by its frame pointer; a pc no rule covers ends
+ * the stack.  The pcs, kept in a per-CPU state, are given a stack id by a
+ * hash keyed by the whole array, so that equal stacks share an id and
+ * @[ustack] still aggregates in the kernel; the runtime prints an id's
+ * pcs from the id -> pcs hash as it does the stack map's.
+ */
+#include <bpf/btf.h>
+#include <linux/bpf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+
+#include "codegen_int.h"
+#include "kbtf.h"
+#include "objcache.h"
+#include "types.h"
+
+/* Helper ids newer than <linux/bpf.h>'s enum is sure to have. */
+enum { H_CURTASK_BTF = 158, H_TASK_PT_REGS = 175, H_FIND_VMA = 180, H_LOOP = 181 };
+
+/* The per-CPU state (map uw_state), shared by the probe and the callbacks. */
+enum {
+	S_PC = 0, S_SP = 8, S_BP = 16, S_N = 24, S_BPOK = 32,
+	S_OSTART = 40, S_OEND = 48, S_OBASE = 56, S_LO = 64, S_HI = 68, S_HAS = 72,
+	S_VSTART = 80, S_VEND = 88, S_VPGOFF = 96, S_DEV = 104, S_INO = 112, S_FOUND = 120,
+	S_IPS = 128, S_TMP = S_IPS + PR_UW_DEPTH * 8, S_TGID = S_TMP + 16, S_MM = S_TGID + 8,
+	S_STAGE = S_MM + 8, S_SIZE = S_STAGE + 16 + 16 * 40,
+};
+/* The mappings of a process found last (uw_procs, per CPU, by tgid): mm,
+ * the next slot to replace, then UW_NCACHE copies of the state's 40 bytes
+ * from S_OSTART (start, end, base, lo and hi, has).  bpf_find_vma fails
+ * with EBUSY when called twice in one interrupt (profile: its mmap unlock
+ * is deferred to an irq_work that has not run yet); such a pc is then
+ * looked up among the mappings that bpf_find_vma gave before. */
+#define UW_NCACHE 16
+#define UW_PROC_SIZE (16 + UW_NCACHE * 40)
+#define UW_SEARCH_STEPS 26   /* rows of 2^26: more than any table holds */
+
+/* pt_regs of x86-64 */
+enum { R_BP = 32, R_IP = 128, R_SP = 152 };
+
+/* Offsets of the kernel structures bpf_find_vma's callback reads. */
+struct uw_offs { int vm_start, vm_end, vm_pgoff, vm_file, f_inode, i_ino, i_sb, s_dev, mm, vm_mm,
+		  vdso; };
+
+/* A function being built: its builder and the block that returns `stop`. */
+struct ub {
+	struct cg *g;
+	LLVMBuilderRef b;
+	LLVMValueRef fn;
+	LLVMBasicBlockRef stop;
+};
+
+static int uw_off(const char *rec, const char *field)
+{
+	const struct field *f = type_field(kbtf_type(rec), field);
+	return f && !f->bit_size ? (int)f->offset : -1;
+}
+
+static bool uw_offsets_btf(struct uw_offs *o)
+{
+	o->vm_start = uw_off("struct vm_area_struct", "vm_start");
+	o->vm_end = uw_off("struct vm_area_struct", "vm_end");
+	o->vm_pgoff = uw_off("struct vm_area_struct", "vm_pgoff");
+	o->vm_file = uw_off("struct vm_area_struct", "vm_file");
+	o->f_inode = uw_off("struct file", "f_inode");
+	o->i_ino = uw_off("struct inode", "i_ino");
+	o->i_sb = uw_off("struct inode", "i_sb");
+	o->s_dev = uw_off("struct super_block", "s_dev");
+	o->mm = uw_off("struct task_struct", "mm");
+	o->vm_mm = uw_off("struct vm_area_struct", "vm_mm");
+	int ctx = uw_off("struct mm_struct", "context"), vd = uw_off("mm_context_t", "vdso");
+	o->vdso = ctx >= 0 && vd >= 0 ? ctx + vd : -1;
+	return o->vdso >= 0 && o->vm_mm >= 0 && o->mm >= 0 && o->vm_start >= 0 && o->vm_end >= 0 && o->vm_pgoff >= 0 && o->vm_file >= 0 &&
+	       o->f_inode >= 0 && o->i_ino >= 0 && o->i_sb >= 0 && o->s_dev >= 0;
+}
+
+static LLVMValueRef map_of(struct cg *g, const char *name, int type, uint32_t max,
+			   uint32_t ks, uint32_t vs)
+{
+	LLVMValueRef m = LLVMGetNamedGlobal(g->mod, name);
+	return m ? m : cg_map_define(g, name, type, max, ks, vs);
+}
+
+static LLVMValueRef state_map(struct cg *g)
+{
+	return map_of(g, "uw_state", BPF_MAP_TYPE_PERCPU_ARRAY, 1, 4, S_SIZE);
+}
+
+static LLVMValueRef rows_map(struct cg *g)
+{
+	/* sized by the runtime before load (uw_build) */
+	return map_of(g, "uw_rows", BPF_MAP_TYPE_ARRAY, 1, 4, sizeof(struct pr_uw_row));
+}
+
+static LLVMValueRef objs_map(struct cg *g)
+{
+	return map_of(g, "uw_objs", BPF_MAP_TYPE_HASH, PR_UW_MAX_OBJS,
+		      sizeof(struct pr_uw_key), sizeof(struct pr_uw_obj));
+}
+
+static LLVMValueRef K(struct ub *u, uint64_t v)
+{
+	return LLVMConstInt(u->g->i64, v, 0);
+}
+
+static LLVMValueRef call(struct ub *u, int id, LLVMValueRef *a, int n)
+{
+	LLVMTypeRef at[5];
+
+	for (int i = 0; i < n; i++)
+		at[i] = LLVMTypeOf(a[i]);
+	return LLVMBuildCall2(u->b, LLVMFunctionType(u->g->i64, at, (unsigned)n, 0),
+			      LLVMConstIntToPtr(K(u, (uint64_t)id), u->g->ptr), a, (unsigned)n, "");
+}
+
+static LLVMValueRef at(struct ub *u, LLVMValueRef p, uint64_t off)
+{
+	LLVMValueRef i = K(u, off);
+	return LLVMBuildGEP2(u->b, u->g->i8, p, &i, 1, "");
+}
+
+static LLVMValueRef ld(struct ub *u, LLVMTypeRef t, LLVMValueRef p, uint64_t off)
+{
+	LLVMValueRef v = LLVMBuildLoad2(u->b, t, at(u, p, off), "");
+	return t == u->g->i64 ? v : LLVMBuildZExt(u->b, v, u->g->i64, "");
+}
+
+static LLVMValueRef ld64(struct ub *u, LLVMValueRef p, uint64_t off)
+{
+	return ld(u, u->g->i64, p, off);
+}
+
+static void st64(struct ub *u, LLVMValueRef p, uint64_t off, LLVMValueRef v)
+{
+	LLVMBuildStore(u->b, v, at(u, p, off));
+}
+
+/* Goes on in a new block when c holds, else to u->stop. */
+static void need(struct ub *u, LLVMValueRef c)
+{
+	LLVMBasicBlockRef go = LLVMAppendBasicBlockInContext(u->g->ctx, u->fn, "go");
+	LLVMBuildCondBr(u->b, c, go, u->stop);
+	LLVMPositionBuilderAtEnd(u->b, go);
+}
+
+static LLVMValueRef cmp(struct ub *u, LLVMIntPredicate p, LLVMValueRef a, LLVMValueRef b)
+{
+	return LLVMBuildICmp(u->b, p, a, b, "");
+}
+
+/* The map's entry 0 (an array's), or u->stop if absent. */
+static LLVMValueRef lookup0(struct ub *u, LLVMValueRef map, LLVMValueRef zero)
+{
+	LLVMValueRef a[2] = { map, zero };
+	LLVMValueRef p = LLVMBuildIntToPtr(u->b, call(u, H_MAP_LOOKUP, a, 2), u->g->ptr, "");
+	need(u, LLVMBuildIsNotNull(u->b, p, ""));
+	return p;
+}
+
+/* Reads n bytes at the user (or kernel) address src into dst; the
+ * helper's result (0 or a negative errno). */
+static LLVMValueRef rd(struct ub *u, bool user, LLVMValueRef dst, unsigned n, LLVMValueRef src)
+{
+	LLVMValueRef a[3] = { dst, LLVMConstInt(u->g->i32, n, 0), src };
+	return call(u, user ? H_READ_USER : H_READ_KERNEL, a, 3);
+}
+
+/* A callback's skeleton: builder at its entry, a stop block returning stop. */
+static void cb_begin(struct ub *u, struct cg *g, const char *name, int n,
+		     const char *const *pn, uint64_t stop)
+{
+	LLVMMetadataRef sp;
+
+	u->g = g;
+	u->fn = cg_callback_fn(g, name, n, pn, &sp);
+	u->b = LLVMCreateBuilderInContext(g->ctx);
+	LLVMSetCurrentDebugLocation2(u->b, LLVMDIBuilderCreateDebugLocation(g->ctx, 1, 1, sp, NULL));
+	u->stop = LLVMAppendBasicBlockInContext(g->ctx, u->fn, "stop");
+	LLVMPositionBuilderAtEnd(u->b, u->stop);
+	LLVMBuildRet(u->b, K(u, stop));
+	LLVMPositionBuilderAtEnd(u->b, LLVMGetEntryBasicBlock(u->fn));
+}
+
+/*
+ * Reading the kernel's BTF costs 100-250 ms here, most of a start-up: the
+ * offsets are kept in the object cache, keyed by the kernel's build (its
+ * release and version strings and the size of its BTF).
+ */
+static bool uw_offsets(struct uw_offs *o)
+{
+	struct utsname un;
+	struct stat st;
+	char key[512];
+	void *v = NULL;
+	size_t n = 0;
+
+	if (uname(&un) || stat("/sys/kernel/btf/vmlinux", &st))
+		return uw_offsets_btf(o);
+	snprintf(key, sizeof(key), "perf-run unwind offsets 3\n%s\n%s\n%lld\n", un.release,
+		 un.version, (long long)st.st_size);
+	if (!objcache_get(key, &v, &n) && n == sizeof(*o)) {
+		memcpy(o, v, sizeof(*o));
+		free(v);
+		return true;
+	}
+	free(v);
+	if (!uw_offsets_btf(o))
+		return false;
+	objcache_put(key, o, sizeof(*o));
+	return true;
+}
+
+/* bpf_find_vma and bpf_loop came in 5.17; before, the frame-pointer walk. */
+static bool uw_kernel_has_helpers(void)
+{
+	struct utsname un;
+	int major = 0, minor = 0;
+
+	if (uname(&un) || sscanf(un.release, "%d.%d", &major, &minor) != 2)
+		return false;
+	return major > 5 || (major == 5 && minor >= 17);
+}
+
+/* A slot in the function's entry block (where LLVM promotes allocas). */
+static LLVMValueRef entry_alloca(struct ub *u, LLVMTypeRef t, const char *name)
+{
+	LLVMBasicBlockRef e = LLVMGetEntryBasicBlock(u->fn);
+	LLVMBuilderRef eb = LLVMCreateBuilderInContext(u->g->ctx);
+	LLVMValueRef first = LLVMGetFirstInstruction(e), a;
+
+	if (first)
+		LLVMPositionBuilderBefore(eb, first);
+	else
+		LLVMPositionBuilderAtEnd(eb, e);
+	a = LLVMBuildAlloca(eb, t, name);
+	LLVMDisposeBuilder(eb);
+	return a;
+}
+
+static LLVMValueRef zero_key(struct ub *u)
+{
+	LLVMValueRef k = entry_alloca(u, u->g->i32, "zero");
+
+	LLVMBuildStore(u->b, LLVMConstInt(u->g->i32, 0, 0), k);
+	return k;
+}
+
+/*
+ * bpf_find_vma's callback (task, vma, ctx): the mapping's start, end and
+ * file offset, and its file's device and inode, into the state.
+ */
+static LLVMValueRef vma_callback(struct cg *g, const struct uw_offs *o)
+{
+	static const char *const pn[3] = { "task", "vma", "ctx" };
+	struct ub u;
+	LLVMValueRef fn = LLVMGetNamedFunction(g->mod, "pr_uw_vma");
+
+	if (fn)
+		return fn;
+	cb_begin(&u, g, "pr_uw_vma", 3, pn, 0);
+	LLVMValueRef s = lookup0(&u, state_map(g), zero_key(&u));
+	LLVMValueRef vma = LLVMGetParam(u.fn, 1);
+	LLVMValueRef tmp = at(&u, s, S_TMP);
+
+	rd(&u, false, at(&u, s, S_VSTART), 8, at(&u, vma, (uint64_t)o->vm_start));
+	rd(&u, false, at(&u, s, S_VEND), 8, at(&u, vma, (uint64_t)o->vm_end));
+	rd(&u, false, at(&u, s, S_VPGOFF), 8, at(&u, vma, (uint64_t)o->vm_pgoff));
+	st64(&u, s, S_DEV, K(&u, 0));
+	st64(&u, s, S_INO, K(&u, 0));
+	st64(&u, s, S_TMP, K(&u, 0));
+	/* found; without a file (the vDSO, JIT code) it has no rows: its
+	 * frame pointer is followed, as bpf_get_stackid would */
+	st64(&u, s, S_FOUND, K(&u, 1));
+	rd(&u, false, tmp, 8, at(&u, vma, (uint64_t)o->vm_file));
+	LLVMValueRef file = LLVMBuildIntToPtr(u.b, ld64(&u, s, S_TMP), g->ptr, "");
+	LLVMBasicBlockRef anon = LLVMAppendBasicBlockInContext(g->ctx, u.fn, "anon");
+	LLVMBasicBlockRef named = LLVMAppendBasicBlockInContext(g->ctx, u.fn, "file");
+	LLVMBuildCondBr(u.b, LLVMBuildIsNull(u.b, file, ""), anon, named);
+	/* the vDSO is the mapping that starts at mm->context.vdso */
+	LLVMPositionBuilderAtEnd(u.b, anon);
+	rd(&u, false, tmp, 8, at(&u, vma, (uint64_t)o->vm_mm));
+	LLVMValueRef mm = LLVMBuildIntToPtr(u.b, ld64(&u, s, S_TMP), g->ptr, "");
+	st64(&u, s, S_TMP, K(&u, 0));
+	rd(&u, false, tmp, 8, at(&u, mm, (uint64_t)o->vdso));
+	need(&u, cmp(&u, LLVMIntEQ, ld64(&u, s, S_TMP), ld64(&u, s, S_VSTART)));
+	st64(&u, s, S_DEV, K(&u, PR_UW_VDSO_DEV));
+	st64(&u, s, S_INO, K(&u, PR_UW_VDSO_INO));
+	LLVMBuildBr(u.b, u.stop);
+	LLVMPositionBuilderAtEnd(u.b, named);
+	rd(&u, false, tmp, 8, at(&u, file, (uint64_t)o->f_inode));
+	LLVMValueRef inode = LLVMBuildIntToPtr(u.b, ld64(&u, s, S_TMP), g->ptr, "");
+	rd(&u, false, at(&u, s, S_INO), 8, at(&u, inode, (uint64_t)o->i_ino));
+	rd(&u, false, tmp, 8, at(&u, inode, (uint64_t)o->i_sb));
+	LLVMValueRef sb = LLVMBuildIntToPtr(u.b, ld64(&u, s, S_TMP), g->ptr, "");
+	rd(&u, false, at(&u, s, S_DEV), 4, at(&u, sb, (uint64_t)o->s_dev));
+	LLVMBuildRet(u.b, K(&u, 0));
+	LLVMDisposeBuilder(u.b);
+	return u.fn;
+}
+
+static LLVMValueRef procs_map(struct cg *g)
+{
+	return map_of(g, "uw_procs", BPF_MAP_TYPE_LRU_PERCPU_HASH, 128, 8, UW_PROC_SIZE);
+}
+
+/* This process's cached mappings (created if absent when `create`), with
+ * the tgid and mm into the state; stops if there are none. */
+static LLVMValueRef proc_cache(struct ub *u, LLVMValueRef s, LLVMValueRef task,
+			       const struct uw_offs *o, bool create)
+{
+	struct cg *g = u->g;
+	LLVMValueRef ka[2] = { procs_map(g), at(u, s, S_TGID) };
+
+	st64(u, s, S_TGID, LLVMBuildLShr(u->b, call(u, H_PID_TGID, NULL, 0), K(u, 32), ""));
+	st64(u, s, S_MM, K(u, 0));
+	rd(u, false, at(u, s, S_MM), 8, at(u, task, (uint64_t)o->mm));
+	LLVMValueRef p = LLVMBuildIntToPtr(u->b, call(u, H_MAP_LOOKUP, ka, 2), g->ptr, "");
+	if (create) {
+		LLVMBasicBlockRef mk = LLVMAppendBasicBlockInContext(g->ctx, u->fn, "mkproc");
+		LLVMBasicBlockRef have = LLVMAppendBasicBlockInContext(g->ctx, u->fn, "proc");
+		LLVMBuildCondBr(u->b, LLVMBuildIsNull(u->b, p, ""), mk, have);
+		LLVMPositionBuilderAtEnd(u->b, mk);
+		for (unsigned i = 0; i < UW_PROC_SIZE; i += 8)
+			st64(u, s, S_STAGE + i, K(u, 0));
+		LLVMValueRef ua[4] = { procs_map(g), at(u, s, S_TGID), at(u, s, S_STAGE),
+				       K(u, BPF_NOEXIST) };
+		call(u, H_MAP_UPDATE, ua, 4);
+		LLVMBuildBr(u->b, have);
+		LLVMPositionBuilderAtEnd(u->b, have);
+		p = LLVMBuildIntToPtr(u->b, call(u, H_MAP_LOOKUP, ka, 2), g->ptr, "");
+	}
+	need(u, LLVMBuildIsNotNull(u->b, p, ""));
+	return p;
+}
+
+/* Copies n bytes (a multiple of 8) from src + so to dst + do. */
+static void copy64(struct ub *u, LLVMValueRef dst, uint64_t doff, LLVMValueRef src, uint64_t soff,
+		   unsigned n)
+{
+	for (unsigned i = 0; i < n; i += 8)
+		st64(u, dst, doff + i, ld64(u, src, soff + i));
+}
+
+/* After bpf_find_vma found the mapping now in the state: into this
+ * process's cache (emptied first if the process has exec'd: another mm). */
+static void cache_put(struct ub *u, LLVMValueRef s, LLVMValueRef task, const struct uw_offs *o,
+		      LLVMBasicBlockRef done)
+{
+	struct cg *g = u->g;
+	LLVMBasicBlockRef saved = u->stop;
+
+	u->stop = done;   /* no cache: unwinding goes on without it */
+	LLVMValueRef p = proc_cache(u, s, task, o, true);
+	LLVMBasicBlockRef reset = LLVMAppendBasicBlockInContext(g->ctx, u->fn, "newmm");
+	LLVMBasicBlockRef put = LLVMAppendBasicBlockInContext(g->ctx, u->fn, "put");
+	LLVMValueRef mm = ld64(u, s, S_MM);
+	LLVMBuildCondBr(u->b, cmp(u, LLVMIntEQ, ld64(u, p, 0), mm), put, reset);
+	LLVMPositionBuilderAtEnd(u->b, reset);
+	st64(u, p, 0, mm);
+	for (unsigned i = 0; i < UW_NCACHE; i++)
+		st64(u, p, 16 + 40 * i + 8, K(u, 0));   /* end 0: no pc in it */
+	LLVMBuildBr(u->b, put);
+	LLVMPositionBuilderAtEnd(u->b, put);
+	LLVMValueRef n = ld64(u, p, 8);
+	st64(u, p, 8, LLVMBuildAdd(u->b, n, K(u, 1), ""));
+	LLVMValueRef off = LLVMBuildAdd(u->b, K(u, 16), LLVMBuildMul(u->b,
+		LLVMBuildAnd(u->b, n, K(u, UW_NCACHE - 1), ""), K(u, 40), ""), "");
+	LLVMValueRef e = LLVMBuildGEP2(u->b, g->i8, p, &off, 1, "");
+	copy64(u, e, 0, s, S_OSTART, 40);
+	LLVMBuildBr(u->b, done);
+	u->stop = saved;
+}
+
+/* q's mapping from this process's cache into the state, then to done;
+ * to miss if it has none. */
+static void cache_get(struct ub *u, LLVMValueRef s, LLVMValueRef q, LLVMValueRef task,
+		      const struct uw_offs *o, LLVMBasicBlockRef done, LLVMBasicBlockRef miss)
+{
+	struct cg *g = u->g;
+	LLVMBasicBlockRef saved = u->stop;
+
+	u->stop = miss;
+	LLVMValueRef p = proc_cache(u, s, task, o, false);
+	LLVMValueRef i = entry_alloca(u, g->i64, "ci");
+	LLVMBasicBlockRef head = LLVMAppendBasicBlockInContext(g->ctx, u->fn, "cache");
+	LLVMBasicBlockRef body = LLVMAppendBasicBlockInContext(g->ctx, u->fn, "cache_ent");
+	LLVMBasicBlockRef hit = LLVMAppendBasicBlockInContext(g->ctx, u->fn, "cache_hit");
+	LLVMBasicBlockRef step = LLVMAppendBasicBlockInContext(g->ctx, u->fn, "cache_next");
+
+	need(u, cmp(u, LLVMIntEQ, ld64(u, p, 0), ld64(u, s, S_MM)));
+	LLVMBuildStore(u->b, K(u, 0), i);
+	LLVMBuildBr(u->b, head);
+	LLVMPositionBuilderAtEnd(u->b, head);
+	LLVMValueRef iv = LLVMBuildLoad2(u->b, g->i64, i, "");
+	LLVMBuildCondBr(u->b, cmp(u, LLVMIntULT, iv, K(u, UW_NCACHE)), body, u->stop);
+	LLVMPositionBuilderAtEnd(u->b, body);
+	LLVMValueRef off = LLVMBuildAdd(u->b, K(u, 16), LLVMBuildMul(u->b, iv, K(u, 40), ""), "");
+	LLVMValueRef e = LLVMBuildGEP2(u->b, g->i8, p, &off, 1, "");
+	LLVMValueRef in = LLVMBuildAnd(u->b, cmp(u, LLVMIntUGE, q, ld64(u, e, 0)),
+				       cmp(u, LLVMIntULT, q, ld64(u, e, 8)), "");
+	LLVMBuildCondBr(u->b, in, hit, step);
+	LLVMPositionBuilderAtEnd(u->b, step);
+	LLVMBuildStore(u->b, LLVMBuildAdd(u->b, iv, K(u, 1), ""), i);
+	LLVMBuildBr(u->b, head);
+	LLVMPositionBuilderAtEnd(u->b, hit);
+	copy64(u, s, S_OSTART, e, 0, 40);
+	LLVMBuildBr(u->b, done);
+	u->stop = saved;
+}
+
+/* The object of pc q, unless q is in the one found last: its mapping
+ * (bpf_find_vma) and its rows.  Stops where nothing is mapped. */
+static void find_object(struct ub *u, LLVMValueRef s, LLVMValueRef q, LLVMValueRef zk,
+			const struct uw_offs *o, bool irq)
+{
+	struct cg *g = u->g;
+	LLVMBasicBlockRef look = LLVMAppendBasicBlockInContext(g->ctx, u->fn, "find");
+	LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(g->ctx, u->fn, "found");
+	LLVMValueRef in = LLVMBuildAnd(u->b, cmp(u, LLVMIntUGE, q, ld64(u, s, S_OSTART)),
+				       cmp(u, LLVMIntULT, q, ld64(u, s, S_OEND)), "");
+
+	LLVMBuildCondBr(u->b, in, done, look);
+	LLVMPositionBuilderAtEnd(u->b, look);
+	LLVMValueRef task = LLVMBuildIntToPtr(u->b, call(u, H_CURTASK_BTF, NULL, 0), g->ptr, "");
+	if (irq) {
+		/* one bpf_find_vma per interrupt: the cache first */
+		LLVMBasicBlockRef vma = LLVMAppendBasicBlockInContext(g->ctx, u->fn, "find_vma");
+		cache_get(u, s, q, task, o, done, vma);
+		LLVMPositionBuilderAtEnd(u->b, vma);
+	}
+	st64(u, s, S_FOUND, K(u, 0));
+	LLVMValueRef a[5] = { task, q, vma_callback(g, o), zk, K(u, 0) };
+	LLVMValueRef rc = call(u, H_FIND_VMA, a, 5);
+	LLVMBasicBlockRef busy = LLVMAppendBasicBlockInContext(g->ctx, u->fn, "vma_busy");
+	LLVMBasicBlockRef got = LLVMAppendBasicBlockInContext(g->ctx, u->fn, "vma");
+	LLVMBasicBlockRef nf = LLVMAppendBasicBlockInContext(g->ctx, u->fn, "vma_none");
+	LLVMBuildCondBr(u->b, cmp(u, LLVMIntNE, ld64(u, s, S_FOUND), K(u, 0)), got, nf);
+	LLVMPositionBuilderAtEnd(u->b, nf);
+	/* -EBUSY: not run; anything else (no mapping there) ends the stack */
+	LLVMBuildCondBr(u->b, cmp(u, LLVMIntEQ, rc, K(u, (uint64_t)-16)), busy, u->stop);
+	LLVMPositionBuilderAtEnd(u->b, busy);
+	cache_get(u, s, q, task, o, done, u->stop);
+	LLVMPositionBuilderAtEnd(u->b, got);
+	st64(u, s, S_OSTART, ld64(u, s, S_VSTART));
+	st64(u, s, S_OEND, ld64(u, s, S_VEND));
+	st64(u, s, S_OBASE, LLVMBuildSub(u->b, ld64(u, s, S_VSTART),
+					 LLVMBuildShl(u->b, ld64(u, s, S_VPGOFF), K(u, 12), ""), ""));
+	LLVMValueRef la[2] = { objs_map(g), at(u, s, S_DEV) };
+	LLVMValueRef ob = LLVMBuildIntToPtr(u->b, call(u, H_MAP_LOOKUP, la, 2), g->ptr, "");
+	LLVMBasicBlockRef has = LLVMAppendBasicBlockInContext(g->ctx, u->fn, "rows");
+	LLVMBasicBlockRef none = LLVMAppendBasicBlockInContext(g->ctx, u->fn, "norows");
+	LLVMBasicBlockRef keep = LLVMAppendBasicBlockInContext(g->ctx, u->fn, "keep");
+	LLVMBuildCondBr(u->b, LLVMBuildIsNotNull(u->b, ob, ""), has, none);
+	LLVMPositionBuilderAtEnd(u->b, has);
+	LLVMBuildStore(u->b, LLVMBuildLoad2(u->b, g->i64, ob, ""), at(u, s, S_LO)); /* lo, hi */
+	st64(u, s, S_HAS, K(u, 1));
+	LLVMBuildBr(u->b, keep);
+	LLVMPositionBuilderAtEnd(u->b, none);
+	st64(u, s, S_HAS, K(u, 0));
+	LLVMBuildBr(u->b, keep);
+	LLVMPositionBuilderAtEnd(u->b, keep);
+	if (irq)
+		cache_put(u, s, task, o, done);
+	else
+		LLVMBuildBr(u->b, done);
+	LLVMPositionBuilderAtEnd(u->b, done);
+}
+
+/* The row of file offset rel in rows [lo, hi): the last whose off <= rel,
+ * by binary search (bounded); stops if there is none. */
+static LLVMValueRef find_row(struct ub *u, LLVMValueRef s, LLVMValueRef rel)
+{
+	struct cg *g = u->g;
+	LLVMValueRef l = entry_alloca(u, g->i64, "l"), h = entry_alloca(u, g->i64, "h");
+	LLVMValueRef k = entry_alloca(u, g->i64, "k"), key = entry_alloca(u, g->i32, "m");
+	LLVMBasicBlockRef head = LLVMAppendBasicBlockInContext(g->ctx, u->fn, "bs");
+	LLVMBasicBlockRef body = LLVMAppendBasicBlockInContext(g->ctx, u->fn, "bs_step");
+	LLVMBasicBlockRef out = LLVMAppendBasicBlockInContext(g->ctx, u->fn, "bs_done");
+
+	LLVMBuildStore(u->b, ld(u, g->i32, s, S_LO), l);
+	LLVMBuildStore(u->b, ld(u, g->i32, s, S_HI), h);
+	LLVMBuildStore(u->b, K(u, 0), k);
+	LLVMBuildBr(u->b, head);
+	LLVMPositionBuilderAtEnd(u->b, head);
+	LLVMValueRef lv = LLVMBuildLoad2(u->b, g->i64, l, ""), hv = LLVMBuildLoad2(u->b, g->i64, h, "");
+	LLVMValueRef kv = LLVMBuildLoad2(u->b, g->i64, k, "");
+	LLVMValueRef more = LLVMBuildAnd(u->b, cmp(u, LLVMIntUGT, LLVMBuildSub(u->b, hv, lv, ""), K(u, 1)),
+					 cmp(u, LLVMIntULT, kv, K(u, UW_SEARCH_STEPS)), "");
+	LLVMBuildCondBr(u->b, more, body, out);
+	LLVMPositionBuilderAtEnd(u->b, body);
+	LLVMBuildStore(u->b, LLVMBuildAdd(u->b, kv, K(u, 1), ""), k);
+	LLVMValueRef m = LLVMBuildLShr(u->b, LLVMBuildAdd(u->b, lv, hv, ""), K(u, 1), "");
+	LLVMBuildStore(u->b, LLVMBuildTrunc(u->b, m, g->i32, ""), key);
+	LLVMValueRef row = lookup0(u, rows_map(g), key);
+	LLVMValueRef le = cmp(u, LLVMIntULE, ld(u, g->i32, row, 0), rel);
+	LLVMBuildStore(u->b, LLVMBuildSelect(u->b, le, m, lv, ""), l);
+	LLVMBuildStore(u->b, LLVMBuildSelect(u->b, le, hv, m, ""), h);
+	LLVMBuildBr(u->b, head);
+	LLVMPositionBuilderAtEnd(u->b, out);
+	LLVMBuildStore(u->b, LLVMBuildTrunc(u->b, LLVMBuildLoad2(u->b, g->i64, l, ""), g->i32, ""), key);
+	row = lookup0(u, rows_map(g), key);
+	need(u, cmp(u, LLVMIntULE, ld(u, g->i32, row, 0), rel));
+	return row;
+}
+
+/* Reads the u64 at user address a into the state's slot off; stops on a fault. */
+static void read_slot(struct ub *u, LLVMValueRef s, uint64_t off, LLVMValueRef a)
+{
+	need(u, cmp(u, LLVMIntEQ, rd(u, true, at(u, s, off), 8, LLVMBuildIntToPtr(u->b, a, u->g->ptr, "")),
+		    K(u, 0)));
+}
+
+/* The caller by the row's rule: next pc into S_TMP, returns the CFA. */
+static LLVMValueRef cfi_step(struct ub *u, LLVMValueRef s, LLVMValueRef row, LLVMValueRef pc)
+{
+	struct cg *g = u->g;
+	LLVMValueRef rule = ld(u, g->i8, row, 7), cr = LLVMBuildAnd(u->b, rule, K(u, 15), "");
+	LLVMValueRef br = LLVMBuildLShr(u->b, rule, K(u, 4), "");
+	LLVMValueRef off = LLVMBuildSExt(u->b, LLVMBuildLoad2(u->b, g->i16, at(u, row, 4), ""), g->i64, "");
+	LLVMValueRef boff = LLVMBuildSExt(u->b, LLVMBuildLoad2(u->b, g->i8, at(u, row, 6), ""), g->i64, "");
+	LLVMValueRef sp = ld64(u, s, S_SP), bp = ld64(u, s, S_BP);
+	LLVMValueRef isbp = cmp(u, LLVMIntEQ, cr, K(u, PR_UW_RBP));
+
+	need(u, LLVMBuildOr(u->b, LLVMBuildOr(u->b, cmp(u, LLVMIntEQ, cr, K(u, PR_UW_RSP)), isbp, ""),
+			    cmp(u, LLVMIntEQ, cr, K(u, PR_UW_PLT)), ""));
+	/* an rbp-based CFA needs rbp known */
+	need(u, LLVMBuildOr(u->b, LLVMBuildNot(u->b, isbp, ""),
+			    cmp(u, LLVMIntNE, ld64(u, s, S_BPOK), K(u, 0)), ""));
+	LLVMValueRef plt = LLVMBuildSelect(u->b,
+		LLVMBuildAnd(u->b, cmp(u, LLVMIntEQ, cr, K(u, PR_UW_PLT)),
+			     cmp(u, LLVMIntUGE, LLVMBuildAnd(u->b, pc, K(u, 15), ""), boff), ""),
+		K(u, 8), K(u, 0), "");
+	LLVMValueRef cfa = LLVMBuildAdd(u->b, LLVMBuildAdd(u->b, LLVMBuildSelect(u->b, isbp, bp, sp, ""),
+							   off, ""), plt, "");
+	read_slot(u, s, S_TMP, LLVMBuildSub(u->b, cfa, K(u, 8), ""));
+	/* rbp: read at CFA + off, kept, or unknown from here */
+	LLVMBasicBlockRef rdbp = LLVMAppendBasicBlockInContext(g->ctx, u->fn, "rbp_at");
+	LLVMBasicBlockRef other = LLVMAppendBasicBlockInContext(g->ctx, u->fn, "rbp_other");
+	LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(g->ctx, u->fn, "rbp_done");
+	LLVMBuildCondBr(u->b, cmp(u, LLVMIntEQ, br, K(u, PR_UW_BP_AT)), rdbp, other);
+	LLVMPositionBuilderAtEnd(u->b, rdbp);
+	LLVMValueRef r = rd(u, true, at(u, s, S_BP), 8,
+			    LLVMBuildIntToPtr(u->b, LLVMBuildAdd(u->b, cfa, boff, ""), g->ptr, ""));
+	st64(u, s, S_BPOK, LLVMBuildZExt(u->b, cmp(u, LLVMIntEQ, r, K(u, 0)), g->i64, ""));
+	LLVMBuildBr(u->b, done);
+	LLVMPositionBuilderAtEnd(u->b, other);
+	LLVMValueRef undef = cmp(u, LLVMIntEQ, br, K(u, PR_UW_BP_UNDEF));
+	st64(u, s, S_BPOK, LLVMBuildSelect(u->b, undef, K(u, 0), ld64(u, s, S_BPOK), ""));
+	LLVMBuildBr(u->b, done);
+	LLVMPositionBuilderAtEnd(u->b, done);
+	return cfa;
+}
+
+/* An object without rows: its frame pointer chain. */
+static LLVMValueRef fp_step(struct ub *u, LLVMValueRef s)
+{
+	LLVMValueRef bp = ld64(u, s, S_BP);
+
+	need(u, LLVMBuildAnd(u->b, cmp(u, LLVMIntNE, ld64(u, s, S_BPOK), K(u, 0)),
+			     cmp(u, LLVMIntNE, bp, K(u, 0)), ""));
+	read_slot(u, s, S_TMP, LLVMBuildAdd(u->b, bp, K(u, 8), ""));
+	read_slot(u, s, S_BP, bp);
+	return LLVMBuildAdd(u->b, bp, K(u, 16), "");
+}
+
+/*
+ * bpf_loop's callback (index, ctx): records this frame's pc, then finds
+ * the caller's; returns 1 (stop) where it cannot.  A return address is
+ * looked up at pc - 1, inside the call.
+ */
+static LLVMValueRef frame_callback(struct cg *g, const struct uw_offs *o, bool irq)
+{
+	static const char *const pn[2] = { "index", "ctx" };
+	const char *name = irq ? "pr_uw_frame_irq" : "pr_uw_frame";
+	struct ub u;
+	LLVMValueRef fn = LLVMGetNamedFunction(g->mod, name);
+
+	if (fn)
+		return fn;
+	cb_begin(&u, g, name, 2, pn, 1);
+	LLVMValueRef zk = zero_key(&u);
+	LLVMValueRef s = lookup0(&u, state_map(g), zk);
+	LLVMValueRef pc = ld64(&u, s, S_PC), n = ld64(&u, s, S_N);
+
+	need(&u, LLVMBuildAnd(u.b, cmp(&u, LLVMIntNE, pc, K(&u, 0)),
+			      cmp(&u, LLVMIntULT, n, K(&u, PR_UW_DEPTH)), ""));
+	LLVMValueRef slot = LLVMBuildAdd(u.b, K(&u, S_IPS), LLVMBuildShl(u.b, n, K(&u, 3), ""), "");
+	LLVMBuildStore(u.b, pc, LLVMBuildGEP2(u.b, g->i8, s, &slot, 1, ""));
+	st64(&u, s, S_N, LLVMBuildAdd(u.b, n, K(&u, 1), ""));
+	LLVMValueRef q = LLVMBuildSub(u.b, pc, LLVMBuildZExt(u.b, cmp(&u, LLVMIntNE, n, K(&u, 0)),
+							     g->i64, ""), "");
+	find_object(&u, s, q, zk, o, irq);
+	LLVMBasicBlockRef cfi = LLVMAppendBasicBlockInContext(g->ctx, u.fn, "cfi");
+	LLVMBasicBlockRef fp = LLVMAppendBasicBlockInContext(g->ctx, u.fn, "fp");
+	LLVMBasicBlockRef next = LLVMAppendBasicBlockInContext(g->ctx, u.fn, "next");
+	LLVMValueRef sp0 = ld64(&u, s, S_SP);
+	LLVMBuildCondBr(u.b, cmp(&u, LLVMIntNE, ld64(&u, s, S_HAS), K(&u, 0)), cfi, fp);
+	LLVMPositionBuilderAtEnd(u.b, cfi);
+	LLVMValueRef row = find_row(&u, s, LLVMBuildSub(u.b, q, ld64(&u, s, S_OBASE), ""));
+	LLVMValueRef c1 = cfi_step(&u, s, row, pc);
+	LLVMBasicBlockRef cfi_end = LLVMGetInsertBlock(u.b);
+	LLVMBuildBr(u.b, next);
+	LLVMPositionBuilderAtEnd(u.b, fp);
+	LLVMValueRef c2 = fp_step(&u, s);
+	LLVMBasicBlockRef fp_end = LLVMGetInsertBlock(u.b);
+	LLVMBuildBr(u.b, next);
+	LLVMPositionBuilderAtEnd(u.b, next);
+	LLVMValueRef cfa = LLVMBuildPhi(u.b, g->i64, "cfa");
+	LLVMValueRef iv[2] = { c1, c2 };
+	LLVMBasicBlockRef ib[2] = { cfi_end, fp_end };
+	LLVMAddIncoming(cfa, iv, ib, 2);
+	/* the stack grows down: a caller's frame is above; anything else is
+	 * a wrong rule or a corrupt stack, and ends it */
+	need(&u, cmp(&u, LLVMIntUGT, cfa, sp0));
+	st64(&u, s, S_SP, cfa);
+	st64(&u, s, S_PC, ld64(&u, s, S_TMP));
+	LLVMBuildRet(u.b, K(&u, 0));
+	LLVMDisposeBuilder(u.b);
+	return u.fn;
+}
+
+/* Loads the user registers into the state: the uprobe's context, else the
+ * registers the task entered the kernel with. */
+static void load_regs(struct cg *g, struct ub *u, LLVMValueRef s)
+{
+	enum probe_kind k = g->probe->kind;
+
+	if (k == PK_UPROBE || k == PK_URETPROBE || k == PK_USDT) {
+		st64(u, s, S_PC, cg_ctx_load(g, R_IP, 8));
+		st64(u, s, S_SP, cg_ctx_load(g, R_SP, 8));
+		st64(u, s, S_BP, cg_ctx_load(g, R_BP, 8));
+		return;
+	}
+	LLVMValueRef task = LLVMBuildIntToPtr(u->b, call(u, H_CURTASK_BTF, NULL, 0), g->ptr, "");
+	LLVMValueRef regs = LLVMBuildIntToPtr(u->b, call(u, H_TASK_PT_REGS, &task, 1), g->ptr, "");
+	st64(u, s, S_PC, K(u, 0));
+	rd(u, false, at(u, s, S_PC), 8, at(u, regs, R_IP));
+	rd(u, false, at(u, s, S_SP), 8, at(u, regs, R_SP));
+	rd(u, false, at(u, s, S_BP), 8, at(u, regs, R_BP));
+}
+
+/* Branches to a new block when c holds, else to `no`; returns the new block's builder position. */
+static void when(struct cg *g, LLVMValueRef c, LLVMBasicBlockRef no)
+{
+	LLVMBasicBlockRef yes = cg_block(g, "uw");
+
+	LLVMBuildCondBr(g->b, c, yes, no);
+	LLVMPositionBuilderAtEnd(g->b, yes);
+}
+
+/* The stack id of the pcs in the state into *res: the known one, or a
+ * new one from the counter uw_next stored in both hashes (a stack that
+ * another CPU stored first keeps that CPU's id).  Leaves res alone when
+ * the ids are used up or a map refuses the entry (counted as a dropped
+ * update); branches to done. */
+static void stack_id(struct cg *g, struct ub *u, LLVMValueRef s, LLVMValueRef res,
+		     LLVMBasicBlockRef done)
+{
+	LLVMValueRef ids = map_of(g, "uw_ids", BPF_MAP_TYPE_HASH, PR_UW_MAX_STACKS,
+				  PR_UW_DEPTH * 8, 4);
+	LLVMValueRef stacks = map_of(g, "uw_stacks", BPF_MAP_TYPE_HASH, PR_UW_MAX_STACKS, 4,
+				     PR_UW_DEPTH * 8);
+	LLVMValueRef next = map_of(g, "uw_next", BPF_MAP_TYPE_ARRAY, 1, 4, 8);
+	LLVMValueRef key = cg_alloca(g, 4, "id"), ips = at(u, s, S_IPS);
+	LLVMValueRef la[2] = { ids, ips };
+	LLVMValueRef idp = LLVMBuildIntToPtr(g->b, call(u, H_MAP_LOOKUP, la, 2), g->ptr, "");
+	LLVMBasicBlockRef fresh = cg_block(g, "uw_new"), drop = cg_block(g, "uw_drop");
+
+	when(g, LLVMBuildIsNotNull(g->b, idp, ""), fresh);
+	LLVMBuildStore(g->b, ld(u, g->i32, idp, 0), res);
+	LLVMBuildBr(g->b, done);
+	LLVMPositionBuilderAtEnd(g->b, fresh);
+	LLVMBuildStore(g->b, LLVMConstInt(g->i32, 0, 0), key);
+	LLVMValueRef na[2] = { next, key };
+	LLVMValueRef np = LLVMBuildIntToPtr(g->b, call(u, H_MAP_LOOKUP, na, 2), g->ptr, "");
+	when(g, LLVMBuildIsNotNull(g->b, np, ""), done);
+	LLVMValueRef nid = LLVMBuildAtomicRMW(g->b, LLVMAtomicRMWBinOpAdd, np, K(u, 1),
+					      LLVMAtomicOrderingMonotonic, 0);
+	when(g, cmp(u, LLVMIntULT, nid, K(u, PR_UW_MAX_STACKS)), drop);
+	LLVMBuildStore(g->b, LLVMBuildTrunc(g->b, nid, g->i32, ""), key);
+	LLVMValueRef ua[4] = { stacks, key, ips, K(u, BPF_ANY) };
+	when(g, cmp(u, LLVMIntEQ, call(u, H_MAP_UPDATE, ua, 4), K(u, 0)), drop);
+	LLVMValueRef ia[4] = { ids, ips, key, K(u, BPF_NOEXIST) };
+	LLVMValueRef ok = cmp(u, LLVMIntEQ, call(u, H_MAP_UPDATE, ia, 4), K(u, 0));
+	LLVMBasicBlockRef raced = cg_block(g, "uw_raced");
+	LLVMBuildStore(g->b, nid, res);
+	LLVMBuildCondBr(g->b, ok, done, raced);
+	LLVMPositionBuilderAtEnd(g->b, raced);
+	LLVMBuildStore(g->b, K(u, 0xffffffffu), res);
+	idp = LLVMBuildIntToPtr(g->b, call(u, H_MAP_LOOKUP, la, 2), g->ptr, "");
+	when(g, LLVMBuildIsNotNull(g->b, idp, ""), drop);
+	LLVMBuildStore(g->b, ld(u, g->i32, idp, 0), res);
+	LLVMBuildBr(g->b, done);
+	LLVMPositionBuilderAtEnd(g->b, drop);
+	cg_count(g, CG_DROPS);
+	LLVMBuildBr(g->b, done);
+}
+
+LLVMValueRef cg_ustack_cfi(struct cg *g, unsigned frames)
+{
+	static int have = -1;
+	static struct uw_offs o;
+	enum probe_kind k = g->probe ? g->probe->kind : PK_BEGIN;
+
+	/* PERF_RUN_USTACK_FP=1: the frame-pointer walk (bpf_get_stackid), to
+	 * compare with (tests/bench/ustack.sh) */
+	if (have < 0)
+		have = !getenv("PERF_RUN_USTACK_FP") && uw_kernel_has_helpers() && uw_offsets(&o);
+	if (!have || k == PK_BEGIN || k == PK_END)
+		return NULL;
+	if (!g->prog->uw_rows_name) {
+		g->prog->uw_rows_name = strdup("uw_rows");
+		g->prog->uw_objs_name = strdup("uw_objs");
+		g->prog->ustack_map_name = strdup("uw_stacks");
+	}
+	struct ub u = { .g = g, .b = g->b, .fn = g->fn };
+	LLVMValueRef res = cg_alloca(g, 8, "ustack"), zk = cg_alloca(g, 4, "zero");
+	LLVMBasicBlockRef done = cg_block(g, "uw_done");
+
+	LLVMBuildStore(g->b, K(&u, 0xffffffffu), res);   /* no stack: a negative id */
+	LLVMBuildStore(g->b, LLVMConstInt(g->i32, 0, 0), zk);
+	LLVMValueRef la[2] = { state_map(g), zk };
+	LLVMValueRef s = LLVMBuildIntToPtr(g->b, call(&u, H_MAP_LOOKUP, la, 2), g->ptr, "");
+	when(g, LLVMBuildIsNotNull(g->b, s, ""), done);
+	load_regs(g, &u, s);
+	st64(&u, s, S_N, K(&u, 0));
+	st64(&u, s, S_BPOK, K(&u, 1));
+	st64(&u, s, S_OSTART, K(&u, 0));
+	st64(&u, s, S_OEND, K(&u, 0));
+	cg_memset0(g, at(&u, s, S_IPS), PR_UW_DEPTH * 8);
+	/* a uprobe runs in the task's context, where bpf_find_vma always
+	 * can; the others may run in an interrupt */
+	bool irq = k != PK_UPROBE && k != PK_URETPROBE && k != PK_USDT;
+	unsigned depth = frames && frames < PR_UW_DEPTH ? frames : PR_UW_DEPTH;
+	LLVMValueRef a[4] = { LLVMConstInt(g->i32, depth, 0), frame_callback(g, &o, irq), zk,
+			      K(&u, 0) };
+	call(&u, H_LOOP, a, 4);
+	when(g, cmp(&u, LLVMIntNE, ld64(&u, s, S_N), K(&u, 0)), done);
+	stack_id(g, &u, s, res, done);
+	LLVMPositionBuilderAtEnd(g->b, done);
+	LLVMValueRef id = LLVMBuildAnd(g->b, LLVMBuildLoad2(g->b, g->i64, res, ""),
+				       K(&u, 0xffffffffu), "");
+	LLVMValueRef tgid = LLVMBuildLShr(g->b, cg_pid_tgid(g), K(&u, 32), "");
+	return LLVMBuildOr(g->b, id, LLVMBuildShl(g->b, tgid, K(&u, 32), ""), "");
+}

@@ -1,0 +1,676 @@
+/*
+ * unwind.c - unwind rows of `ustack` through CFI (see unwind.h).  libdw
+ * computes the frame at each pc (dwarf_cfi_addrframe): this file only
+ * finds where the FDEs start (their initial location, encoded as the CIE
+ * says) and walks each FDE's ranges [start, end) with libdw, turning the
+ * rules x86-64 code uses (CFA = rsp or rbp + N, the .plt expression,
+ * rbp saved at CFA + N, the return address at CFA - 8) into compact rows;
+ * any other rule is a row that ends the stack.
+ */
+#define _GNU_SOURCE
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "../compiler/elfsym.h"
+#include "../compiler/objcache.h"
+#include "unwind.h"
+
+#define UW_REG_RBP 6
+#define UW_REG_RSP 7
+#define UW_REG_RIP 16
+
+struct uw_objent {
+	char *path;
+	struct pr_uw_key key;
+	struct pr_uw_obj obj;
+};
+
+struct uw {
+	struct pr_uw_row *rows;
+	size_t nrows, cap;
+	struct uw_objent *objs;
+	int nobjs;
+	double build_ms;
+};
+
+/* An ELF being read: its PT_LOAD headers turn a vaddr into a file offset. */
+struct uw_elf {
+	Elf *elf;
+	GElf_Phdr *load;
+	int nload;
+};
+
+static double uw_now_ms(clockid_t clk)
+{
+	struct timespec ts;
+	clock_gettime(clk, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static int uw_push(struct uw *u, const struct pr_uw_row *r)
+{
+	if (u->nrows == u->cap) {
+		size_t cap = u->cap ? u->cap * 2 : 4096;
+		struct pr_uw_row *v = realloc(u->rows, cap * sizeof(*v));
+		if (!v)
+			return -1;
+		u->rows = v;
+		u->cap = cap;
+	}
+	u->rows[u->nrows++] = *r;
+	return 0;
+}
+
+/* File offset of vaddr in an executable PT_LOAD; false if none holds it. */
+static bool uw_offset(const struct uw_elf *e, uint64_t vaddr, uint32_t *off)
+{
+	for (int i = 0; i < e->nload; i++) {
+		const GElf_Phdr *p = &e->load[i];
+		if (vaddr >= p->p_vaddr && vaddr < p->p_vaddr + p->p_filesz &&
+		    p->p_offset + (vaddr - p->p_vaddr) <= UINT32_MAX) {
+			*off = (uint32_t)(p->p_offset + (vaddr - p->p_vaddr));
+			return true;
+		}
+	}
+	return false;
+}
+
+/* A location rule "at CFA + n" (DW_OP_call_frame_cfa [, DW_OP_plus_uconst n]). */
+static bool uw_at_cfa(const Dwarf_Op *ops, size_t n, int64_t *off)
+{
+	if (n < 1 || n > 2 || ops[0].atom != DW_OP_call_frame_cfa)
+		return false;
+	*off = n == 2 && ops[1].atom == DW_OP_plus_uconst ? (int64_t)ops[1].number : 0;
+	return n == 1 || ops[1].atom == DW_OP_plus_uconst;
+}
+
+/* The .plt entries' CFA: rsp + 8 + ((rip & 15) >= K) << 3. */
+static bool uw_plt_cfa(const Dwarf_Op *o, size_t n, struct pr_uw_row *r)
+{
+	if (n != 9 || o[0].atom != DW_OP_breg7 || o[1].atom != DW_OP_breg16 || o[1].number ||
+	    o[2].atom != DW_OP_lit15 || o[3].atom != DW_OP_and || o[4].atom < DW_OP_lit0 ||
+	    o[4].atom > DW_OP_lit31 || o[5].atom != DW_OP_ge || o[6].atom != DW_OP_lit3 ||
+	    o[7].atom != DW_OP_shl || o[8].atom != DW_OP_plus || (int64_t)o[0].number != 8)
+		return false;
+	r->rule = PR_UW_PLT;
+	r->cfa_off = 8;
+	r->rbp_off = (int8_t)(o[4].atom - DW_OP_lit0);
+	return true;
+}
+
+static uint8_t uw_cfa_rule(Dwarf_Frame *f, struct pr_uw_row *r)
+{
+	Dwarf_Op *ops;
+	size_t n;
+
+	if (dwarf_frame_cfa(f, &ops, &n) || n == 0)
+		return PR_UW_UNKNOWN;
+	if (n == 1 && ops[0].atom == DW_OP_bregx &&
+	    (ops[0].number == UW_REG_RSP || ops[0].number == UW_REG_RBP) &&
+	    (int64_t)ops[0].number2 >= 8 && (int64_t)ops[0].number2 <= INT16_MAX) {
+		r->cfa_off = (int16_t)ops[0].number2;
+		return ops[0].number == UW_REG_RSP ? PR_UW_RSP : PR_UW_RBP;
+	}
+	return uw_plt_cfa(ops, n, r) ? PR_UW_PLT : PR_UW_UNKNOWN;
+}
+
+/* The row of frame f; its CFA rule is UNKNOWN where the rules are not
+ * ones the BPF unwinder follows. */
+static struct pr_uw_row uw_row(Dwarf_Frame *f, uint32_t off)
+{
+	struct pr_uw_row r = { .off = off };
+	Dwarf_Op mem[3], *ops;
+	size_t n;
+	int64_t at;
+	uint8_t cfa = uw_cfa_rule(f, &r), bp = PR_UW_BP_UNDEF;
+
+	if (dwarf_frame_register(f, UW_REG_RIP, mem, &ops, &n))
+		cfa = PR_UW_UNKNOWN;
+	else if (n == 0 && ops == mem)
+		cfa = cfa == PR_UW_UNKNOWN ? cfa : PR_UW_END;   /* undefined: outermost */
+	else if (!uw_at_cfa(ops, n, &at) || at != -8)
+		cfa = PR_UW_UNKNOWN;
+	if (cfa == PR_UW_PLT || dwarf_frame_register(f, UW_REG_RBP, mem, &ops, &n))
+		bp = cfa == PR_UW_PLT ? PR_UW_BP_SAME : PR_UW_BP_UNDEF;
+	else if (n == 0)
+		bp = ops ? PR_UW_BP_UNDEF : PR_UW_BP_SAME;
+	else if (uw_at_cfa(ops, n, &at) && at >= INT8_MIN && at <= INT8_MAX && at)
+		bp = PR_UW_BP_AT, r.rbp_off = (int8_t)at;
+	r.rule = (uint8_t)(cfa | bp << 4);
+	return r;
+}
+
+/* Rows of [start, end) (vaddrs), then an UNKNOWN row at end (replaced by
+ * the next FDE's first row where one starts there). */
+static int uw_fde_rows(struct uw *u, const struct uw_elf *e, Dwarf_CFI *cfi,
+		       uint64_t start, uint64_t end)
+{
+	uint32_t off;
+
+	for (uint64_t a = start; a < end;) {
+		Dwarf_Frame *f;
+		Dwarf_Addr s, en;
+		bool sig;
+
+		if (!uw_offset(e, a, &off))
+			return 0;
+		if (dwarf_cfi_addrframe(cfi, a, &f))
+			break;
+		dwarf_frame_info(f, &s, &en, &sig);
+		struct pr_uw_row r = uw_row(f, off);
+		free(f);
+		if (sig)
+			r.rule = PR_UW_UNKNOWN;   /* signal frames: not followed yet */
+		if (uw_push(u, &r))
+			return -1;
+		if (en <= a)
+			break;
+		a = en;
+	}
+	if (!uw_offset(e, end, &off) && !uw_offset(e, end - 1, &off))
+		return 0;
+	if (!uw_offset(e, end, &off))
+		off++;
+	return uw_push(u, &(struct pr_uw_row){ .off = off, .rule = PR_UW_UNKNOWN });
+}
+
+/* An encoded pointer of .eh_frame (the DW_EH_PE_* forms compilers emit);
+ * false for others. */
+static bool uw_read_ptr(uint8_t enc, const uint8_t *p, uint64_t here, uint64_t *v, int *size)
+{
+	int64_t x;
+
+	switch (enc & 0x0f) {
+	case DW_EH_PE_absptr: case DW_EH_PE_udata8: case DW_EH_PE_sdata8:
+		memcpy(&x, p, 8); *size = 8; break;
+	case DW_EH_PE_udata4: { uint32_t y; memcpy(&y, p, 4); x = y; *size = 4; break; }
+	case DW_EH_PE_sdata4: { int32_t y; memcpy(&y, p, 4); x = y; *size = 4; break; }
+	case DW_EH_PE_udata2: { uint16_t y; memcpy(&y, p, 2); x = y; *size = 2; break; }
+	case DW_EH_PE_sdata2: { int16_t y; memcpy(&y, p, 2); x = y; *size = 2; break; }
+	default: return false;
+	}
+	if ((enc & 0x70) == DW_EH_PE_pcrel)
+		x += (int64_t)here;
+	else if ((enc & 0x70) != DW_EH_PE_absptr)
+		return false;
+	*v = (uint64_t)x;
+	return true;
+}
+
+/* The FDE pointer encoding of a CIE: its 'R' augmentation, else absptr. */
+static int uw_fde_encoding(const Dwarf_CIE *c)
+{
+	const uint8_t *d = c->augmentation_data;
+	size_t i = 0, n = c->augmentation_data_size;
+	int size;
+	uint64_t v;
+
+	if (!c->augmentation || c->augmentation[0] != 'z')
+		return c->augmentation && *c->augmentation ? -1 : DW_EH_PE_absptr;
+	for (const char *a = c->augmentation + 1; *a; a++) {
+		if (*a == 'R')
+			return i < n ? d[i] : -1;
+		if (*a == 'L')
+			i++;
+		else if (*a == 'P') {
+			if (i >= n || !uw_read_ptr(d[i] & 0x0f, d + i + 1, 0, &v, &size))
+				return -1;
+			i += 1 + (size_t)size;
+		} else if (*a != 'S' && *a != 'B') {
+			return -1;
+		}
+	}
+	return DW_EH_PE_absptr;
+}
+
+struct uw_cie { Dwarf_Off off; int enc; };
+
+static int uw_cie_enc(const struct uw_cie *c, int n, Dwarf_Off off)
+{
+	for (int i = n - 1; i >= 0; i--)
+		if (c[i].off == off)
+			return c[i].enc;
+	return -1;
+}
+
+static Elf_Scn *uw_section(Elf *elf, const char *name, GElf_Shdr *sh)
+{
+	size_t shstr;
+	Elf_Scn *s = NULL;
+
+	if (elf_getshdrstrndx(elf, &shstr))
+		return NULL;
+	while ((s = elf_nextscn(elf, s)))
+		if (gelf_getshdr(s, sh) && sh->sh_type == SHT_PROGBITS &&
+		    !strcmp(elf_strptr(elf, shstr, sh->sh_name) ?: "", name))
+			return s;
+	return NULL;
+}
+
+/* Every FDE of .eh_frame, walked with libdw. */
+static int uw_eh_frame(struct uw *u, const struct uw_elf *e)
+{
+	GElf_Shdr sh;
+	Elf_Scn *s = uw_section(e->elf, ".eh_frame", &sh);
+	Elf_Data *d = s ? elf_getdata(s, NULL) : NULL;
+	Dwarf_CFI *cfi = d ? dwarf_getcfi_elf(e->elf) : NULL;
+	const unsigned char *ident = (const unsigned char *)elf_getident(e->elf, NULL);
+	struct uw_cie *cies = NULL;
+	int ncie = 0, rc = 0;
+	Dwarf_Off off = 0, next;
+	Dwarf_CFI_Entry ent;
+
+	if (!cfi || !ident)
+		return 0;
+	for (; rc == 0 && dwarf_next_cfi(ident, d, true, off, &next, &ent) == 0; off = next) {
+		if (ent.CIE_id == DW_CIE_ID_64) {
+			struct uw_cie *v = realloc(cies, (size_t)(ncie + 1) * sizeof(*v));
+			if (!v) { rc = -1; break; }
+			cies = v;
+			cies[ncie++] = (struct uw_cie){ off, uw_fde_encoding(&ent.cie) };
+			continue;
+		}
+		int enc = uw_cie_enc(cies, ncie, ent.fde.CIE_pointer), size;
+		const uint8_t *p = ent.fde.start;
+		uint64_t start, len;
+		if (enc < 0 || p + 16 > (const uint8_t *)d->d_buf + d->d_size ||
+		    !uw_read_ptr((uint8_t)enc, p, sh.sh_addr + (uint64_t)(p - (const uint8_t *)d->d_buf),
+				 &start, &size) ||
+		    !uw_read_ptr((uint8_t)(enc & 0x0f), p + size, 0, &len, &size) || !len)
+			continue;
+		rc = uw_fde_rows(u, e, cfi, start, start + len);
+	}
+	free(cies);
+	dwarf_cfi_end(cfi);
+	return rc;
+}
+
+static int uw_row_cmp(const void *a, const void *b)
+{
+	const struct pr_uw_row *x = a, *y = b;
+
+	if (x->off != y->off)
+		return x->off < y->off ? -1 : 1;
+	/* at one offset, an FDE's own row before the UNKNOWN that ended the
+	 * previous FDE there; then keep their order */
+	return (x->rule == PR_UW_UNKNOWN) - (y->rule == PR_UW_UNKNOWN);
+}
+
+/* Sorts rows [lo, nrows), keeps one per offset and drops a row that
+ * repeats the one before it. */
+static void uw_sort(struct uw *u, size_t lo)
+{
+	size_t n = lo;
+
+	qsort(u->rows + lo, u->nrows - lo, sizeof(*u->rows), uw_row_cmp);
+	for (size_t i = lo; i < u->nrows; i++) {
+		const struct pr_uw_row *r = &u->rows[i];
+		if (n > lo && u->rows[n - 1].off == r->off)
+			continue;
+		if (n > lo && u->rows[n - 1].rule == r->rule && u->rows[n - 1].cfa_off == r->cfa_off &&
+		    u->rows[n - 1].rbp_off == r->rbp_off)
+			continue;
+		u->rows[n++] = *r;
+	}
+	u->nrows = n;
+}
+
+/* fd, or the image at mem (size bytes) when fd < 0. */
+static int uw_elf_open(struct uw_elf *e, int fd, char *mem, size_t size)
+{
+	size_t n;
+
+	memset(e, 0, sizeof(*e));
+	e->elf = fd >= 0 ? elf_begin(fd, ELF_C_READ_MMAP, NULL) : elf_memory(mem, size);
+	if (!e->elf || elf_kind(e->elf) != ELF_K_ELF || elf_getphdrnum(e->elf, &n))
+		return -1;
+	e->load = calloc(n + 1, sizeof(*e->load));
+	if (!e->load)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		GElf_Phdr ph;
+		if (gelf_getphdr(e->elf, (int)i, &ph) && ph.p_type == PT_LOAD && (ph.p_flags & PF_X))
+			e->load[e->nload++] = ph;
+	}
+	return 0;
+}
+
+static void uw_elf_close(struct uw_elf *e)
+{
+	free(e->load);
+	if (e->elf)
+		elf_end(e->elf);
+}
+
+static bool uw_known(const struct uw *u, const struct pr_uw_key *k)
+{
+	for (int i = 0; i < u->nobjs; i++)
+		if (u->objs[i].key.dev == k->dev && u->objs[i].key.ino == k->ino)
+			return true;
+	return false;
+}
+
+/* The libraries an ELF names (DT_NEEDED) and its interpreter, resolved as
+ * ld.so would, appended to *list. */
+static void uw_needed(Elf *elf, pid_t pid, char ***list, int *n)
+{
+	Elf_Scn *s = NULL;
+	GElf_Shdr sh;
+
+	while ((s = elf_nextscn(elf, s))) {
+		Elf_Data *d;
+		if (!gelf_getshdr(s, &sh) || sh.sh_type != SHT_DYNAMIC || !(d = elf_getdata(s, NULL)))
+			continue;
+		for (size_t i = 0; i < sh.sh_size / (sh.sh_entsize ? sh.sh_entsize : 16); i++) {
+			GElf_Dyn dyn;
+			const char *name;
+			char *path;
+			if (!gelf_getdyn(d, (int)i, &dyn) || dyn.d_tag != DT_NEEDED ||
+			    !(name = elf_strptr(elf, sh.sh_link, dyn.d_un.d_val)) ||
+			    !(path = elfsym_find_binary(name, pid)))
+				continue;
+			char **v = realloc(*list, (size_t)(*n + 1) * sizeof(*v));
+			if (!v) { free(path); return; }
+			*list = v;
+			(*list)[(*n)++] = path;
+		}
+	}
+	size_t np;
+	if (elf_getphdrnum(elf, &np))
+		return;
+	for (size_t i = 0; i < np; i++) {
+		GElf_Phdr ph;
+		Elf_Data *d;
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_INTERP ||
+		    !(d = elf_getdata_rawchunk(elf, (int64_t)ph.p_offset, ph.p_filesz, ELF_T_BYTE)))
+			continue;
+		char **v = realloc(*list, (size_t)(*n + 1) * sizeof(*v));
+		if (!v || !(v[*n] = strndup(d->d_buf, d->d_size))) {
+			if (v) *list = v;
+			return;
+		}
+		*list = v;
+		(*n)++;
+	}
+}
+
+/*
+ * An object's rows, from the object cache when this very file (path,
+ * device, inode, size, change time) was read before: libc's 28000 rows
+ * take 10-50 ms to build.
+ */
+static int uw_cached_rows(struct uw *u, const char *path, const struct stat *st,
+			  const struct uw_elf *e)
+{
+	char *key = NULL;
+	void *v = NULL;
+	size_t n = 0, lo = u->nrows;
+	int rc;
+
+	if (asprintf(&key, "perf-run unwind rows 1\n%s\n%llu %llu %lld %lld.%09ld\n", path,
+		     (unsigned long long)st->st_dev, (unsigned long long)st->st_ino,
+		     (long long)st->st_size, (long long)st->st_ctim.tv_sec,
+		     st->st_ctim.tv_nsec) < 0)
+		key = NULL;
+	if (key && !objcache_get(key, &v, &n) && n % sizeof(*u->rows) == 0) {
+		rc = 0;
+		for (size_t i = 0; !rc && i < n / sizeof(*u->rows); i++)
+			rc = uw_push(u, (const struct pr_uw_row *)v + i);
+		free(v);
+		free(key);
+		return rc;
+	}
+	free(v);
+	rc = uw_eh_frame(u, e);
+	uw_sort(u, lo);
+	if (!rc && key)
+		objcache_put(key, u->rows + lo, (u->nrows - lo) * sizeof(*u->rows));
+	free(key);
+	return rc;
+}
+
+/* One object: its rows and the libraries it needs (into *more). */
+static int uw_object(struct uw *u, const char *path, pid_t pid, char ***more, int *nmore,
+		     int verbose)
+{
+	struct stat st;
+	struct uw_elf e;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), rc = 0;
+
+	if (fd < 0 || fstat(fd, &st)) {
+		if (fd >= 0)
+			close(fd);
+		return 0;
+	}
+	struct pr_uw_key k = { ((uint64_t)major(st.st_dev) << 20) | minor(st.st_dev), st.st_ino };
+	if (uw_known(u, &k) || u->nobjs >= PR_UW_MAX_OBJS) {
+		close(fd);
+		return 0;
+	}
+	if (uw_elf_open(&e, fd, NULL, 0)) {
+		uw_elf_close(&e);
+		close(fd);
+		return 0;
+	}
+	size_t lo = u->nrows;
+	rc = uw_cached_rows(u, path, &st, &e);
+	uw_needed(e.elf, pid, more, nmore);
+	uw_elf_close(&e);
+	close(fd);
+	if (rc || u->nrows == lo)
+		return rc;
+	struct uw_objent *v = realloc(u->objs, (size_t)(u->nobjs + 1) * sizeof(*v));
+	if (!v || !(path = strdup(path)))
+		return -1;
+	u->objs = v;
+	u->objs[u->nobjs++] = (struct uw_objent){ (char *)path, k,
+		{ (uint32_t)lo, (uint32_t)u->nrows } };
+	if (verbose > 0)
+		fprintf(stderr, "perf-run: unwind: %s: %zu rows\n", path, u->nrows - lo);
+	return 0;
+}
+
+/*
+ * The vDSO: the kernel maps the same image into every process, so ours
+ * (AT_SYSINFO_EHDR) gives the rows of all of them; it ends with its
+ * section headers.  The BPF side knows it as the mapping at mm's
+ * context.vdso, key PR_UW_VDSO.
+ */
+static void uw_vdso(struct uw *u, int verbose)
+{
+	const Elf64_Ehdr *h = (const Elf64_Ehdr *)getauxval(AT_SYSINFO_EHDR);
+	struct uw_elf e;
+
+	if (!h || memcmp(h->e_ident, ELFMAG, SELFMAG) || u->nobjs >= PR_UW_MAX_OBJS)
+		return;
+	size_t size = h->e_shoff + (size_t)h->e_shnum * h->e_shentsize;
+	char *copy = size <= (1u << 20) ? malloc(size) : NULL;
+	if (!copy)
+		return;
+	memcpy(copy, h, size);
+	size_t lo = u->nrows;
+	if (!uw_elf_open(&e, -1, copy, size) && !uw_eh_frame(u, &e)) {
+		uw_sort(u, lo);
+		struct uw_objent *v = realloc(u->objs, (size_t)(u->nobjs + 1) * sizeof(*v));
+		char *name = strdup("[vdso]");
+		if (v && name && u->nrows > lo) {
+			u->objs = v;
+			u->objs[u->nobjs++] = (struct uw_objent){ name,
+				{ PR_UW_VDSO_DEV, PR_UW_VDSO_INO }, { (uint32_t)lo, (uint32_t)u->nrows } };
+			if (verbose > 0)
+				fprintf(stderr, "perf-run: unwind: [vdso]: %zu rows\n", u->nrows - lo);
+		} else {
+			if (v)
+				u->objs = v;
+			free(name);
+			u->nrows = lo;
+		}
+	}
+	uw_elf_close(&e);
+	free(copy);
+}
+
+/* The executable file mappings of a running process. */
+static void uw_proc_maps(pid_t pid, char ***list, int *n)
+{
+	char fn[64], line[4352], perm[8], path[4096];
+	snprintf(fn, sizeof(fn), "/proc/%d/maps", (int)pid);
+	FILE *f = fopen(fn, "re");
+
+	while (f && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%*x-%*x %7s %*x %*x:%*x %*u %4095s", perm, path) != 2 ||
+		    perm[2] != 'x' || path[0] != '/')
+			continue;
+		char **v = realloc(*list, (size_t)(*n + 1) * sizeof(*v));
+		if (!v || !(v[*n] = strdup(path))) {
+			if (v) *list = v;
+			break;
+		}
+		*list = v;
+		(*n)++;
+	}
+	if (f)
+		fclose(f);
+}
+
+static void uw_roots(const struct program *p, pid_t pid, const char *child_path,
+		     char ***list, int *n)
+{
+	for (int i = 0; i < p->nprobes; i++) {
+		const struct probe *pr = p->probes[i];
+		if ((pr->kind == PK_UPROBE || pr->kind == PK_URETPROBE || pr->kind == PK_USDT) &&
+		    pr->path) {
+			char **v = realloc(*list, (size_t)(*n + 1) * sizeof(*v));
+			if (!v || !(v[*n] = strdup(pr->path))) {
+				if (v) *list = v;
+				return;
+			}
+			*list = v;
+			(*n)++;
+		}
+	}
+	if (child_path) {
+		char **v = realloc(*list, (size_t)(*n + 1) * sizeof(*v));
+		if (v && (v[*n] = strdup(child_path)))
+			(*n)++;
+		if (v)
+			*list = v;
+	}
+	if (pid > 0 && !child_path)
+		uw_proc_maps(pid, list, n);
+}
+
+void uw_free(struct uw *u)
+{
+	if (!u)
+		return;
+	for (int i = 0; i < u->nobjs; i++)
+		free(u->objs[i].path);
+	free(u->objs);
+	free(u->rows);
+	free(u);
+}
+
+struct uw *uw_build(const struct program *p, struct bpf_object *obj, pid_t pid,
+		    const char *child_path, int verbose)
+{
+	struct bpf_map *rows = p->uw_rows_name ? bpf_object__find_map_by_name(obj, p->uw_rows_name)
+					       : NULL;
+	struct uw *u;
+	char **list = NULL;
+	int n = 0;
+	double t0 = uw_now_ms(CLOCK_MONOTONIC), c0 = uw_now_ms(CLOCK_PROCESS_CPUTIME_ID);
+
+	if (!rows || !(u = calloc(1, sizeof(*u))))
+		return NULL;
+	elf_version(EV_CURRENT);
+	uw_roots(p, pid, child_path, &list, &n);
+	/* the list grows with each object's libraries: a breadth-first walk */
+	for (int i = 0; i < n; i++)
+		if (uw_object(u, list[i], pid, &list, &n, verbose))
+			break;
+	for (int i = 0; i < n; i++)
+		free(list[i]);
+	free(list);
+	uw_vdso(u, verbose);
+	u->build_ms = uw_now_ms(CLOCK_MONOTONIC) - t0;
+	if (verbose > 0)
+		fprintf(stderr, "perf-run: unwind: %d objects, %zu rows (%zu KB) in %.1f ms "
+			"(%.1f ms of CPU)\n", u->nobjs, u->nrows, u->nrows * sizeof(*u->rows) / 1024,
+			u->build_ms, uw_now_ms(CLOCK_PROCESS_CPUTIME_ID) - c0);
+	/* an empty array cannot be created: one UNKNOWN row */
+	if (!u->nrows && uw_push(u, &(struct pr_uw_row){ 0 })) {
+		uw_free(u);
+		return NULL;
+	}
+	bpf_map__set_max_entries(rows, (uint32_t)u->nrows);
+	bpf_map__set_map_flags(rows, bpf_map__map_flags(rows) | BPF_F_MMAPABLE);
+	return u;
+}
+
+int uw_fill(struct uw *u, const struct program *p, struct bpf_object *obj)
+{
+	struct bpf_map *rows = bpf_object__find_map_by_name(obj, p->uw_rows_name);
+	struct bpf_map *objs = bpf_object__find_map_by_name(obj, p->uw_objs_name);
+	size_t len = u->nrows * sizeof(*u->rows);
+
+	if (!rows || !objs)
+		return errno = ENOENT, -1;
+	void *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, bpf_map__fd(rows), 0);
+	if (m == MAP_FAILED)
+		return -1;
+	memcpy(m, u->rows, len);
+	munmap(m, len);
+	for (int i = 0; i < u->nobjs; i++)
+		if (bpf_map_update_elem(bpf_map__fd(objs), &u->objs[i].key, &u->objs[i].obj, BPF_ANY))
+			return -1;
+	return 0;
+}
+
+bool uw_full(const struct program *p, struct bpf_object *obj)
+{
+	/* the id counter of cg_unwind.c: one u64, past the last id when full */
+	struct bpf_map *m = p->uw_rows_name ? bpf_object__find_map_by_name(obj, "uw_next") : NULL;
+	uint32_t zero = 0;
+	uint64_t next = 0;
+
+	return m && !bpf_map_lookup_elem(bpf_map__fd(m), &zero, &next) &&
+	       next >= PR_UW_MAX_STACKS;
+}
+
+long uw_file_rows(const char *path, struct pr_uw_row **rows)
+{
+	struct uw u = { 0 };
+	struct uw_elf e;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), rc;
+
+	*rows = NULL;
+	if (fd < 0)
+		return -1;
+	elf_version(EV_CURRENT);
+	rc = uw_elf_open(&e, fd, NULL, 0) ? -1 : uw_eh_frame(&u, &e);
+	uw_elf_close(&e);
+	close(fd);
+	if (rc) {
+		free(u.rows);
+		return -1;
+	}
+	uw_sort(&u, 0);
+	*rows = u.rows;
+	return (long)u.nrows;
+}

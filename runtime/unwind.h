@@ -1,0 +1,36 @@
+/*
+ * unwind.h - the unwind tables of `ustack` through CFI: for every object
+ * the trace can see (the binaries of the uprobes, the traced command, the
+ * -p process's mappings, and the libraries each of them needs), rows built
+ * from .eh_frame by libdw (dwarf_cfi_addrframe), put into the program's
+ * BPF maps before the probes are attached (program.h, struct pr_uw_row).
+ * A script without ustack builds nothing.
+ */
+#ifndef PR_UNWIND_H
+#define PR_UNWIND_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "../compiler/program.h"
+
+struct bpf_object;
+struct uw;
+
+/* Builds the rows (before the object is loaded: the rows map is sized to
+ * them).  NULL if the program does not unwind through CFI or nothing was
+ * found; verbose > 0 reports each object's rows and the build time. */
+struct uw *uw_build(const struct program *p, struct bpf_object *obj, pid_t pid,
+		    const char *child_path, int verbose);
+/* After load: writes the rows and the objects into their maps; -1 with
+ * errno on failure. */
+int uw_fill(struct uw *u, const struct program *p, struct bpf_object *obj);
+/* The rows of one ELF file, built (not cached), sorted: for tests.
+ * Returns the count, or -1 if it cannot be read; *rows is malloc'd. */
+long uw_file_rows(const char *path, struct pr_uw_row **rows);
+/* Whether every stack id has been given out (new stacks are dropped). */
+bool uw_full(const struct program *p, struct bpf_object *obj);
+void uw_free(struct uw *u);
+
+#endif

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# ustack.sh - cost of `@[ustack] = count()` per hit, from the kernel's own
+# BPF statistics (kernel.bpf_stats_enabled: run_time_ns / run_cnt of the
+# tracer's programs, in /proc/PID/fdinfo): perf-run's CFI unwinder, its
+# frame-pointer walk (PERF_RUN_USTACK_FP=1, bpf_get_stackid), bpftrace
+# 0.17's ustack, and `@[comm] = count()` as the floor, on funcD of
+# tests/progs/unwind_o2 (-O2 without frame pointers, 8 frames) and on
+# func of tests/progs/loop (frame pointers); then start-up with ustack.
+# Run as root from the top of the tree after `make test-build`.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+PERF_RUN=${PERF_RUN:-build/perf-run}
+old=$(sysctl -n kernel.bpf_stats_enabled)
+trap 'sysctl -q kernel.bpf_stats_enabled=$old' EXIT
+sysctl -q kernel.bpf_stats_enabled=1
+
+# per_hit LABEL BIN FUNC CMD...: the tracer CMD -p PID with SCRIPT on BIN's FUNC
+per_hit() {
+	local label=$1 bin=$2 script=$3
+	shift 3
+	"$bin" 1000000000 2>/dev/null &
+	local tp=$!
+	sleep 0.2
+	"$@" -p "$tp" -e "$script" >/dev/null 2>&1 &
+	local rp=$!
+	sleep 3
+	local fd line=""
+	for fd in /proc/$rp/fdinfo/*; do
+		grep -q '^prog_type' "$fd" 2>/dev/null || continue
+		line=$(awk '/run_time_ns/ { t = $2 } /run_cnt/ { c = $2 }
+			END { if (c) printf "%d ns/hit (%d hits)", t / c, c }' "$fd")
+		[[ -n $line ]] && break
+	done
+	kill -INT "$rp" 2>/dev/null; wait "$rp" 2>/dev/null
+	kill "$tp" 2>/dev/null; wait "$tp" 2>/dev/null
+	printf '%-40s %s\n' "$label" "${line:-n/a}"
+}
+
+o2=$PWD/tests/progs/unwind_o2 fp=$PWD/tests/progs/loop
+s_o2="uprobe:$o2:funcD { @[ustack] = count(); }"
+s_fp="uprobe:$fp:func { @[ustack] = count(); }"
+per_hit "unwind_o2 comm (floor)" "$o2" "uprobe:$o2:funcD { @[comm] = count(); }" "$PERF_RUN" -q
+per_hit "unwind_o2 ustack CFI (8 frames)" "$o2" "$s_o2" "$PERF_RUN" -q
+per_hit "unwind_o2 ustack FP (1 frame)" "$o2" "$s_o2" env PERF_RUN_USTACK_FP=1 "$PERF_RUN" -q
+per_hit "unwind_o2 ustack bpftrace" "$o2" "$s_o2" bpftrace
+per_hit "loop ustack CFI" "$fp" "$s_fp" "$PERF_RUN" -q
+per_hit "loop ustack FP" "$fp" "$s_fp" env PERF_RUN_USTACK_FP=1 "$PERF_RUN" -q
+per_hit "loop ustack bpftrace" "$fp" "$s_fp" bpftrace
+
+# start-up: the best of 5 "Attached ... in T ms", tables from the cache
+startup() {
+	local label=$1
+	shift
+	local best
+	best=$(for _ in 1 2 3 4 5; do "$@" -- "$o2" 1 2>&1 |
+		sed -n 's/^Attached 1 probe in \(.*\) ms$/\1/p'; done | sort -n | head -1)
+	printf '%-40s %s ms\n' "$label" "${best:-n/a}"
+}
+startup "start-up, @[comm]" "$PERF_RUN" -e "uprobe:$o2:funcD { @[comm] = count(); }"
+startup "start-up, ustack CFI" "$PERF_RUN" -e "$s_o2"
+startup "start-up, ustack FP" env PERF_RUN_USTACK_FP=1 "$PERF_RUN" -e "$s_o2"
+"$PERF_RUN" -v -e "$s_o2" -- "$o2" 1 2>&1 | grep 'unwind: [0-9]* objects'

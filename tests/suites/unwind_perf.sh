@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# unwind_perf.sh - ustack through CFI against perf's own DWARF unwinder,
+# frame by frame: the same uprobe (funcD of unwind_o2, built -O2 without
+# frame pointers by gcc and by clang; malloc in libc under ls) through
+# `perf probe` + `perf record --call-graph dwarf` + `perf script`, and
+# through perf-run's `@[ustack] = count()`.  perf prints a caller at its
+# return address - 1, perf-run (as bpftrace) at the return address, and
+# perf repeats a pc for each function inlined there; names are compared
+# without symbol versions (@@GLIBC_...) and without the __GI_ and _impl of
+# perf's names (from libc's debuginfo) for the same addresses.  Last line: `N passed, N failed, N skipped`.
+set -uo pipefail
+
+cd "$(dirname "$0")/../.."
+PERF_RUN=${PERF_RUN:-build/perf-run}
+TMP=$(mktemp -d /tmp/perf-run-unwind.XXXXXX)
+GROUP=prunw$$
+passed=0 failed=0 skipped=0
+
+cleanup() {
+	perf probe -q -d "$GROUP:*" >/dev/null 2>&1
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+
+# name+decimal offset per line, leaf first, of perf script's first sample
+perf_frames() {
+	perf script -i "$1" -F ip,sym,symoff 2>/dev/null | awk '
+		function hex(s,  v, i, c) {
+			v = 0
+			for (i = 3; i <= length(s); i++) {
+				c = index("0123456789abcdef", substr(s, i, 1)) - 1
+				v = v * 16 + c
+			}
+			return v
+		}
+		NF == 0 { if (n) exit; next }
+		$1 == last { next }   # an inlined function at the same pc: one frame
+		{ last = $1 }
+		$2 == "[unknown]" { print "?"; n++; next }
+		{ s = $2; i = index(s, "+0x")
+		  name = substr(s, 1, i - 1); off = hex(substr(s, i + 1))
+		  if (n) off++;   # perf: return address - 1
+		  sub(/@.*/, "", name); sub(/_impl$/, "", name); sub(/^__GI_/, "", name)
+		  print name "+" off; n++ }'
+}
+
+# the same from perf-run's text output of the first stack key
+run_frames() {
+	awk '/^@\[$/ { on = 1; next } /^\]/ { if (on) exit } on {
+		s = $1; if (s ~ /^0x/) { print "?"; next }
+		i = index(s, "+"); name = substr(s, 1, i - 1)
+		sub(/@.*/, "", name); sub(/_impl$/, "", name)
+		print name substr(s, i) }' "$1"
+}
+
+# check NAME BIN FUNC WORKLOAD...: FUNC of BIN probed by both
+check() {
+	local name=$1 bin=$2 func=$3
+	shift 3
+	perf probe -q -d "$GROUP:*" >/dev/null 2>&1
+	if ! perf probe -q -x "$bin" -a "$GROUP:target=$func" >"$TMP/probe.log" 2>&1; then
+		echo "SKIP $name (perf probe failed: $(head -1 "$TMP/probe.log"))"
+		((skipped++))
+		return
+	fi
+	perf record -q -e "$GROUP:target" --call-graph dwarf -o "$TMP/perf.data" -- "$@" \
+		>/dev/null 2>"$TMP/record.log"
+	perf_frames "$TMP/perf.data" >"$TMP/perf.txt"
+	perf probe -q -d "$GROUP:*" >/dev/null 2>&1
+	"$PERF_RUN" -q -e "uprobe:$bin:$func /pid == cpid/ { @[ustack] = count(); exit(); }" -- "$@" \
+		>"$TMP/run.out" 2>"$TMP/run.err"
+	run_frames "$TMP/run.out" >"$TMP/run.txt"
+	if [[ -s $TMP/perf.txt ]] && cmp -s "$TMP/perf.txt" "$TMP/run.txt"; then
+		echo "PASS $name ($(wc -l <"$TMP/run.txt") frames)"
+		((passed++))
+	else
+		echo "FAIL $name"
+		diff "$TMP/perf.txt" "$TMP/run.txt" | sed 's/^/    | /'
+		sed 's/^/    | /' "$TMP/run.err" "$TMP/record.log"
+		((failed++))
+	fi
+}
+
+if ! command -v perf >/dev/null; then
+	echo "SKIP perf is not installed"
+	echo "0 passed, 0 failed, 1 skipped"
+	exit 0
+fi
+top=$(pwd)
+check "gcc -O2 funcD: perf-run's stack is perf's" "$top/tests/progs/unwind_o2" funcD \
+	"$top/tests/progs/unwind_o2" 3
+check "clang -O2 funcD: perf-run's stack is perf's" "$top/tests/progs/unwind_o2_clang" funcD \
+	"$top/tests/progs/unwind_o2_clang" 3
+libc=$(ldd /bin/ls | awk '/libc.so/ { print $3 }')
+check "libc malloc under ls (stripped, libc from .eh_frame): perf-run's stack is perf's" \
+	"$libc" malloc /bin/ls /
+echo "$passed passed, $failed failed, $skipped skipped"
+((failed == 0))
