@@ -400,10 +400,80 @@ static LLVMValueRef bitfield_value(struct cg *g, struct node *n, const struct fi
 	return LLVMBuildLShr(g->b, v, cg_const(g, sh), "");
 }
 
+/* A struct or array at a place, copied whole into a buffer on the BPF
+ * side (a by-value copy, as bpftrace makes for `$s = *$p`, `@m = $p->arr`):
+ * the pointer to that buffer is the value. */
+static LLVMValueRef read_aggregate(struct cg *g, struct node *n)
+{
+	const struct type *t = n->type;
+	LLVMValueRef buf = cg_alloca(g, t->size ? t->size : 1, "agg");
+	LLVMValueRef args[3] = { buf, cg_const(g, t->size),
+		LLVMBuildIntToPtr(g->b, cg_place_addr(g, n), g->ptr, "") };
+
+	cg_memset0(g, buf, t->size ? t->size : 1);
+	cg_helper(g, sema_place_is_user(n) ? H_READ_USER : H_READ_KERNEL, args, 3);
+	return buf;
+}
+
+/* The struct or array value (a $variable, a map value) that a chain of
+ * fields and constant indexes starts from, or NULL if it starts in
+ * memory: `$s.len`, `@m[k].arr[1]` read the copy, not the program. */
+static struct node *value_root(struct node *n)
+{
+	while ((n->kind == N_FIELD || n->kind == N_INDEX) && n->a->type &&
+	       (n->a->type->kind == T_RECORD || n->a->type->kind == T_ARRAY))
+		n = n->a;
+	return (n->kind == N_VAR || n->kind == N_MAP || n->kind == N_CALL) && n->type &&
+	       (n->type->kind == T_RECORD || n->type->kind == T_ARRAY) ? n : NULL;
+}
+
+/* Pointer to the part of a copied struct or array that n names. */
+static LLVMValueRef value_member(struct cg *g, struct node *n)
+{
+	if (n->kind == N_VAR || n->kind == N_MAP || n->kind == N_CALL)
+		return cg_expr(g, n);
+	LLVMValueRef base = value_member(g, n->a);
+	const struct type *a = n->a->type;
+
+	if (n->kind == N_FIELD) {
+		const struct field *f = type_field(a, n->name);
+
+		if (f && f->bit_size)
+			cg_error(g, n->loc, "a bitfield of a copied struct cannot be read");
+		return cg_gep(g, base, f ? f->offset : 0);
+	}
+	uint32_t es = a->elem && a->elem->size ? a->elem->size : 1;
+
+	if (n->b->kind != N_INT || n->b->ival >= a->count) {
+		cg_error(g, n->b->loc, "an element of a copied array needs a constant index "
+			 "below %u", a->count);
+		return base;
+	}
+	return cg_gep(g, base, n->b->ival * es);
+}
+
+static LLVMValueRef member_value(struct cg *g, struct node *n)
+{
+	const struct type *t = n->type;
+	LLVMValueRef p = value_member(g, n), v;
+	unsigned size = t->size && t->size < 8 ? t->size : 8;
+
+	if (t->kind == T_RECORD || t->kind == T_ARRAY)
+		return p;
+	v = LLVMBuildLoad2(g->b, LLVMIntTypeInContext(g->ctx, 8 * size), p, "");
+	LLVMSetAlignment(v, 1); /* a packed field: byte loads, never a misaligned one */
+	if (size < 8)
+		v = LLVMBuildZExt(g->b, v, g->i64, "");
+	return cg_to_int_type(g, v, t);
+}
+
 /* The value of a place of scalar type. */
 LLVMValueRef cg_place_value(struct cg *g, struct node *n)
 {
 	const struct type *t = n->type;
+
+	if (n->kind != N_UNOP && value_root(n))
+		return member_value(g, n);
 
 	if (cg_is_dwarf_var(g, n)) {
 		const struct dw_var *v = site_var(g, n);
@@ -425,11 +495,8 @@ LLVMValueRef cg_place_value(struct cg *g, struct node *n)
 		if (f && f->bit_size)
 			return bitfield_value(g, n, f);
 	}
-	if (t->kind == T_RECORD || t->kind == T_ARRAY) {
-		cg_error(g, n->loc, "%s cannot be used as a value; use a field, an element or str()",
-			 t->kind == T_RECORD ? "a struct" : "an array");
-		return cg_const(g, 0);
-	}
+	if (t->kind == T_RECORD || t->kind == T_ARRAY)
+		return read_aggregate(g, n);
 	return cg_to_int_type(g, read_place(g, n, cg_place_addr(g, n), t->size ? t->size : 8), t);
 }
 

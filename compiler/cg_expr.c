@@ -24,7 +24,7 @@ static const unsigned arg_regs[6] = { 112, 104, 96, 88, 72, 64 };
 bool cg_is_mem(const struct type *t)
 {
 	return t && (t->kind == T_STR || t->kind == T_USYM || t->kind == T_TUPLE ||
-		     type_ufmt_mem(t));
+		     t->kind == T_RECORD || t->kind == T_ARRAY || type_ufmt_mem(t));
 }
 
 LLVMValueRef cg_bool(struct cg *g, LLVMValueRef i1)
@@ -716,6 +716,11 @@ static LLVMValueRef binop(struct cg *g, struct node *n)
 		uint32_t es = ta->elem && ta->elem->size ? ta->elem->size : 1;
 
 		b = LLVMBuildMul(g->b, b, cg_const(g, es), "");
+	}
+	if (tb->kind == T_PTR && n->op == '+' && type_is_int(ta)) {
+		uint32_t es = tb->elem && tb->elem->size ? tb->elem->size : 1;
+
+		a = LLVMBuildMul(g->b, a, cg_const(g, es), "");
 	}
 	if (ta->kind == T_PTR && tb->kind == T_PTR && n->op == '-') {
 		uint32_t es = ta->elem && ta->elem->size ? ta->elem->size : 1;

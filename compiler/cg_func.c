@@ -18,8 +18,10 @@
 #include "codegen_int.h"
 
 #define H_NUMA_NODE_ID 42
+#define H_TRACE_PRINTK 6
 /* x86-64 struct pt_regs: sp */
 #define REG_SP 152
+#define REG_IP 128
 
 /* The u64 at off in the config map (struct pr_config), 0 if the lookup
  * fails (it cannot: the map has one element). */
@@ -111,6 +113,120 @@ static LLVMValueRef strncmp_call(struct cg *g, struct node *n)
 			    cg_const(g, 1), "");
 }
 
+/* The byte s[i] of a string value, i a run-time index below its size. */
+static LLVMValueRef str_at(struct cg *g, LLVMValueRef s, LLVMValueRef i)
+{
+	return LLVMBuildLoad2(g->b, g->i8, LLVMBuildGEP2(g->b, g->i8, s, &i, 1, ""), "");
+}
+
+static uint32_t str_room(const struct type *t)
+{
+	return t->str_more && t->size >= 2 ? t->size - 2 : t->size;
+}
+
+/* strcontains(h, n): 1 if the string n occurs in h (an empty n does), else
+ * 0.  Two bounded loops over the strings' sizes: for each start in h, the
+ * bytes of n until its NUL. */
+static LLVMValueRef strcontains_call(struct cg *g, struct node *n)
+{
+	struct node *a = n->list, *b = a->next;
+	LLVMValueRef h = cg_expr(g, a), nd = cg_expr(g, b);
+	uint32_t hsz = str_room(a->type), nsz = str_room(b->type);
+	LLVMValueRef res = cg_alloca(g, 8, "found"), iv = cg_alloca(g, 8, "i");
+	LLVMValueRef jv = cg_alloca(g, 8, "j");
+	LLVMBasicBlockRef outer = cg_block(g, "sc_outer"), inner = cg_block(g, "sc_inner");
+	LLVMBasicBlockRef cmp = cg_block(g, "sc_cmp"), step = cg_block(g, "sc_step");
+	LLVMBasicBlockRef next = cg_block(g, "sc_next"), found = cg_block(g, "sc_found");
+	LLVMBasicBlockRef done = cg_block(g, "sc_done"), more = cg_block(g, "sc_more");
+	LLVMValueRef i, j, k, cb, ca;
+
+	LLVMBuildStore(g->b, cg_const(g, 0), res);
+	LLVMBuildStore(g->b, cg_const(g, 0), iv);
+	LLVMBuildBr(g->b, outer);
+	/* outer: for i < hsz */
+	LLVMPositionBuilderAtEnd(g->b, outer);
+	i = LLVMBuildLoad2(g->b, g->i64, iv, "");
+	LLVMBuildStore(g->b, cg_const(g, 0), jv);
+	LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntULT, i, cg_const(g, hsz), ""), inner,
+			nsz ? done : found);
+	/* inner: for j < nsz: n[j] == 0 is a match; h[i+j] != n[j] is not */
+	LLVMPositionBuilderAtEnd(g->b, inner);
+	j = LLVMBuildLoad2(g->b, g->i64, jv, "");
+	LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntULT, j, cg_const(g, nsz), ""), cmp, found);
+	LLVMPositionBuilderAtEnd(g->b, cmp);
+	cb = str_at(g, nd, j);
+	LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntEQ, cb, LLVMConstInt(g->i8, 0, 0), ""),
+			found, more);
+	LLVMPositionBuilderAtEnd(g->b, more);
+	k = LLVMBuildAdd(g->b, LLVMBuildLoad2(g->b, g->i64, iv, ""), j, "");
+	LLVMBasicBlockRef in_h = cg_block(g, "sc_inh");
+	LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntULT, k, cg_const(g, hsz), ""), in_h, done);
+	LLVMPositionBuilderAtEnd(g->b, in_h);
+	ca = str_at(g, h, k);
+	LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntEQ, ca, cb, ""), step, next);
+	LLVMPositionBuilderAtEnd(g->b, step);
+	LLVMBuildStore(g->b, LLVMBuildAdd(g->b, j, cg_const(g, 1), ""), jv);
+	LLVMBuildBr(g->b, inner);
+	/* next start, unless h ended here */
+	LLVMPositionBuilderAtEnd(g->b, next);
+	i = LLVMBuildLoad2(g->b, g->i64, iv, "");
+	LLVMBuildStore(g->b, LLVMBuildAdd(g->b, i, cg_const(g, 1), ""), iv);
+	LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntEQ, str_at(g, h, i),
+					    LLVMConstInt(g->i8, 0, 0), ""), done, outer);
+	LLVMPositionBuilderAtEnd(g->b, found);
+	LLVMBuildStore(g->b, cg_const(g, 1), res);
+	LLVMBuildBr(g->b, done);
+	LLVMPositionBuilderAtEnd(g->b, done);
+	return LLVMBuildLoad2(g->b, g->i64, res, "");
+}
+
+/* debugf(fmt, a, b, c): bpf_trace_printk(fmt, size, ...); a string
+ * argument is passed as the address of its buffer (%s reads it). */
+static LLVMValueRef debugf_call(struct cg *g, struct node *n)
+{
+	struct node *fmt = n->list;
+	LLVMValueRef args[5];
+	int k = 0;
+
+	args[k++] = cg_store_const_str(g, fmt->name, fmt->len, fmt->len + 1);
+	args[k++] = cg_const(g, fmt->len + 1);
+	for (struct node *a = fmt->next; a && k < 5; a = a->next) {
+		LLVMValueRef v = cg_expr(g, a);
+
+		args[k++] = cg_is_mem(a->type) ? LLVMBuildPtrToInt(g->b, v, g->i64, "") : v;
+	}
+	cg_helper(g, H_TRACE_PRINTK, args, (unsigned)k);
+	return cg_const(g, 0);
+}
+
+/* pton("addr"): the address's bytes, known when compiling (sema checked it). */
+static LLVMValueRef pton_call(struct cg *g, struct node *n)
+{
+	unsigned char b[16];
+	uint32_t count = n->type->count;
+
+	inet_pton(count == 16 ? AF_INET6 : AF_INET, n->list->name, b);
+	return cg_store_const_str(g, (const char *)b, count, count);
+}
+
+/* uaddr("sym"): sema's file address; in a PIE plus the load bias, the
+ * probed address (the ip at a uprobe or usdt site, the function's address
+ * at a uretprobe) less the site's address in the file (the program is
+ * per site). */
+static LLVMValueRef uaddr_call(struct cg *g, struct node *n)
+{
+	const struct probe_site *s;
+	LLVMValueRef ip;
+
+	if (!n->op)
+		return cg_const(g, n->ival);
+	s = &g->probe->sites[g->site < 0 ? 0 : g->site];
+	ip = g->probe->kind == PK_URETPROBE ? cg_helper(g, H_GET_FUNC_IP, &g->ctxarg, 1)
+					     : cg_ctx_load(g, REG_IP, 8);
+	return LLVMBuildAdd(g->b, LLVMBuildSub(g->b, ip, cg_const(g, s->addr), ""),
+			    cg_const(g, n->ival), "");
+}
+
 /* Is n a field of a tracepoint's record, read from the context? */
 static bool is_ctx_field(struct cg *g, const struct node *n)
 {
@@ -124,6 +240,10 @@ static void bytes_into(struct cg *g, struct node *a, LLVMValueRef dst, uint32_t 
 	LLVMValueRef args[3] = { dst, cg_const(g, count), NULL };
 	int helper = H_READ_KERNEL;
 
+	if (a->kind == N_VAR || a->kind == N_MAP) {   /* a copy made before */
+		cg_memcpy(g, dst, cg_expr(g, a), count);
+		return;
+	}
 	if (a->kind == N_CALL) {   /* pton(): known when compiling */
 		unsigned char b[16];
 		bool v6 = count == 16;
@@ -146,6 +266,18 @@ static void bytes_into(struct cg *g, struct node *a, LLVMValueRef dst, uint32_t 
 			helper = H_READ_USER;
 	}
 	cg_helper(g, helper, args, 3);
+}
+
+/* n bytes (a run-time value, bounded by the caller) at the address v. */
+static void bytes_at_n(struct cg *g, struct node *a, LLVMValueRef v, LLVMValueRef dst,
+		       LLVMValueRef n)
+{
+	enum probe_kind k = g->probe->kind;
+	bool user = a->type->kind == T_PTR ? a->type->is_user :
+		    k == PK_UPROBE || k == PK_URETPROBE || k == PK_USDT;
+	LLVMValueRef args[3] = { dst, n, v };
+
+	cg_helper(g, user ? H_READ_USER : H_READ_KERNEL, args, 3);
 }
 
 /* count bytes at the address v of a's type (an integer or a pointer). */
@@ -201,8 +333,18 @@ static LLVMValueRef buf_call(struct cg *g, struct node *n)
 	LLVMValueRef buf = cg_alloca(g, n->type->size, "buf");
 
 	cg_memset0(g, buf, n->type->size);
+	if (n->op) {   /* a run-time length, cut to the buffer: only that much is read */
+		LLVMValueRef l = cg_expr(g, a->next);
+		l = LLVMBuildSelect(g->b, LLVMBuildICmp(g->b, LLVMIntUGT, l, cg_const(g, len), ""),
+				    cg_const(g, len), l, "");
+		LLVMBuildStore(g->b, l, buf);
+		bytes_at_n(g, a, cg_expr(g, a), cg_gep(g, buf, 8), l);
+		return buf;
+	}
 	LLVMBuildStore(g->b, cg_const(g, len), buf);
-	if (a->type->kind == T_ARRAY)
+	if (a->type->kind == T_STR)   /* a string value: its bytes, on the BPF stack */
+		cg_memcpy(g, cg_gep(g, buf, 8), cg_expr(g, a), len < a->type->size ? len : a->type->size);
+	else if (a->type->kind == T_ARRAY)
 		bytes_into(g, a, cg_gep(g, buf, 8), len);
 	else
 		bytes_at(g, a, cg_expr(g, a), cg_gep(g, buf, 8), len);
@@ -213,14 +355,16 @@ LLVMValueRef cg_func_call(struct cg *g, struct node *n)
 {
 	const char *f = n->name;
 
-	if (!strcmp(f, "ustack"))
-		return cg_stack_id(g, n->type);   /* ustack(perf, n): sema's type */
 	if (!strcmp(f, "buf"))
 		return buf_call(g, n);
 	if (!strcmp(f, "reg"))
 		return cg_ctx_load(g, (unsigned)n->ival, 8);   /* sema's pt_regs offset */
 	if (!strcmp(f, "kaddr"))
 		return cg_const(g, n->ival);   /* sema found it */
+	if (!strcmp(f, "uaddr"))
+		return uaddr_call(g, n);
+	if (!strcmp(f, "ustack") || !strcmp(f, "kstack"))   /* mode, n: in the type */
+		return cg_stack_id(g, n->type);
 	if (!strcmp(f, "uptr") || !strcmp(f, "kptr"))
 		return cg_expr(g, n->list);
 
@@ -233,9 +377,15 @@ LLVMValueRef cg_func_call(struct cg *g, struct node *n)
 		return bswap(g, n);
 	if (!strcmp(f, "strncmp"))
 		return strncmp_call(g, n);
+	if (!strcmp(f, "strcontains"))
+		return strcontains_call(g, n);
+	if (!strcmp(f, "pton"))
+		return pton_call(g, n);
+	if (!strcmp(f, "debugf"))
+		return debugf_call(g, n);
 	if (!strcmp(f, "strftime"))
 		return cg_expr(g, n->list->next);
-	if (!strcmp(f, "strerror") || !strcmp(f, "syscall_name"))
+	if (!strcmp(f, "strerror") || !strcmp(f, "syscall_name") || !strcmp(f, "cgroup_path"))
 		return cg_expr(g, n->list);
 	return NULL;
 }

@@ -294,20 +294,9 @@ void cg_rp_exit(struct cg *g, struct node *pn, const struct probe *p, int idx)
 	LLVMBuildAtomicRMW(g->b, LLVMAtomicRMWBinOpAdd, cg_gep(g, g->counters, 8 * (uint64_t)CG_FAULTS),
 			   cg_const(g, (uint64_t)-1), LLVMAtomicOrderingMonotonic, 0);
 	g->ctxarg = rec;
-	if (g->s->has_exit) {
-		cg_counters(g);
-		cg_ret0_unless(g, LLVMBuildLoad2(g->b, g->i64,
-					      cg_gep(g, g->counters, 8 * (uint64_t)CG_EXIT), ""), false);
-	}
-	if (pn->a) {
-		int mark = cg_tmp_mark(g);
-
-		cg_at(g, pn->a);
-		LLVMValueRef c = cg_expr(g, pn->a);
-		cg_tmp_release(g, mark);
-		cg_ret0_unless(g, c, true);
-	}
-	cg_block_stmts(g, pn->b);
+	if (g->s->has_exit)
+		cg_skip_after_exit(g);
+	cg_probe_body(g, pn);
 	cg_func_end(g);
 	g->probe = NULL;
 }

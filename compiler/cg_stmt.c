@@ -118,13 +118,67 @@ static void act_print(struct cg *g, struct node *n)
 		return;
 	}
 	if (m->type && (m->type->kind == T_RECORD || m->type->kind == T_ARRAY) &&
-	    (g->probe->kind == PK_UPROBE || g->probe->kind == PK_URETPROBE)) {
+	    cg_is_dwarf_var(g, m)) {
 		action_new(g, ACT_PRINTV, NULL, n->loc, &id);
 		cg_print_place(g, id, m);
 		return;
 	}
 	a = action_new(g, ACT_PRINTV, NULL, n->loc, &id);
 	emit_record(g, id, m);
+}
+
+/* join(argv, sep): a printf("%s\n") of a UF_JOIN value: the strings at
+ * argv[0], argv[1], ... up to a NULL or PR_JOIN_ARGS of them, read into
+ * one record; user space joins them with sep. */
+static void act_join(struct cg *g, struct node *n)
+{
+	struct node *arr = n->list;
+	const char *sep = arr->next ? arr->next->name : " ";
+	const struct type *t = type_ufmt(UF_JOIN, 8 + PR_JOIN_ARGS * PR_JOIN_ARGSZ, sep);
+	bool user = arr->type->kind == T_PTR ? arr->type->is_user :
+		    g->probe->kind == PK_UPROBE || g->probe->kind == PK_URETPROBE ||
+		    g->probe->kind == PK_USDT || g->probe->kind == PK_TRACEPOINT;
+	struct pr_arg *pa = calloc(1, sizeof(*pa));
+	uint32_t size = 8 + 8 + t->size;
+	int id;
+	struct pr_action *a = action_new(g, ACT_PRINTF, "%s\n", n->loc, &id);
+
+	if (!pa)
+		abort();
+	pa->type = t;
+	pa->offset = 8;
+	a->args = pa;
+	a->nargs = 1;
+	a->size = size;
+	LLVMValueRef rec = cg_alloca(g, size, "join"), base = cg_expr(g, arr);
+	LLVMValueRef slot = cg_alloca(g, 8, "jp");
+	LLVMBasicBlockRef done = cg_block(g, "joindone");
+
+	/* only the header: a slot past the count is never read, and a failed
+	 * read of a string zeroes its slot */
+	cg_memset0(g, rec, 16);
+	LLVMBuildStore(g->b, cg_const(g, (uint64_t)id), rec);
+	for (int i = 0; i < PR_JOIN_ARGS; i++) {
+		LLVMValueRef args[3] = { slot, cg_const(g, 8),
+			LLVMBuildIntToPtr(g->b, LLVMBuildAdd(g->b, base, cg_const(g, 8 * i), ""),
+					  g->ptr, "") };
+		LLVMBasicBlockRef more = cg_block(g, "joinarg");
+
+		LLVMBuildStore(g->b, cg_const(g, 0), slot);
+		cg_helper(g, user ? H_READ_USER : H_READ_KERNEL, args, 3);
+		LLVMValueRef p = LLVMBuildLoad2(g->b, g->i64, slot, "");
+		LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntEQ, p, cg_const(g, 0), ""), done,
+				more);
+		LLVMPositionBuilderAtEnd(g->b, more);
+		LLVMValueRef sargs[3] = { cg_gep(g, rec, 16 + (uint64_t)i * PR_JOIN_ARGSZ),
+					  cg_const(g, PR_JOIN_ARGSZ),
+					  LLVMBuildIntToPtr(g->b, p, g->ptr, "") };
+		cg_helper(g, user ? H_READ_USER_STR : H_READ_KERNEL_STR, sargs, 3);
+		LLVMBuildStore(g->b, cg_const(g, (uint64_t)i + 1), cg_gep(g, rec, 8));
+	}
+	LLVMBuildBr(g->b, done);
+	LLVMPositionBuilderAtEnd(g->b, done);
+	cg_send(g, rec, size);
 }
 
 static void act_simple(struct cg *g, struct node *n, enum pr_action_kind k, const char *fmt)
@@ -290,6 +344,8 @@ LLVMValueRef cg_call(struct cg *g, struct node *n)
 		act_printf(g, n, ACT_ERRORF);
 	else if (!strcmp(f, "print"))
 		act_print(g, n);
+	else if (!strcmp(f, "join"))
+		act_join(g, n);
 	else if (!strcmp(f, "clear"))
 		act_simple(g, n, ACT_CLEAR, NULL);
 	else if (!strcmp(f, "zero"))
@@ -512,6 +568,15 @@ static void map_update(struct cg *g, int mi, LLVMValueRef key, LLVMValueRef v,
 	update_counted(g, mi, key, val);
 }
 
+/* What 1 adds to a value of type t: the pointee's size for a pointer
+ * ($p++, $p += n step by elements, as in C and bpftrace), else 1. */
+static LLVMValueRef step_scale(struct cg *g, const struct type *t, int op, LLVMValueRef v)
+{
+	if (!t || t->kind != T_PTR || (op != '+' && op != '-') || !t->elem || t->elem->size <= 1)
+		return v;
+	return LLVMBuildMul(g->b, v, cg_const(g, t->elem->size), "");
+}
+
 /* @m[k] op= v and @m[k]++: one key, read (0 if absent), modify, write. */
 /* Returns the new value; *oldp, if given, gets the one before. */
 static LLVMValueRef map_rmw(struct cg *g, struct node *lv, int op, struct node *rv, bool sgn,
@@ -529,7 +594,8 @@ static LLVMValueRef map_rmw(struct cg *g, struct node *lv, int op, struct node *
 	LLVMBuildBr(g->b, done);
 	LLVMPositionBuilderAtEnd(g->b, done);
 	cur = LLVMBuildLoad2(g->b, g->i64, old, "");
-	nv = cg_arith(g, op, cur, rv ? cg_expr(g, rv) : cg_const(g, 1), sgn);
+	nv = cg_arith(g, op, cur, step_scale(g, lv->type, op, rv ? cg_expr(g, rv) : cg_const(g, 1)),
+		      sgn);
 	map_update(g, mi, key, nv, type_int(8, true));
 	if (oldp)
 		*oldp = cur;
@@ -559,7 +625,8 @@ static void assign(struct cg *g, struct node *n)
 	LLVMValueRef v = cg_expr(g, rv);
 
 	if (n->op)
-		v = cg_arith(g, n->op, LLVMBuildLoad2(g->b, g->i64, x->slot, ""), v, sgn);
+		v = cg_arith(g, n->op, LLVMBuildLoad2(g->b, g->i64, x->slot, ""),
+			     step_scale(g, x->type, n->op, v), sgn);
 	cg_store_as(g, x->slot, x->type, v, n->op ? x->type : rv->type,
 		    cg_is_mem(x->type) ? x->type->size : 8);
 }
@@ -577,7 +644,7 @@ LLVMValueRef cg_incdec(struct cg *g, struct node *n)
 	struct cg_var *x = cg_var(g, lv->name, lv->type);
 
 	old = LLVMBuildLoad2(g->b, g->i64, x->slot, "");
-	nv = cg_arith(g, op, old, cg_const(g, 1), true);
+	nv = cg_arith(g, op, old, step_scale(g, x->type, op, cg_const(g, 1)), true);
 	LLVMBuildStore(g->b, nv, x->slot);
 	return n->ival ? nv : old;
 }

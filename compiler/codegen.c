@@ -993,12 +993,25 @@ void cg_ret0_unless(struct cg *g, LLVMValueRef v, bool want)
 /* Once exit() has set its flag, a hit does nothing: the runtime detaches
  * the probes only when it has seen the flag, and a probe that fires every
  * millisecond would count on until then. */
-static void skip_after_exit(struct cg *g)
+void cg_skip_after_exit(struct cg *g)
 {
 	cg_counters(g);
 	cg_ret0_unless(g, LLVMBuildLoad2(g->b, g->i64,
 				      cg_gep(g, g->counters, 8 * (uint64_t)CG_EXIT), "exited"),
 		    false);
+}
+
+void cg_probe_body(struct cg *g, struct node *pn)
+{
+	if (pn->a) {
+		int mark = cg_tmp_mark(g);
+
+		cg_at(g, pn->a);
+		LLVMValueRef c = cg_expr(g, pn->a);
+		cg_tmp_release(g, mark);
+		cg_ret0_unless(g, c, true);
+	}
+	cg_block_stmts(g, pn->b);
 }
 
 static int gen_function(struct cg *g, struct node *pn, const struct probe *p, int idx,
@@ -1029,18 +1042,10 @@ static int gen_function(struct cg *g, struct node *pn, const struct probe *p, in
 	if (p->sys_raw)
 		cg_sys_prologue(g);
 	if (g->s->has_exit && p->kind != PK_BEGIN && p->kind != PK_END)
-		skip_after_exit(g);
+		cg_skip_after_exit(g);
 	if (g->rp_on)
 		cg_rp_enter(g, pn, idx);
-	if (pn->a) {
-		int mark = cg_tmp_mark(g);
-
-		cg_at(g, pn->a);
-		LLVMValueRef c = cg_expr(g, pn->a);
-		cg_tmp_release(g, mark);
-		cg_ret0_unless(g, c, true);
-	}
-	cg_block_stmts(g, pn->b);
+	cg_probe_body(g, pn);
 	func_end(g);
 	pp->name = strdup(name);
 	pp->bpf_prog_type = si.prog_type;

@@ -204,6 +204,11 @@ struct cg_var *cg_var(struct cg *g, const char *name, const struct type *t);
 LLVMValueRef cg_str_eq_n(struct cg *g, LLVMValueRef a, const struct type *ta, LLVMValueRef b,
 			 const struct type *tb, uint64_t limit);
 
+/* codegen.c: return 0 once exit() has run (the exit flag in counters). */
+void cg_skip_after_exit(struct cg *g);
+/* codegen.c: a probe's predicate (return 0 when false) and its body. */
+void cg_probe_body(struct cg *g, struct node *pn);
+
 /* cg_expr.c: the value of ustack/kstack of type t (its frames: cg_ustack_cfi). */
 LLVMValueRef cg_stack_id(struct cg *g, const struct type *t);
 

@@ -17,6 +17,7 @@
 #include "program.h"
 #include "sema.h"
 #include "syscalls.h"
+#include "tpformat.h"
 
 /* Does the expression or statement list n name the builtin `name`? */
 static bool names(const struct node *n, const char *name)
@@ -69,10 +70,68 @@ static char *expand_params(const char *text, struct loc loc, const struct pr_com
 	return out;
 }
 
+/* Room for n more probes in p->probes. */
+static int probes_room(struct program *p, int *cap, int n)
+{
+	if (p->nprobes + n <= *cap)
+		return 0;
+	struct probe **np = realloc(p->probes, (size_t)(p->nprobes + n + 8) * sizeof(*np));
+
+	if (!np)
+		return -1;
+	p->probes = np;
+	*cap = p->nprobes + n + 8;
+	return 0;
+}
+
+/* A tracepoint wildcard whose matches lay out their fields differently
+ * (sys_enter_exec*: argv at 24 in execve, 32 in execveat) and whose body
+ * reads args: one probe per tracepoint, each typed by its own format, as
+ * bpftrace does.  Returns 1 if pr was split (and freed), 0 if not. */
+static int split_tracepoint(struct program *p, struct sema_probe *s, struct probe *pr,
+			    struct loc loc, const struct probe_opts *po, struct diag *d, int *cap)
+{
+	bool differ = false;
+
+	if (pr->kind != PK_TRACEPOINT || pr->nsites < 2 || pr->sys_raw || !po->use_args)
+		return 0;
+	for (int i = 0; i < pr->nsites && !differ; i++) {
+		char *cat = strdup(pr->sites[i].func), *ev = cat ? strchr(cat, ':') : NULL;
+		const struct type *t;
+
+		if (!ev) {
+			free(cat);
+			return 0;
+		}
+		*ev++ = 0;
+		t = tpf_read(cat, ev);
+		differ = t && t->nfields > pr->args->nfields;
+		free(cat);
+	}
+	if (!differ || probes_room(p, cap, pr->nsites) < 0)
+		return 0;
+	for (int i = 0; i < pr->nsites; i++) {
+		struct probe *one = NULL;
+		char *text = NULL;
+
+		if (asprintf(&text, "tracepoint:%s", pr->sites[i].func) < 0 ||
+		    probe_resolve(text, loc, po, d, &one) < 0) {
+			free(text);
+			continue;
+		}
+		free(text);
+		p->probes[p->nprobes++] = one;
+		s->nprobes++;
+	}
+	probe_free(pr);
+	return 1;
+}
+
 /* Adds pr to the program, or the probes sys_split() makes of it; the
  * tracepoints left attach as raw tracepoints where the program allows. */
 static int add_split(struct program *p, struct sema_probe *s, struct probe *pr,
-		     bool no_context)
+		     bool no_context, struct loc loc, const struct probe_opts *po, struct diag *d,
+		     int *cap)
 {
 	struct probe *raw[2];
 	int rc = sys_split(pr, raw);
@@ -90,6 +149,8 @@ static int add_split(struct program *p, struct sema_probe *s, struct probe *pr,
 		probe_free(pr);
 		return 0;
 	}
+	if (rc == 0 && !no_context && split_tracepoint(p, s, pr, loc, po, d, cap))
+		return 0;
 	p->probes[p->nprobes++] = pr;
 	s->nprobes++;
 	return rc;
@@ -133,8 +194,9 @@ static int resolve_probes(struct node *root, const struct pr_compile_opts *o,
 			  struct program *p, struct sema_probe **out, int *nout,
 			  struct diag *d)
 {
-	int nprobe = 0, nattach = 0, k = 0, rc = 0;
+	int nprobe = 0, nattach = 0, k = 0, rc = 0, cap;
 	struct sema_probe *sp;
+	int *first;
 
 	for (struct node *n = root->list; n; n = n->next)
 		if (n->kind == N_PROBE) {
@@ -142,10 +204,14 @@ static int resolve_probes(struct node *root, const struct pr_compile_opts *o,
 			nattach += ast_count(n->list);
 		}
 	sp = calloc(nprobe ? nprobe : 1, sizeof(*sp));
-	/* sys_split() can make three probes of one attach point. */
-	p->probes = calloc(nattach ? 3 * nattach : 1, sizeof(*p->probes));
-	if (!sp || !p->probes) {
+	first = calloc(nprobe ? nprobe : 1, sizeof(*first));
+	/* sys_split() can make three probes of one attach point,
+	 * split_tracepoint() one per tracepoint (it makes room). */
+	cap = nattach ? 3 * nattach : 1;
+	p->probes = calloc(cap, sizeof(*p->probes));
+	if (!sp || !p->probes || !first) {
 		free(sp);
+		free(first);
 		return -1;
 	}
 	struct skips sk = { .f = open_memstream(&sk.text, &sk.len) };
@@ -158,9 +224,9 @@ static int resolve_probes(struct node *root, const struct pr_compile_opts *o,
 
 		if (n->kind != N_PROBE)
 			continue;
+		first[k] = p->nprobes;
 		s = &sp[k++];
 		s->node = n;
-		s->probes = &p->probes[p->nprobes];
 		po.use_args = probe_names(n, "args");
 		/* A raw tracepoint's kernel stack would start in BPF's own
 		 * frames, where the tracepoint's starts at its caller. */
@@ -180,10 +246,14 @@ static int resolve_probes(struct node *root, const struct pr_compile_opts *o,
 				probe_free(pr);
 				continue;
 			}
-			if (add_split(p, s, pr, po.no_context) < 0)
+			if (probes_room(p, &cap, 3) < 0 ||
+			    add_split(p, s, pr, po.no_context, a->loc, &po, d, &cap) < 0)
 				rc = -1;
 		}
 	}
+	for (int i = 0; i < k; i++)
+		sp[i].probes = &p->probes[first[i]];
+	free(first);
 	if (skip_report(&sk, p, rc, d))
 		rc = -1;
 	*out = sp;

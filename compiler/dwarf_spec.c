@@ -5,6 +5,7 @@
  */
 #define _GNU_SOURCE
 #include "dwarf_spec.h"
+#include "elfsym.h"
 
 #include <dwarf.h>
 #include <elfutils/libdwelf.h>
@@ -25,19 +26,9 @@ static struct dw_mod *mods;
 
 static bool has_debug_info(Elf *elf)
 {
-	size_t shstrndx;
-	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
 
-	if (elf_getshdrstrndx(elf, &shstrndx))
-		return false;
-	while ((scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-		const char *n;
-		if (gelf_getshdr(scn, &sh) && sh.sh_type != SHT_NOBITS &&
-		    (n = elf_strptr(elf, shstrndx, sh.sh_name)) && !strcmp(n, ".debug_info"))
-			return true;
-	}
-	return false;
+	return elfsym_section(elf, ".debug_info", &sh) != NULL;
 }
 
 /* CRC-32 of the whole file (zlib's is the one .gnu_debuglink uses). */

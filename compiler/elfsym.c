@@ -558,3 +558,59 @@ char *elfsym_find_binary(const char *bin, pid_t pid)
 		return realpath(bin, NULL);
 	return NULL;
 }
+
+/* A defined data symbol (STT_OBJECT, STT_TLS excluded) of one section. */
+static bool find_object(Elf *elf, Elf_Scn *scn, const char *name, uint64_t *addr,
+			uint64_t *size)
+{
+	GElf_Shdr sh;
+	Elf_Data *d = scn ? elf_getdata(scn, NULL) : NULL;
+
+	if (!d || !gelf_getshdr(scn, &sh) || !sh.sh_entsize)
+		return false;
+	for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
+		GElf_Sym s;
+		const char *n;
+
+		if (!gelf_getsym(d, (int)i, &s) || GELF_ST_TYPE(s.st_info) != STT_OBJECT ||
+		    s.st_shndx == SHN_UNDEF)
+			continue;
+		n = elf_strptr(elf, sh.sh_link, s.st_name);
+		if (n && !strcmp(n, name)) {
+			*addr = s.st_value;
+			*size = s.st_size;
+			return true;
+		}
+	}
+	return false;
+}
+
+int elfsym_object(const char *path, const char *name, uint64_t *addr, uint64_t *size)
+{
+	struct elf_file ef;
+	bool found;
+
+	if (ef_open(path, &ef) < 0)
+		return -1;
+	found = find_object(ef.elf, find_symtab(ef.elf, SHT_SYMTAB), name, addr, size) ||
+		find_object(ef.elf, find_symtab(ef.elf, SHT_DYNSYM), name, addr, size);
+	ef_close(&ef);
+	return found ? 0 : 1;
+}
+
+Elf_Scn *elfsym_section(Elf *elf, const char *name, GElf_Shdr *sh)
+{
+	size_t shstr;
+	Elf_Scn *s = NULL;
+
+	if (elf_getshdrstrndx(elf, &shstr))
+		return NULL;
+	while ((s = elf_nextscn(elf, s))) {
+		const char *n;
+
+		if (gelf_getshdr(s, sh) && sh->sh_type != SHT_NOBITS &&
+		    (n = elf_strptr(elf, shstr, sh->sh_name)) && !strcmp(n, name))
+			return s;
+	}
+	return NULL;
+}

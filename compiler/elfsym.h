@@ -6,6 +6,7 @@
 #ifndef PR_ELFSYM_H
 #define PR_ELFSYM_H
 
+#include <gelf.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -30,8 +31,14 @@ int elfsym_offset(const char *path, uint64_t addr, uint64_t *offset);
  * default directories), or a program name looked up in PATH.  Returns a
  * malloc'd path or NULL. */
 char *elfsym_find_binary(const char *bin, pid_t pid);
+/* The data symbol name (STT_OBJECT) of path: its virtual address in the
+ * file and its size.  0 if found, 1 if not, -1 if path is no ELF file. */
+int elfsym_object(const char *path, const char *name, uint64_t *addr, uint64_t *size);
 /* True if the file is x86-64 code (EM_X86_64). */
 bool elfsym_is_x86_64(const char *path);
+/* The section called name that holds bytes in this file (not SHT_NOBITS,
+ * as in a separate debug file), its header in *sh; NULL if none. */
+Elf_Scn *elfsym_section(Elf *elf, const char *name, GElf_Shdr *sh);
 /* True if the file is an ET_EXEC (not PIE). */
 bool elfsym_is_exec(const char *path);
 

@@ -213,7 +213,11 @@ static const struct type *integer(const struct btf_type *t)
 		return type_array(type_int(8, false), 2);
 	if (t->size != 1 && t->size != 2 && t->size != 4 && t->size != 8)
 		return NULL;
-	return type_int(t->size, btf_is_int(t) && (btf_int_encoding(t) & BTF_INT_SIGNED));
+	/* plain `char` is signed on x86-64, as DWARF and C say: its arrays
+	 * (comm) are strings; unsigned char's are numbers */
+	bool is_char = btf_is_int(t) && t->size == 1 && !strcmp(name_of(t), "char");
+	return type_int(t->size, is_char ||
+			(btf_is_int(t) && (btf_int_encoding(t) & BTF_INT_SIGNED)));
 }
 
 static const struct type *convert_new(uint32_t id, const struct btf_type *t)
@@ -273,6 +277,35 @@ const struct type *kbtf_task_ptr(void)
 		task_rec = r;
 	}
 	return type_ptr(task_rec, false);
+}
+
+/* A stub's fill: the record of that name in the BTF (size and members). */
+static void fill_named(struct type *t)
+{
+	const char *bare = strchr(t->name, ' ');
+	int id;
+
+	if (!kbtf_load() || !bare)
+		return;
+	id = btf__find_by_name_kind(vm, bare + 1, t->is_union ? BTF_KIND_UNION : BTF_KIND_STRUCT);
+	if (id <= 0)
+		return;
+	t->fill_id = (uint32_t)id;
+	t->size = btf__type_by_id(vm, (uint32_t)id)->size;
+	fill_record(t);
+}
+
+const struct type *kbtf_record_stub(const char *cname)
+{
+	bool is_union = !strncmp(cname, "union ", 6);
+	struct type *r;
+
+	if (strncmp(cname, "struct ", 7) && !is_union)
+		return NULL;
+	r = (struct type *)type_record(keep_name(is_union ? "union" : "struct",
+						 cname + (is_union ? 6 : 7)), is_union, 0, NULL, 0);
+	r->fill = fill_named;
+	return r;
 }
 
 static int find_kind(const char *name, const char **bare)
@@ -418,4 +451,36 @@ const struct type *kbtf_rawtp_args(const char *event)
 		return NULL;
 	}
 	return rawtp_record(event, t);
+}
+
+bool kbtf_enum_value(const char *name, int64_t *v)
+{
+	struct btf *b = kbtf_load();
+	uint32_t n = b ? btf__type_cnt(b) : 0;
+
+	/* One pass over the kernel's types per name: a script names a few
+	 * constants, and only when no other identifier matched. */
+	for (uint32_t id = 1; id < n; id++) {
+		const struct btf_type *t = btf__type_by_id(b, id);
+		uint16_t vlen = btf_vlen(t);
+
+		if (btf_is_enum(t)) {
+			const struct btf_enum *e = btf_enum(t);
+
+			for (uint16_t i = 0; i < vlen; i++)
+				if (!strcmp(btf__name_by_offset(b, e[i].name_off), name)) {
+					*v = btf_kflag(t) ? (int64_t)e[i].val : (int64_t)(uint32_t)e[i].val;
+					return true;
+				}
+		} else if (btf_is_enum64(t)) {
+			const struct btf_enum64 *e = btf_enum64(t);
+
+			for (uint16_t i = 0; i < vlen; i++)
+				if (!strcmp(btf__name_by_offset(b, e[i].name_off), name)) {
+					*v = (int64_t)btf_enum64_value(&e[i]);
+					return true;
+				}
+		}
+	}
+	return false;
 }

@@ -13,7 +13,9 @@
 #ifndef PR_KBTF_H
 #define PR_KBTF_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 struct type;
 
@@ -34,6 +36,14 @@ const struct type *kbtf_rawtp_args(const char *event);
  * follows the last), named and typed from its BTF prototype.  Returns NULL
  * and sets errno (ENOENT: no such function; ENODEV: no kernel BTF). */
 const struct type *kbtf_func_args(const char *func);
+/* The value of an enumerator of the kernel's BTF (TCP_ESTABLISHED), as
+ * bpftrace 0.17 takes them in expressions; false if there is none. */
+bool kbtf_enum_value(const char *name, int64_t *v);
+/* A record named cname ("struct __kernel_timespec") whose size and fields
+ * come from the kernel's BTF when first needed (type_complete): tracepoint
+ * formats name such pointers' targets, most scripts never read them.
+ * NULL if cname names no struct or union. */
+const struct type *kbtf_record_stub(const char *cname);
 /* Is there kernel BTF at all (without loading it)? */
 int kbtf_available(void);
 

@@ -27,6 +27,7 @@ enum probe_kind {
 	PK_TRACEPOINT, PK_RAWTP,
 	PK_PROFILE, PK_INTERVAL, PK_SOFTWARE, PK_HARDWARE,
 	PK_KPROBE, PK_KRETPROBE, PK_FENTRY, PK_FEXIT,
+	PK_WATCHPOINT,            /* watchpoint and asyncwatchpoint: a breakpoint PMU event */
 };
 
 /* A USDT argument as its note describes it ("-4@%edi", "8@-8(%rbp)", "4@$5"). */
@@ -88,6 +89,9 @@ struct probe {
 	uint64_t perf_config;
 	uint64_t period;          /* interval: ns; software/hardware: events */
 	uint64_t freq;            /* profile: hz */
+	/* watchpoint: the address, its length (1, 2, 4, 8) and HW_BREAKPOINT_R/W/X bits */
+	uint64_t wp_addr;
+	uint32_t wp_len, wp_type;
 };
 
 struct probe_opts {

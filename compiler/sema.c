@@ -25,6 +25,7 @@
 
 #include "ctypes.h"
 #include "dwarf.h"
+#include "elfsym.h"
 #include "kbtf.h"
 #include "lexer.h"
 #include "program.h"
@@ -164,6 +165,25 @@ static bool storable(const struct type *t)
 	}
 }
 
+/* A struct or array copied by value into a variable, a map key or value,
+ * or print()'s record, as bpftrace 0.17 copies them.  The bound keeps
+ * the copy within the per-CPU heap of temporaries. */
+static bool agg_copyable(const struct type *t)
+{
+	return (t->kind == T_RECORD || t->kind == T_ARRAY) && t->size > 0 && t->size <= 1024;
+}
+
+static bool is_place(const struct node *n);
+static bool is_tp_field(struct sctx *c, const struct node *n);
+
+/* Where such a copy can come from: the traced program's memory (a place)
+ * or another copy; not a probe's context (tracepoint `args`, its fields). */
+static bool agg_source(struct sctx *c, const struct node *n)
+{
+	return (is_place(n) && !is_tp_field(c, n)) || n->kind == N_VAR || n->kind == N_MAP ||
+	       (n->kind == N_CALL && !strcmp(n->name, "pton"));
+}
+
 /* Joins two types of the same kind, or returns NULL if they disagree. */
 static const struct type *unify(const struct type *a, const struct type *b)
 {
@@ -215,7 +235,7 @@ static void map_keys(struct sctx *c, struct node *m, int mi)
 			    "the keys: @m[a, b]");
 			return;
 		}
-		if (!storable(t)) {
+		if (!storable(t) && !(agg_copyable(t) && agg_source(c, k))) {
 			err(c, k->loc, "a map key cannot be %s", tname(t, b1, sizeof(b1)));
 			return;
 		}
@@ -289,14 +309,12 @@ static void var_assign(struct sctx *c, struct node *v, const struct type *t, str
 	struct var *x = var_find(c, v->name);
 	char b1[64], b2[64];
 
-	if (t->kind == T_RECORD) {
-		/* Variables hold scalars and strings: a copied struct would
-		 * be read back through the traced program's memory. */
-		err(c, loc, "cannot assign %s to $%s: a %s is not copied into a variable; "
-		    "keep a pointer to it or read its fields", tname(t, b1, sizeof(b1)), v->name,
-		    t->is_union ? "union" : "struct");
-		/* Still known to the probe: its reads are not reported again. */
-	} else if (!storable(t)) {
+	if ((t->kind == T_RECORD || t->kind == T_ARRAY) && !agg_copyable(t)) {
+		err(c, loc, "cannot copy %s (%u bytes) into $%s: at most 1024 bytes are copied; "
+		    "keep a pointer to it or read its fields", tname(t, b1, sizeof(b1)), t->size,
+		    v->name);
+		return;
+	} else if (!storable(t) && !agg_copyable(t)) {
 		err(c, loc, "cannot assign %s to $%s", tname(t, b1, sizeof(b1)), v->name);
 		return;
 	}
@@ -571,17 +589,14 @@ static const struct type *check_ident(struct sctx *c, struct node *n)
 	struct probe *p0 = c->cur->probes[0];
 
 	if (!strcmp(s, "dw_ustack")) {
-		/* newer bpftrace's DWARF-unwound user stack: ustack here */
+		/* newer bpftrace's DWARF-unwound user stack: ustack, which
+		 * unwinds through each object's CFI here */
 		free(n->name);
 		n->name = strdup("ustack");
 		if (!n->name)
 			abort();
 		s = n->name;
-		n->op = 'D';   /* it was written dw_ustack */
 	}
-	if (n->op == 'D' && !c->quiet)
-		diag_warn(c->d, n->loc, "dw_ustack is ustack in perf-run: its frames follow "
-			  "frame pointers, not DWARF unwind tables");
 	if (ctx_refused(c, n))
 		return NULL;
 
@@ -684,7 +699,7 @@ static const struct type *check_ident(struct sctx *c, struct node *n)
 	if (nt)
 		return nt;
 	int64_t ev;
-	if (ct_enum_value(c->ct, s, &ev)) {
+	if (ct_enum_value(c->ct, s, &ev) || kbtf_enum_value(s, &ev)) {
 		fold_to_int(n, ev);
 		return type_int(8, true);
 	}
@@ -816,6 +831,8 @@ static const struct type *check_binop(struct sctx *c, struct node *n)
 	}
 	if (a->kind == T_PTR && type_is_int(b) && (n->op == '+' || n->op == '-'))
 		return a;
+	if (b->kind == T_PTR && type_is_int(a) && n->op == '+')
+		return b; /* 2 + $p: scaled as $p + 2 */
 	if (!type_is_int(a) && a->kind != T_PTR && a->kind != T_KSYM) {
 		err(c, n->a->loc, "operand is %s, an integer is needed", tname(a, b1, sizeof(b1)));
 		return NULL;
@@ -1066,7 +1083,7 @@ static const struct type *array_as_str(struct sctx *c, struct node *n, const str
 	struct node *inner;
 
 	if (!t || t->kind != T_ARRAY || !t->elem || t->elem->size != 1 || !type_is_int(t->elem) ||
-	    !is_place(n) || is_tp_field(c, n) || !(inner = ast_new(n->kind, n->loc)))
+	    !t->elem->is_signed || !is_place(n) || is_tp_field(c, n) || !(inner = ast_new(n->kind, n->loc)))
 		return t;
 	*inner = *n;
 	inner->next = NULL;
@@ -1516,7 +1533,7 @@ static const struct type *check_print(struct sctx *c, struct node *n)
 		}
 		return type_void();
 	}
-	if (m->type && !storable(m->type)) {
+	if (m->type && !storable(m->type) && !(agg_copyable(m->type) && agg_source(c, m))) {
 		char b1[64];
 
 		err(c, m->loc, "%s cannot be printed", tname(m->type, b1, sizeof(b1)));
@@ -1608,6 +1625,24 @@ static const struct type *check_bswap(struct sctx *c, struct node *n)
 	return type_int(t->size, false);
 }
 
+/* The first two arguments of n are strings (char arrays read as ones). */
+static bool check_two_strings(struct sctx *c, struct node *n)
+{
+	for (int i = 0; i < 2; i++) {
+		struct node *a = arg(n, i);
+		const struct type *t = check_expr(c, a);
+
+		if (!t)
+			return false;
+		t = array_as_str(c, a, t);
+		if (t->kind != T_STR) {
+			err(c, a->loc, "argument %d of %s() must be a string", i + 1, n->name);
+			return false;
+		}
+	}
+	return true;
+}
+
 /* strncmp(a, b, n): 0 when the first n bytes (up to a NUL) agree, else 1. */
 static const struct type *check_strncmp(struct sctx *c, struct node *n)
 {
@@ -1615,24 +1650,88 @@ static const struct type *check_strncmp(struct sctx *c, struct node *n)
 
 	if (!need_args(c, n, 3, 3))
 		return NULL;
-	for (int i = 0; i < 2; i++) {
-		struct node *a = arg(n, i);
-		const struct type *t = check_expr(c, a);
-
-		if (!t)
-			return NULL;
-		t = array_as_str(c, a, t);
-		if (t->kind != T_STR) {
-			err(c, a->loc, "argument %d of strncmp() must be a string", i + 1);
-			return NULL;
-		}
-	}
+	if (!check_two_strings(c, n))
+		return NULL;
 	if (!const_arg(c, n, 2, &len))
 		return NULL;
 	if (len < 0) {
 		err(c, arg(n, 2)->loc, "strncmp() needs a length of 0 or more");
 		return NULL;
 	}
+	return type_int(8, true);
+}
+
+/* debugf(fmt, ...): bpf_trace_printk(), to the kernel's trace_pipe, with
+ * bpftrace 0.17's warning; at most 3 arguments (the helper's limit). */
+static const struct type *check_debugf(struct sctx *c, struct node *n)
+{
+	struct node *fmt = n->list;
+
+	if (!need_args(c, n, 1, 4))
+		return NULL;
+	if (fmt->kind != N_STR) {
+		err(c, fmt->loc, "the format of debugf() must be a string literal");
+		return NULL;
+	}
+	set_type(fmt, type_str(fmt->len + 1));
+	for (struct node *a = fmt->next; a; a = a->next) {
+		const struct type *t = check_expr(c, a);
+
+		if (!t)
+			return NULL;
+		t = array_as_str(c, a, t);
+		if (!type_is_int(t) && t->kind != T_PTR && t->kind != T_STR) {
+			char b1[64];
+
+			err(c, a->loc, "debugf() prints integers and strings, not %s",
+			    tname(t, b1, sizeof(b1)));
+			return NULL;
+		}
+	}
+	check_format(c, n, fmt, fmt->next);
+	if (!c->quiet)
+		diag_warn(c->d, n->loc, "The debugf() builtin is not recommended for production use. "
+			  "For more information see bpf_trace_printk in bpf-helpers(7).");
+	return type_void();
+}
+
+/* join(argv [, sep]): a statement, as in bpftrace 0.17; argv is an
+ * array of string pointers ending in NULL, sep a string literal. */
+static const struct type *check_join(struct sctx *c, struct node *n)
+{
+	const struct type *t;
+	struct node *sep;
+
+	if (!need_args(c, n, 1, 2))
+		return NULL;
+	t = check_expr(c, n->list);
+	if (!t)
+		return NULL;
+	if (t->kind != T_PTR && !type_is_int(t)) {
+		char b1[64];
+
+		err(c, n->list->loc, "join() takes an array of string pointers, not %s",
+		    tname(t, b1, sizeof(b1)));
+		return NULL;
+	}
+	sep = arg(n, 1);
+	if (sep && sep->kind != N_STR) {
+		err(c, sep->loc, "the separator of join() must be a string literal");
+		return NULL;
+	}
+	if (sep)
+		set_type(sep, type_str(sep->len + 1));
+	c->s->has_actions = true;
+	return type_void();
+}
+
+/* strcontains(haystack, needle): two strings, an int 0 or 1. */
+static const struct type *check_strcontains(struct sctx *c, struct node *n)
+{
+	if (!need_args(c, n, 2, 2))
+		return NULL;
+	if (!check_two_strings(c, n))
+		return NULL;
 	return type_int(8, true);
 }
 
@@ -1690,8 +1789,13 @@ static const struct type *byte_array_arg(struct sctx *c, struct node *n, struct 
 	set_type(a, t);
 	if (!t || type_is_int(t) || t->kind == T_PTR)
 		return t;
+	if (t->kind == T_STR && !strcmp(n->name, "buf")) {
+		/* buf("ab\n", 4): the string's own bytes, its NUL included (bpftrace 0.17) */
+		*is_array = true;
+		return type_array(type_int(1, true), t->size);
+	}
 	if (t->kind == T_ARRAY && t->elem && t->elem->size == 1 && type_is_int(t->elem) &&
-	    (is_place(a) || a->kind == N_CALL)) {
+	    (is_place(a) || a->kind == N_CALL || a->kind == N_VAR || a->kind == N_MAP)) {
 		*is_array = true;
 		return t;
 	}
@@ -1714,6 +1818,21 @@ static const struct type *check_buf(struct sctx *c, struct node *n)
 	t = byte_array_arg(c, n, n->list, &arr);
 	if (!t)
 		return NULL;
+	n->op = 0;
+	if (arg(n, 1) && !arr && arg(n, 1)->kind != N_INT && !c->quiet) {
+		/* buf(p, $n): a length known at run time, at most 64 bytes read
+		 * (bpftrace 0.17's cap), as undump.bt does with skb->len */
+		const struct type *lt = check_expr(c, arg(n, 1));
+
+		if (!lt)
+			return NULL;
+		if (!type_is_int(lt)) {
+			err(c, arg(n, 1)->loc, "the length of buf() must be an integer");
+			return NULL;
+		}
+		n->op = 1;
+		return type_ufmt(UF_BUF, 8 + PR_STRLEN, NULL);
+	}
 	if (arg(n, 1) && !const_arg(c, n, 1, &len))
 		return NULL;
 	if (!arg(n, 1) && arr)
@@ -1755,6 +1874,93 @@ static const struct type *check_kaddr(struct sctx *c, struct node *n)
 	}
 	n->ival = addr;
 	return type_int(8, false);
+}
+
+/* ustack([mode,] [n]) / kstack(...): mode `bpftrace` or `perf` (bpftrace
+ * 0.17 has no `raw`), n frames from 1 to 127 (0.17's limit). */
+static const struct type *check_stack_call(struct sctx *c, struct node *n)
+{
+	struct node *a = n->list, *lim = NULL;
+	bool perf = false;
+	int64_t limit = 0;
+
+	if (!need_args(c, n, 1, 2))
+		return NULL;
+	if (a->kind == N_IDENT) {
+		if (strcmp(a->name, "perf") && strcmp(a->name, "bpftrace")) {
+			err(c, a->loc, "%s() takes the mode bpftrace or perf, not '%s'", n->name,
+			    a->name);
+			return NULL;
+		}
+		perf = !strcmp(a->name, "perf");
+		set_type(a, type_int(8, true));
+		lim = a->next;
+	} else {
+		if (a->next) {
+			err(c, a->next->loc, "%s(): the mode comes first: %s(perf, n)", n->name, n->name);
+			return NULL;
+		}
+		lim = a;
+	}
+	if (lim) {
+		if (lim->kind != N_INT) {
+			err(c, lim->loc, "the frame count of %s() must be an integer literal", n->name);
+			return NULL;
+		}
+		set_type(lim, type_int(8, true));
+		limit = (int64_t)lim->ival;
+		if (limit < 1 || limit > 127) {
+			err(c, lim->loc, "%s() shows 1 to 127 frames", n->name);
+			return NULL;
+		}
+	}
+	c->s->uses_stack = true;
+	return type_stack_mode(n->name[0] == 'u', perf, (unsigned)limit);
+}
+
+/* uaddr("sym"): the address of a data symbol of the probed binary, typed
+ * by its size as bpftrace 0.17 types it (uint8/16/32/64 *, else uint64 *).
+ * n->ival is its address in the file; in a PIE the load bias is added at
+ * run time (codegen), where bpftrace 0.17 gives the unrelocated address. */
+static const struct type *check_uaddr(struct sctx *c, struct node *n)
+{
+	struct node *a = n->list;
+	const char *path = NULL;
+	uint64_t addr = 0, size = 0;
+	int rc;
+
+	if (!need_args(c, n, 1, 1))
+		return NULL;
+	if (a->kind != N_STR) {
+		err(c, a->loc, "uaddr() takes a string literal");
+		return NULL;
+	}
+	set_type(a, type_str(a->len + 1));
+	if (!probe_is(c, K(PK_UPROBE) | K(PK_URETPROBE) | K(PK_USDT))) {
+		err(c, n->loc, "uaddr() is only available at uprobe, uretprobe and usdt probes");
+		return NULL;
+	}
+	for (int i = 0; i < c->cur->nprobes; i++) {
+		const char *p = c->cur->probes[i]->path;
+
+		if (path && p && strcmp(path, p)) {
+			err(c, n->loc, "uaddr() in a body shared by probes of two binaries (%s, %s)",
+			    path, p);
+			return NULL;
+		}
+		path = p;
+	}
+	rc = path ? elfsym_object(path, a->name, &addr, &size) : 1;
+	if (rc) {
+		err(c, a->loc, "no data symbol '%s' in %s", a->name, path ? path : "the binary");
+		return NULL;
+	}
+	n->ival = addr;
+	n->op = !elfsym_is_exec(path); /* PIE: codegen adds the load bias */
+	if (n->op)
+		c->cur->per_site = true; /* the bias is ip - this site's address */
+	return type_ptr(type_int(size == 1 || size == 2 || size == 4 ? (unsigned)size : 8, false),
+			true);
 }
 
 /* reg("name"): x86-64 struct pt_regs, as bpftrace names its registers;
@@ -2042,33 +2248,6 @@ static const struct type *check_getopt(struct sctx *c, struct node *n)
 	return is_bool ? type_bool() : type_int(8, true);
 }
 
-/* ustack(perf), ustack(bpftrace), ustack(N), ustack(MODE, N): as
- * bpftrace; N frames at most (the unwinder's depth), in the kernel. */
-static const struct type *check_ustack(struct sctx *c, struct node *n)
-{
-	struct node *a = n->list;
-	bool perf = false;
-	int64_t frames = 0;
-
-	if (!need_args(c, n, 1, 2))
-		return NULL;
-	if (a->kind == N_IDENT && (!strcmp(a->name, "perf") || !strcmp(a->name, "bpftrace"))) {
-		perf = a->name[0] == 'p';
-		a = a->next;
-	} else if (a->next || a->kind != N_INT) {
-		err(c, a->loc, "the mode of ustack() is perf or bpftrace");
-		return NULL;
-	}
-	if (a && (a->kind != N_INT || a->ival < 1 || a->ival > PR_UW_DEPTH)) {
-		err(c, a->loc, "the frame count of ustack() is a constant from 1 to %d", PR_UW_DEPTH);
-		return NULL;
-	}
-	if (a)
-		frames = (int64_t)a->ival;
-	c->s->uses_stack = true;
-	return type_stack_mode(true, perf, (unsigned)frames);
-}
-
 static const struct type *check_call(struct sctx *c, struct node *n)
 {
 	const char *f = n->name;
@@ -2111,34 +2290,46 @@ static const struct type *check_call(struct sctx *c, struct node *n)
 		return check_buf(c, n);
 	if (!strcmp(f, "kaddr"))
 		return check_kaddr(c, n);
+	if (!strcmp(f, "uaddr"))
+		return check_uaddr(c, n);
 	if (!strcmp(f, "cgroupid"))
 		return check_cgroupid(c, n);
 	if (!strcmp(f, "reg"))
 		return check_reg(c, n);
-	if (!strcmp(f, "dw_ustack") && n->list) {   /* dw_ustack(MODE): see check_ident */
+	if (!strcmp(f, "dw_ustack") && n->list) {   /* dw_ustack(MODE): ustack(MODE) */
 		free(n->name);
 		n->name = strdup("ustack");
 		if (!n->name)
 			abort();
-		if (!c->quiet)
-			diag_warn(c->d, n->loc, "dw_ustack is ustack in perf-run: its frames follow "
-				  "frame pointers, not DWARF unwind tables");
 		f = n->name;
 	}
-	if (!strcmp(f, "ustack"))
-		return check_ustack(c, n);
-	if (!strcmp(f, "kstack")) {
-		err(c, n->loc, "%s() with a mode or a frame count is not supported yet; "
-		    "use %s alone", f, f);
-		return NULL;
-	}
+	if (!strcmp(f, "ustack") || !strcmp(f, "kstack"))
+		return check_stack_call(c, n);
 	if (!strcmp(f, "uptr") || !strcmp(f, "kptr"))
 		return check_addr_space(c, n, f[0] == 'u');
 	if (!strcmp(f, "macaddr"))
 		return check_macaddr(c, n);
-	if (!strcmp(f, "pton")) {
-		err(c, n->loc, "pton() is only supported as the address of ntop() yet");
-		return NULL;
+	if (!strcmp(f, "pton"))
+		return check_pton(c, n);
+	if (!strcmp(f, "strcontains"))
+		return check_strcontains(c, n);
+	if (!strcmp(f, "join"))
+		return check_join(c, n);
+	if (!strcmp(f, "debugf"))
+		return check_debugf(c, n);
+	if (!strcmp(f, "cgroup_path")) {
+		struct node *flt = arg(n, 1);
+
+		if (!need_args(c, n, 1, 2) || !int_arg(c, n, 0))
+			return NULL;
+		if (flt && flt->kind != N_STR) {
+			err(c, flt->loc, "the filter of cgroup_path() must be a string literal");
+			return NULL;
+		}
+		if (flt)
+			set_type(flt, type_str(flt->len + 1));
+		/* printed in user space from the id, when it is printed (bpftrace 0.17) */
+		return type_ufmt(UF_CGPATH, 8, flt ? flt->name : NULL);
 	}
 	if (!strcmp(f, "syscall_name"))
 		return need_args(c, n, 1, 1) && int_arg(c, n, 0) ?
@@ -2229,8 +2420,11 @@ static const struct type *check_sizeof(struct sctx *c, struct node *n)
 			err(c, n->a->loc, "unknown type '%s'", n->a->name);
 			return NULL;
 		}
-	} else if (!(t = sizeof_name(c, n->a)) && !(t = check_value(c, n->a))) {
-		return NULL;
+	} else if (!(t = sizeof_name(c, n->a))) {
+		if (!(t = check_value(c, n->a)))
+			return NULL;
+		if (n->a->kind == N_IDENT && type_is_int(t))
+			t = widen(t); /* bpftrace 0.17's integer builtins are 64-bit: sizeof(pid) is 8 */
 	}
 	type_complete(t);
 	fold_to_int(n, t->size);
@@ -2343,7 +2537,9 @@ static void check_assign(struct sctx *c, struct node *n)
 		t = check_value(c, rv);
 		if (!l || !t)
 			return;
-		if (!type_is_int(l) || !type_is_int(t)) {
+		if (l->kind == T_PTR && type_is_int(t) && (n->op == '+' || n->op == '-')) {
+			t = l; /* $p += n: scaled by the pointee's size, as bpftrace does */
+		} else if (!type_is_int(l) || !type_is_int(t)) {
 			err(c, n->loc, "compound assignment needs integers");
 			return;
 		}
@@ -2351,9 +2547,17 @@ static void check_assign(struct sctx *c, struct node *n)
 			err(c, rv->loc, "%s by zero", n->op == '/' ? "division" : "remainder");
 			return;
 		}
-		t = arith_type(l, t);
+		if (l->kind != T_PTR)
+			t = arith_type(l, t);
 	} else {
 		t = check_value(c, rv);
+		if (t && (t->kind == T_RECORD || t->kind == T_ARRAY) && !agg_source(c, rv)) {
+			char b1[64];
+
+			err(c, rv->loc, "%s cannot be copied: read its fields",
+			    tname(t, b1, sizeof(b1)));
+			return;
+		}
 	}
 	if (!t)
 		return;
@@ -2381,11 +2585,13 @@ static const struct type *check_incdec(struct sctx *c, struct node *n)
 			err(c, lv->loc, "$%s is used before it is assigned", lv->name);
 			return NULL;
 		}
-		if (!type_is_int(x->type)) {
-			err(c, n->loc, "++ and -- need an integer");
+		if (!type_is_int(x->type) && x->type->kind != T_PTR) {
+			err(c, n->loc, "++ and -- need an integer or a pointer");
 			return NULL;
 		}
 		set_type(lv, x->type);
+		if (x->type->kind == T_PTR)
+			return x->type; /* steps by the pointee's size */
 		return type_int(8, x->type->is_signed);
 	}
 	if (lv->kind != N_MAP) {
@@ -2393,8 +2599,13 @@ static const struct type *check_incdec(struct sctx *c, struct node *n)
 		return NULL;
 	}
 	int mi = map_get(c, lv);
+	const struct type *mv = c->s->maps[mi].value;
 
 	map_keys(c, lv, mi);
+	if (mv && mv->kind == T_PTR) {
+		set_type(lv, mv);
+		return mv; /* @p++ steps by the pointee's size */
+	}
 	map_assign(c, lv, mi, type_int(8, true), n->loc);
 	set_type(lv, c->s->maps[mi].value);
 	return type_int(8, true); /* map_assign reported a map of another kind */

@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "kbtf.h"
 #include "types.h"
 
 const char *tpf_events_dir(void)
@@ -119,7 +120,18 @@ static const struct type *field_type(const char *category, char *ctype, unsigned
 		bool is_char = !strncmp(ctype, "char", 4) || !strncmp(ctype, "unsigned char", 13);
 		/* Syscall arguments point into the caller's memory; other events' into the kernel's. */
 		bool user = !strcmp(category, "syscalls");
-		return type_ptr(is_char ? type_int(1, true) : type_void(), user);
+		const struct type *rec = NULL;
+		char *star = strchr(ctype, '*');
+		/* `struct __kernel_timespec *`: the record from BTF, on first use */
+		if (!is_char && star && !strchr(star + 1, '*') && !strncmp(ctype, "struct ", 7)) {
+			char *name = strndup(ctype, (size_t)(star - ctype));
+			size_t n = name ? strlen(name) : 0;
+			while (n && name[n - 1] == ' ')
+				name[--n] = '\0';
+			rec = name && kbtf_available() ? kbtf_record_stub(name) : NULL;
+			free(name);
+		}
+		return type_ptr(is_char ? type_int(1, true) : rec ? rec : type_void(), user);
 	}
 	const struct ctype *c = find_ctype(ctype);
 	if (count) {

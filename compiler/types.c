@@ -78,7 +78,7 @@ const struct type *type_ufmt(enum ufmt_kind k, uint32_t size, const char *fmt)
 
 	for (struct type_box *b = all_types; b; b = b->next)
 		if (b->t.kind == T_UFMT && b->t.ufmt == k && b->t.size == size &&
-		    (!fmt || !strcmp(fmt, b->t.name)))
+		    (!fmt ? !b->t.name : b->t.name && !strcmp(fmt, b->t.name)))
 			return &b->t;
 	t = type_alloc();
 	t->kind = T_UFMT;
@@ -92,7 +92,7 @@ const struct type *type_ufmt(enum ufmt_kind k, uint32_t size, const char *fmt)
 
 bool type_ufmt_mem(const struct type *t)
 {
-	return t && t->kind == T_UFMT && t->ufmt >= UF_INET;
+	return t && t->kind == T_UFMT && t->ufmt >= UF_INET && t->ufmt != UF_CGPATH;
 }
 
 const struct type *type_int(unsigned size, bool is_signed)
@@ -431,7 +431,8 @@ static size_t type_fmt(char *buf, size_t n, size_t at, const struct type *t)
 		static const char *const names[] = {
 			[UF_NONE] = "?", [UF_USERNAME] = "username", [UF_STRFTIME] = "strftime",
 			[UF_STRERROR] = "strerror", [UF_SYSCALL] = "syscall_name", [UF_INET] = "inet", [UF_MAC] = "macaddr",
-			[UF_BUF] = "buffer",
+			[UF_BUF] = "buffer", [UF_JOIN] = "join",
+			[UF_CGPATH] = "cgroup_path",
 		};
 		return put(buf, n, at, names[t->ufmt]);
 	}

@@ -46,6 +46,10 @@ enum ufmt_kind {
 	UF_INET,      /* 24 bytes: u64 af (AF_INET, AF_INET6), then 16 address bytes */
 	UF_MAC,       /* 8 bytes: the 6 bytes of a MAC address, then padding */
 	UF_BUF,       /* 8 + n bytes: u64 length read, then n bytes, printed \xNN-escaped */
+	UF_CGPATH,    /* u64 cgroup id, printed as its paths (cgroup_path()); name is
+	               * the filter of hierarchies, NULL for all */
+	UF_JOIN,      /* join(): u64 count, then PR_JOIN_ARGS strings of PR_JOIN_ARGSZ
+	               * bytes; name is the separator */
 };
 
 /* What a map holds when it was assigned an aggregation function. */
@@ -91,7 +95,7 @@ struct type {
 	enum ufmt_kind ufmt;        /* T_UFMT */
 	int64_t lh_min, lh_max, lh_step; /* T_AGG with AGG_LHIST */
 	uint16_t frames;            /* T_STACK: ustack(n)'s n, 0 for all */
-	bool perf_mode;             /* T_STACK: ustack(perf): perf script's lines */
+	bool perf_mode;             /* T_STACK: ustack(perf), kstack(perf): perf script's lines */
 	/* T_RECORD whose fields are built on first need (type_complete): kernel
 	 * BTF records, since task_struct alone reaches thousands of them and a
 	 * script reads a few.  fill sets fields, nfields and size. */
@@ -149,6 +153,9 @@ void type_free_all(void);
 
 /* Size of a string that str() or a map key holds unless the script says otherwise. */
 #define PR_STRLEN 64
+/* join(): the elements read and the bytes of each (bpftrace 0.17 reads 16). */
+#define PR_JOIN_ARGS 16
+#define PR_JOIN_ARGSZ 256
 /* Hist buckets: 0 for v < 0, 1 for v == 0, 2 + floor(log2(v)) for v >= 1. */
 #define PR_HIST_BUCKETS 66
 /* hist(x, k) (newer bpftrace; k in lh_step of the T_AGG, 0..5): each power

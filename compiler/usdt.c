@@ -8,6 +8,7 @@
  */
 #define _GNU_SOURCE
 #include "usdt.h"
+#include "elfsym.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -31,20 +32,6 @@ static int vaddr_to_off(Elf *elf, uint64_t addr, uint64_t *off)
 		}
 	}
 	return -1;
-}
-
-static Elf_Scn *section(Elf *elf, const char *name, GElf_Shdr *sh)
-{
-	size_t shstrndx;
-	Elf_Scn *scn = NULL;
-	if (elf_getshdrstrndx(elf, &shstrndx))
-		return NULL;
-	while ((scn = elf_nextscn(elf, scn))) {
-		const char *n;
-		if (gelf_getshdr(scn, sh) && (n = elf_strptr(elf, shstrndx, sh->sh_name)) && !strcmp(n, name))
-			return scn;
-	}
-	return NULL;
 }
 
 static int add_note(Elf *elf, const char *desc, size_t len, uint64_t base_actual, bool have_base,
@@ -87,8 +74,8 @@ int usdt_notes(const char *path, struct usdt_note **out)
 	elf_version(EV_CURRENT);
 	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	GElf_Shdr sh, bsh;
-	Elf_Scn *scn = elf ? section(elf, ".note.stapsdt", &sh) : NULL;
-	bool have_base = elf && section(elf, ".stapsdt.base", &bsh);
+	Elf_Scn *scn = elf ? elfsym_section(elf, ".note.stapsdt", &sh) : NULL;
+	bool have_base = elf && elfsym_section(elf, ".stapsdt.base", &bsh);
 	Elf_Data *data = scn ? elf_getdata(scn, NULL) : NULL;
 	size_t off = 0, name_off, desc_off;
 	GElf_Nhdr nh;

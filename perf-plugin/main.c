@@ -247,9 +247,11 @@ static int do_dwarf_list(const struct opts *o)
 
 /* ---- running ---- */
 
+/* The script file; "-" is standard input, as in bpftrace 0.17. */
 static char *read_file(const char *path)
 {
-	FILE *f = fopen(path, "re");
+	bool in = !strcmp(path, "-");
+	FILE *f = in ? stdin : fopen(path, "re");
 	char *buf = NULL;
 	size_t n = 0;
 	if (!f) {
@@ -262,7 +264,8 @@ static char *read_file(const char *path)
 	while (m && (k = fread(chunk, 1, sizeof(chunk), f)) > 0)
 		fwrite(chunk, 1, k, m);
 	bool bad = ferror(f);
-	fclose(f);
+	if (!in)
+		fclose(f);
 	if (m)
 		fclose(m);
 	if (bad || !m) {
@@ -293,7 +296,7 @@ static char *pid_binary(pid_t pid)
 
 static int run(const struct opts *o, double start)
 {
-	struct source src = { o->prog ? "-e" : o->file, NULL };
+	struct source src = { o->prog ? "-e" : !strcmp(o->file, "-") ? "stdin" : o->file, NULL };
 	char *text = o->prog ? strdup(o->prog) : read_file(o->file);
 	struct child child, *cp = NULL;
 	char *pbin = NULL;

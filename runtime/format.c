@@ -18,6 +18,7 @@
 #include <bpf/bpf.h>
 
 #include "compiler/syscalls.h"
+#include "cgpath.h"
 #include "format.h"
 #include "symbols.h"
 
@@ -160,7 +161,9 @@ static void fmt_perf_frame(struct fmt_buf *b, const struct type *t, pid_t pid, u
 		fmt_addf(b, "%s+%llu", name, (unsigned long long)off);
 	else
 		fmt_addf(b, "0x%llx", (unsigned long long)ip);
-	fmt_addf(b, " (%s)\n", name && mod ? mod : "[unknown]");
+	if (t->is_user)   /* bpftrace 0.17 names no module for a kernel frame */
+		fmt_addf(b, " (%s)", name && mod ? mod : "[unknown]");
+	fmt_putc(b, '\n');
 }
 
 int fmt_stack_fd(const struct fmt_ctx *c, const struct type *t)
@@ -269,16 +272,23 @@ static void fmt_bitfield(struct fmt_buf *b, const struct field *f, const char *p
 static void fmt_record(struct fmt_buf *b, const struct type *t, const char *p,
 		       const struct fmt_ctx *c)
 {
-	fmt_puts(b, "{ ");
+	/* bpftrace 0.17: a struct value prints `{ .a = 1, .p = 94... }` (a
+	 * pointer as a number), a struct key `{.a=1,.p=0x...}`; print(args)
+	 * keeps pointers in hex. */
+	bool key = c && c->key, ptr_num = !key && t->kind == T_RECORD;
+	fmt_puts(b, key ? "{" : "{ ");
 	for (int i = 0; i < t->nfields; i++) {
 		const struct field *f = &t->fields[i];
-		fmt_addf(b, "%s.%s = ", i ? ", " : "", f->name ? f->name : "");
+		fmt_addf(b, key ? "%s.%s=" : "%s.%s = ", i ? (key ? "," : ", ") : "",
+			 f->name ? f->name : "");
 		if (f->bit_size && f->bit_size < 64 && f->bit_offset + f->bit_size <= 64)
 			fmt_bitfield(b, f, p + f->offset);
+		else if (ptr_num && f->type && f->type->kind == T_PTR)
+			fmt_addf(b, "%llu", (unsigned long long)fmt_int(f->type, p + f->offset));
 		else
 			fmt_value(b, f->type, p + f->offset, c);
 	}
-	fmt_puts(b, " }");
+	fmt_puts(b, key ? "}" : " }");
 }
 
 /* (1, abc, -3): elements as map values print, strings unquoted, as
@@ -315,8 +325,9 @@ static void fmt_array(struct fmt_buf *b, const struct type *t, const char *p,
 		      const struct fmt_ctx *c)
 {
 	const struct type *e = t->elem;
-	if (e && e->kind == T_INT && e->size == 1) {
-		fmt_putn(b, p, strnlen(p, t->size));  /* char[]: a string */
+	if (e && e->kind == T_INT && e->size == 1 && e->is_signed) {
+		/* char[]: a string; unsigned char[] is numbers, as in bpftrace */
+		fmt_putn(b, p, strnlen(p, t->size));
 		return;
 	}
 	fmt_putc(b, '[');
@@ -450,6 +461,20 @@ static void fmt_ufmt(struct fmt_buf *b, const struct type *t, const void *p)
 		break;
 	case UF_BUF:
 		fmt_bytes(b, p, t->size - 8, 0);
+		break;
+	case UF_CGPATH: {
+		char *text = cgpath_text(u, t->name);
+		fmt_puts(b, text ? text : "");
+		free(text);
+		break;
+	}
+	case UF_JOIN:
+		for (uint64_t i = 0; i < u && i < PR_JOIN_ARGS; i++) {
+			const char *s = (const char *)m + 8 + i * PR_JOIN_ARGSZ;
+			if (i)
+				fmt_puts(b, t->name ? t->name : " ");
+			fmt_putn(b, s, strnlen(s, PR_JOIN_ARGSZ));
+		}
 		break;
 	default:
 		fmt_addf(b, "%llu", (unsigned long long)u);

@@ -34,6 +34,7 @@ struct fmt_ctx {
 	int stack_indent;  /* spaces before each frame: 8 for values, 4 for keys */
 	bool src_lines;    /* -v: user frames also show (file:line) where known */
 	const struct program *prog; /* names PR_SITE_TAG symbols; may be NULL */
+	bool key;          /* a map key: structs as {.a=1,.p=0x10}, as bpftrace 0.17 */
 };
 
 /* The map that holds the frames of stack type t's ids (-1 if none). */

@@ -62,9 +62,11 @@ static bool mp_array_absent(const struct pr_map *m, const char *v, size_t n)
 }
 
 /* type_is_int() without linking types.c: keeps this file testable alone. */
+/* A pointer as a map value prints as a signed number, as bpftrace 0.17
+ * prints it (a key prints 0x...). */
 static bool mp_is_int(const struct type *t)
 {
-	return t->kind == T_INT || t->kind == T_BOOL || t->kind == T_ENUM;
+	return t->kind == T_INT || t->kind == T_BOOL || t->kind == T_ENUM || t->kind == T_PTR;
 }
 
 static bool mp_has_keys(const struct pr_map *m)
@@ -365,6 +367,7 @@ void mp_key_text(struct fmt_buf *b, const struct type *key, const char *k,
 	const struct field *f = mp_key_fields(key, &n, &one);
 	struct fmt_ctx kc = c ? *c : (struct fmt_ctx){ .stack_fd = -1, .ustack_fd = -1 };
 	kc.stack_indent = 4;
+	kc.key = true;
 	for (int i = 0; i < n; i++) {
 		if (i)
 			fmt_puts(b, ", ");

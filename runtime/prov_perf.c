@@ -10,6 +10,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -39,6 +40,13 @@ static void pf_attr(const struct probe *p, struct perf_event_attr *a)
 		a->type = PERF_TYPE_SOFTWARE;
 		a->config = PERF_COUNT_SW_CPU_CLOCK;
 		a->sample_period = p->period;
+		break;
+	case PK_WATCHPOINT:
+		a->type = PERF_TYPE_BREAKPOINT;
+		a->bp_type = p->wp_type;
+		a->bp_addr = p->wp_addr;
+		a->bp_len = p->wp_len;
+		a->sample_period = 1;
 		break;
 	default:
 		a->type = p->perf_type;
@@ -113,8 +121,11 @@ static int pf_attach(struct prov_att *a, const struct prov_env *e)
 {
 	const struct probe *p = a->pp->probe;
 	struct perf_event_attr attr;
-	/* interval fires once per period, not once per CPU: one event on CPU 0 */
-	struct perf_cpu_map *cpus = perf_cpu_map__new(p->kind == PK_INTERVAL ? "0" : NULL);
+	/* interval fires once per period, not once per CPU: one event on CPU 0;
+	 * a watchpoint watches one process on any CPU (cpu -1) */
+	bool wp = p->kind == PK_WATCHPOINT;
+	struct perf_cpu_map *cpus = wp ? perf_cpu_map__dummy_new() :
+				    perf_cpu_map__new(p->kind == PK_INTERVAL ? "0" : NULL);
 	struct perf_thread_map *threads = perf_thread_map__new_dummy();
 	struct perf_evsel *ev = NULL;
 	int ret = -1;
@@ -124,6 +135,8 @@ static int pf_attach(struct prov_att *a, const struct prov_env *e)
 		goto out;
 	}
 	pf_attr(p, &attr);
+	if (wp && threads)
+		perf_thread_map__set_pid(threads, 0, e->pid);
 	if (!cpus || !threads || !(ev = perf_evsel__new(&attr))) {
 		prov_fail(a, e, p->spec, -ENOMEM);
 		goto out;

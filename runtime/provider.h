@@ -67,6 +67,7 @@ static inline const struct provider *prov_for(enum probe_kind k)
 	case PK_TRACEPOINT:
 		return &prov_tracepoint;
 	case PK_PROFILE: case PK_INTERVAL: case PK_SOFTWARE: case PK_HARDWARE:
+	case PK_WATCHPOINT:
 		return &prov_perf;
 	case PK_BEGIN: case PK_END:
 		return &prov_special;

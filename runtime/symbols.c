@@ -313,6 +313,20 @@ const char *sym_user(struct sym *s, pid_t pid, uint64_t addr, uint64_t *off)
 	return name;
 }
 
+const char *sym_user_module(struct sym *s, pid_t pid, uint64_t addr)
+{
+	Dwfl *d = sym_dwfl(s, pid);
+	Dwfl_Module *m = d ? dwfl_addrmodule(d, addr) : NULL;
+	const char *mainfile = NULL, *name;
+
+	if (!m)
+		m = sym_prev_module(s, pid, addr);
+	if (!m)
+		return NULL;
+	name = dwfl_module_info(m, NULL, NULL, NULL, NULL, NULL, &mainfile, NULL);
+	return mainfile ? mainfile : name;
+}
+
 const char *sym_user_line(struct sym *s, pid_t pid, uint64_t addr, int *line)
 {
 	Dwfl *d = sym_dwfl(s, pid);
@@ -322,16 +336,3 @@ const char *sym_user_line(struct sym *s, pid_t pid, uint64_t addr, int *line)
 	return dwfl_lineinfo(l, NULL, line, NULL, NULL, NULL);
 }
 
-const char *sym_user_module(struct sym *s, pid_t pid, uint64_t addr)
-{
-	Dwfl *d = sym_dwfl(s, pid);
-	Dwfl_Module *m = d ? dwfl_addrmodule(d, addr) : NULL;
-	const char *file = NULL, *name;
-
-	if (!m)
-		m = sym_prev_module(s, pid, addr);
-	if (!m)
-		return NULL;
-	name = dwfl_module_info(m, NULL, NULL, NULL, NULL, NULL, &file, NULL);
-	return file ? file : name;
-}

@@ -248,25 +248,11 @@ static int uw_cie_enc(const struct uw_cie *c, int n, Dwarf_Off off)
 	return -1;
 }
 
-static Elf_Scn *uw_section(Elf *elf, const char *name, GElf_Shdr *sh)
-{
-	size_t shstr;
-	Elf_Scn *s = NULL;
-
-	if (elf_getshdrstrndx(elf, &shstr))
-		return NULL;
-	while ((s = elf_nextscn(elf, s)))
-		if (gelf_getshdr(s, sh) && sh->sh_type == SHT_PROGBITS &&
-		    !strcmp(elf_strptr(elf, shstr, sh->sh_name) ?: "", name))
-			return s;
-	return NULL;
-}
-
 /* Every FDE of .eh_frame, walked with libdw. */
 static int uw_eh_frame(struct uw *u, const struct uw_elf *e)
 {
 	GElf_Shdr sh;
-	Elf_Scn *s = uw_section(e->elf, ".eh_frame", &sh);
+	Elf_Scn *s = elfsym_section(e->elf, ".eh_frame", &sh);
 	Elf_Data *d = s ? elf_getdata(s, NULL) : NULL;
 	Dwarf_CFI *cfi = d ? dwarf_getcfi_elf(e->elf) : NULL;
 	const unsigned char *ident = (const unsigned char *)elf_getident(e->elf, NULL);
