@@ -47,7 +47,7 @@ static const char *const kind_names[] = {
 	[N_UNROLL] = "unroll", [N_WHILE] = "while", [N_BREAK] = "break",
 	[N_CONTINUE] = "continue", [N_RETURN] = "return", [N_BLOCK] = "block",
 	[N_ATTACH] = "attach", [N_PROBE] = "probe", [N_CDECL] = "cdecl",
-	[N_PROGRAM] = "program",
+	[N_PROGRAM] = "program", [N_TUPLE] = "tuple", [N_STMTEXPR] = "stmtexpr", [N_FORMAP] = "formap",
 };
 
 const char *ast_kind_name(enum node_kind kind)

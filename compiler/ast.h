@@ -38,12 +38,16 @@ enum node_kind {
 	N_ASSIGN,   /* a: lvalue (N_MAP or N_VAR), b: value; op: 0 for '=', else the
 	             * binary operator of a compound assignment ('+' for +=, TOK_SHL for <<=) */
 	N_INCDEC,   /* a: lvalue; op: '+' or '-'; ival: 1 if prefix (++x), 0 if postfix (x++) */
+	N_TUPLE,    /* list: the elements of (a, "b", c); empty for () */
+	N_STMTEXPR, /* { stmts; e } (newer bpftrace's block expression): list: the
+	             * statements, a: the value */
 
 	/* ---- statements ---- */
 	N_EXPRSTMT, /* a: expression */
 	N_IF,       /* a: cond, b: then N_BLOCK, c: else (N_BLOCK, N_IF or NULL) */
 	N_UNROLL,   /* ival: count (1..100), b: N_BLOCK */
 	N_WHILE,    /* a: cond, b: N_BLOCK (bounded by the verifier) */
+	N_FORMAP,   /* for ($kv : @m): a: the N_VAR, b: N_BLOCK, c: the N_MAP (newer bpftrace) */
 	N_BREAK,    /* inside while */
 	N_CONTINUE, /* inside while */
 	N_RETURN,   /* ends this probe hit */

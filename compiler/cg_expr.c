@@ -68,6 +68,49 @@ void cg_store_value(struct cg *g, LLVMValueRef dst, LLVMValueRef v,
 	cg_memset0(g, cg_gep(g, dst, t->size), size - t->size);
 }
 
+/* Element i of the tuple at p: its bytes for a memory type, else its i64. */
+static LLVMValueRef tuple_at(struct cg *g, LLVMValueRef p, const struct type *t, int i)
+{
+	LLVMValueRef e = cg_gep(g, p, t->fields[i].offset);
+
+	return cg_is_mem(t->fields[i].type) ? e : LLVMBuildLoad2(g->b, g->i64, e, "");
+}
+
+void cg_store_as(struct cg *g, LLVMValueRef dst, const struct type *dt, LLVMValueRef v,
+		 const struct type *t, uint32_t size)
+{
+	if (!dt || !t || dt->kind != T_TUPLE || t->kind != T_TUPLE || type_equal(dt, t) ||
+	    dt->nfields != t->nfields) {
+		cg_store_value(g, dst, v, t, size);
+		return;
+	}
+	/* A tuple whose strings are narrower than the slot's: element by
+	 * element, each at the slot's offsets, the rest zeroed. */
+	cg_memset0(g, dst, size);
+	for (int i = 0; i < t->nfields; i++) {
+		const struct type *de = dt->fields[i].type, *se = t->fields[i].type;
+
+		cg_store_as(g, cg_gep(g, dst, dt->fields[i].offset), de, tuple_at(g, v, t, i), se,
+			    cg_is_mem(de) ? de->size : 8);
+	}
+}
+
+static LLVMValueRef tuple_expr(struct cg *g, struct node *n)
+{
+	const struct type *t = n->type;
+	LLVMValueRef buf = cg_alloca(g, t->size ? t->size : 8, "tuple");
+	struct node *e = n->list;
+
+	cg_memset0(g, buf, t->size ? t->size : 8);
+	for (int i = 0; i < t->nfields && e; i++, e = e->next) {
+		const struct type *ft = t->fields[i].type;
+
+		cg_store_as(g, cg_gep(g, buf, t->fields[i].offset), ft, cg_expr(g, e), e->type,
+			    cg_is_mem(ft) ? ft->size : 8);
+	}
+	return buf;
+}
+
 /* A zeroed stack slot: the verifier rejects reads of uninitialised stack,
  * and a variable assigned on one path only may be read on another. */
 static LLVMValueRef alloca_zeroed(struct cg *g, uint32_t size, const char *name)
@@ -407,6 +450,8 @@ static LLVMValueRef field(struct cg *g, struct node *n)
 	const struct type *t = n->type;
 	LLVMValueRef v, off;
 
+	if (n->a->type && n->a->type->kind == T_TUPLE)
+		return tuple_at(g, cg_expr(g, n->a), n->a->type, atoi(n->name));
 	if (n->a->kind != N_IDENT || n->a->type->kind == T_PTR || cg_is_dwarf_var(g, n))
 		return cg_place_value(g, n);
 	f = type_field(g->probe->args, n->name);
@@ -443,10 +488,33 @@ static LLVMValueRef field(struct cg *g, struct node *n)
 	return cg_const(g, 0);
 }
 
+/* $s[i] of a string value: its byte i, 0 for i past the buffer. */
+static LLVMValueRef str_index(struct cg *g, struct node *n)
+{
+	uint32_t size = n->a->type->size;
+	LLVMValueRef s = cg_expr(g, n->a), i = cg_expr(g, n->b), res;
+	LLVMBasicBlockRef done;
+
+	if (n->b->kind == N_INT)
+		return LLVMBuildSExt(g->b, LLVMBuildLoad2(g->b, g->i8, cg_gep(g, s, n->b->ival), ""),
+				     g->i64, "");
+	res = cg_alloca(g, 8, "ch");
+	LLVMBuildStore(g->b, cg_const(g, 0), res);
+	done = cg_if(g, LLVMBuildICmp(g->b, LLVMIntULT, i, cg_const(g, size), ""), "inside");
+	LLVMBuildStore(g->b, LLVMBuildSExt(g->b, LLVMBuildLoad2(g->b, g->i8,
+			LLVMBuildGEP2(g->b, g->i8, s, &i, 1, ""), ""), g->i64, ""), res);
+	LLVMBuildBr(g->b, done);
+	LLVMPositionBuilderAtEnd(g->b, done);
+	return LLVMBuildLoad2(g->b, g->i64, res, "");
+}
+
 static LLVMValueRef index_expr(struct cg *g, struct node *n)
 {
 	const struct field *f;
 	const struct type *a = n->a->type;
+
+	if (a && a->kind == T_STR)
+		return str_index(g, n);
 
 	if (n->a->kind != N_FIELD || n->a->a->kind != N_IDENT || n->a->a->type->kind == T_PTR ||
 	    cg_is_dwarf_var(g, n->a) ||
@@ -506,6 +574,40 @@ static LLVMValueRef str_eq(struct cg *g, LLVMValueRef a, const struct type *ta, 
 			   const struct type *tb)
 {
 	return cg_str_eq_n(g, a, ta, b, tb, UINT64_MAX);
+}
+
+static LLVMValueRef bytes_eq(struct cg *g, LLVMValueRef x, LLVMValueRef y, uint32_t size)
+{
+	LLVMValueRef r = LLVMConstInt(LLVMInt1TypeInContext(g->ctx), 1, 0);
+
+	for (uint32_t i = 0; i < size; i++)
+		r = LLVMBuildAnd(g->b, r, LLVMBuildICmp(g->b, LLVMIntEQ,
+				 LLVMBuildLoad2(g->b, g->i8, cg_gep(g, x, i), ""),
+				 LLVMBuildLoad2(g->b, g->i8, cg_gep(g, y, i), ""), ""), "");
+	return cg_bool(g, r);
+}
+
+/* Tuples of one shape (sema's unify): 1 if every element is equal. */
+static LLVMValueRef tuple_eq(struct cg *g, LLVMValueRef a, const struct type *ta,
+			     LLVMValueRef b, const struct type *tb)
+{
+	LLVMValueRef r = cg_const(g, 1);
+
+	for (int i = 0; i < ta->nfields && i < tb->nfields; i++) {
+		const struct type *ea = ta->fields[i].type, *eb = tb->fields[i].type;
+		LLVMValueRef x = tuple_at(g, a, ta, i), y = tuple_at(g, b, tb, i), e;
+
+		if (ea->kind == T_TUPLE)
+			e = tuple_eq(g, x, ea, y, eb);
+		else if (ea->kind == T_STR)
+			e = str_eq(g, x, ea, y, eb);
+		else if (cg_is_mem(ea))   /* same type: the same bytes */
+			e = bytes_eq(g, x, y, ea->size);
+		else
+			e = cg_bool(g, LLVMBuildICmp(g->b, LLVMIntEQ, x, y, ""));
+		r = LLVMBuildAnd(g->b, r, e, "");
+	}
+	return r;
 }
 
 static LLVMValueRef logical(struct cg *g, struct node *n)
@@ -606,8 +708,8 @@ static LLVMValueRef binop(struct cg *g, struct node *n)
 		return logical(g, n);
 	a = cg_expr(g, n->a);
 	b = cg_expr(g, n->b);
-	if (ta->kind == T_STR) {
-		r = str_eq(g, a, ta, b, tb);
+	if (ta->kind == T_STR || ta->kind == T_TUPLE) {
+		r = ta->kind == T_STR ? str_eq(g, a, ta, b, tb) : tuple_eq(g, a, ta, b, tb);
 		return n->op == TOK_EQ ? r : LLVMBuildXor(g->b, r, cg_const(g, 1), "");
 	}
 	if (ta->kind == T_PTR && (n->op == '+' || n->op == '-') && type_is_int(tb)) {
@@ -666,8 +768,8 @@ static LLVMValueRef ternary(struct cg *g, struct node *n)
 		if (none) /* both arms are void calls: a statement (see sema) */
 			cg_expr(g, arms[i]);
 		else
-			cg_store_value(g, res, cg_expr(g, arms[i]), arms[i]->type,
-				       mem ? n->type->size : 8);
+			cg_store_as(g, res, n->type, cg_expr(g, arms[i]), arms[i]->type,
+				    mem ? n->type->size : 8);
 		LLVMBuildBr(g->b, done);
 	}
 	LLVMPositionBuilderAtEnd(g->b, done);
@@ -711,6 +813,12 @@ LLVMValueRef cg_expr(struct cg *g, struct node *n)
 		return field(g, n);
 	case N_INDEX:
 		return index_expr(g, n);
+	case N_TUPLE:
+		return tuple_expr(g, n);
+	case N_STMTEXPR:
+		for (struct node *s = n->list; s; s = s->next)
+			cg_stmt(g, s);
+		return cg_expr(g, n->a);
 	case N_CAST:
 		return cg_to_int_type(g, cg_expr(g, n->a), n->type);
 	default:

@@ -254,12 +254,14 @@ void cg_rp_enter(struct cg *g, struct node *pn, int idx)
 static struct probe *exit_probe(struct cg *g, const struct probe *p)
 {
 	struct probe *x = calloc(1, sizeof(*x));
-	struct probe **v = realloc(g->prog->probes, (g->prog->nprobes + 1) * sizeof(*v));
+	/* Not into prog->probes yet: cg_generate walks the sema probes, whose
+	 * arrays point into it, and a realloc now would move them. */
+	struct probe **v = realloc(g->late, (g->nlate + 1) * sizeof(*v));
 
 	if (!x || !v)
 		abort();
-	g->prog->probes = v;
-	v[g->prog->nprobes++] = x;
+	g->late = v;
+	v[g->nlate++] = x;
 	x->kind = PK_TRACEPOINT;
 	x->loc = p->loc;
 	x->category = strdup("syscalls");

@@ -426,6 +426,26 @@ static LLVMValueRef hist_bucket(struct cg *g, LLVMValueRef v, bool sgn)
 	return b;
 }
 
+/* hist(x, k)'s bucket (types.h) from the power-of-two one, b = p + 2 (0
+ * for v < 0). */
+static LLVMValueRef hist_k_bucket(struct cg *g, LLVMValueRef v, LLVMValueRef b, int k)
+{
+	uint64_t n = 1ull << k;
+	LLVMValueRef small = LLVMBuildICmp(g->b, LLVMIntULT, v, cg_const(g, 2 * n), "");
+	LLVMValueRef p = LLVMBuildSub(g->b, b, cg_const(g, 2), "");
+	LLVMValueRef sh = LLVMBuildSelect(g->b, small, cg_const(g, 0),
+					  LLVMBuildSub(g->b, p, cg_const(g, (uint64_t)k), ""), "");
+	LLVMValueRef s = LLVMBuildSub(g->b, LLVMBuildLShr(g->b, v, sh, ""), cg_const(g, n), "");
+	LLVMValueRef row = LLVMBuildShl(g->b, LLVMBuildAdd(g->b, sh, cg_const(g, 1), ""),
+					cg_const(g, (uint64_t)k), "");
+
+	row = LLVMBuildAdd(g->b, LLVMBuildAdd(g->b, row, s, ""), cg_const(g, 1), "");
+	row = LLVMBuildSelect(g->b, small, LLVMBuildAdd(g->b, v, cg_const(g, 1), ""), row, "");
+	/* a negative value stays in bucket 0 */
+	return LLVMBuildSelect(g->b, LLVMBuildICmp(g->b, LLVMIntEQ, b, cg_const(g, 0), ""),
+			       cg_const(g, 0), row, "");
+}
+
 static LLVMValueRef lhist_bucket(struct cg *g, LLVMValueRef v, const struct type *t)
 {
 	uint64_t last = 1 + (uint64_t)((t->lh_max - t->lh_min) / t->lh_step);
@@ -504,6 +524,8 @@ static void assign_agg(struct cg *g, struct node *lv, struct node *call)
 
 	if (t->agg == AGG_HIST)
 		bucket = hist_bucket(g, v, call->list->type->is_signed);
+	if (t->agg == AGG_HIST && t->lh_step > 0)
+		bucket = hist_k_bucket(g, v, bucket, (int)t->lh_step);
 	else if (t->agg == AGG_LHIST)
 		bucket = lhist_bucket(g, v, t);
 	LLVMValueRef key = cg_map_key(g, lv, bucket), la[2] = { g->maps[mi], key };
@@ -539,9 +561,9 @@ static void map_update(struct cg *g, int mi, LLVMValueRef key, LLVMValueRef v,
 	const struct pr_map *pm = &g->prog->maps[mi];
 	LLVMValueRef val = v;
 
-	if (!cg_is_mem(t) || t->size != pm->value_size) {
+	if (!cg_is_mem(t) || t->size != pm->value_size || !type_equal(t, pm->value)) {
 		val = cg_alloca(g, pm->value_size, "val");
-		cg_store_value(g, val, v, t, pm->value_size);
+		cg_store_as(g, val, pm->value, v, t, pm->value_size);
 	}
 	update_counted(g, mi, key, val);
 }
@@ -605,8 +627,8 @@ static void assign(struct cg *g, struct node *n)
 	if (n->op)
 		v = cg_arith(g, n->op, LLVMBuildLoad2(g->b, g->i64, x->slot, ""),
 			     step_scale(g, x->type, n->op, v), sgn);
-	cg_store_value(g, x->slot, v, n->op ? x->type : rv->type,
-		       cg_is_mem(x->type) ? x->type->size : 8);
+	cg_store_as(g, x->slot, x->type, v, n->op ? x->type : rv->type,
+		    cg_is_mem(x->type) ? x->type->size : 8);
 }
 
 LLVMValueRef cg_incdec(struct cg *g, struct node *n)
@@ -730,6 +752,9 @@ void cg_stmt(struct cg *g, struct node *n)
 		break;
 	case N_WHILE:
 		while_stmt(g, n);
+		break;
+	case N_FORMAP:
+		cg_for_map(g, n);
 		break;
 	case N_BREAK: case N_CONTINUE:
 		LLVMBuildBr(g->b, n->kind == N_BREAK ? g->brk[g->nloops - 1] :

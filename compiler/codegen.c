@@ -197,6 +197,16 @@ LLVMValueRef cg_alloca(struct cg *g, uint32_t size, const char *name)
 	return a;
 }
 
+LLVMValueRef cg_heap_tmp(struct cg *g, uint32_t size, uint32_t *off)
+{
+	uint32_t before = g->heap_off;
+	LLVMValueRef a = heap_alloc(g, size ? size : 8);
+
+	*off = g->heap_off - (size ? size : 8);
+	tmp_push(g, a, size, before);
+	return a;
+}
+
 int cg_tmp_mark(struct cg *g)
 {
 	return g->ntmp;
@@ -392,7 +402,7 @@ LLVMValueRef cg_map_define(struct cg *g, const char *name, int type, uint32_t ma
 static uint32_t agg_buckets(const struct type *v)
 {
 	if (v->agg == AGG_HIST)
-		return PR_HIST_BUCKETS;
+		return hist_buckets((int)v->lh_step);
 	if (v->agg == AGG_LHIST)
 		return (uint32_t)((v->lh_max - v->lh_min) / v->lh_step) + 2;
 	return 1;
@@ -422,12 +432,12 @@ static int define_script_maps(struct cg *g)
 		const struct type *v = sm->value;
 		bool agg = v->kind == T_AGG;
 		bool hist = agg && (v->agg == AGG_HIST || v->agg == AGG_LHIST);
-		bool array = agg && !sm->key && !sm->deleted;
+		bool array = agg && !sm->key && !sm->deleted && !sm->decl_type;
 
 		m->name = strdup(sm->name);
 		if (asprintf(&m->bpf_name, "map_%d_%s", i, sm->name[1] ? sm->name + 1 : "") < 0)
 			return -1;
-		m->bpf_type = array ? BPF_MAP_TYPE_PERCPU_ARRAY :
+		m->bpf_type = sm->decl_type ? sm->decl_type : array ? BPF_MAP_TYPE_PERCPU_ARRAY :
 			      agg ? BPF_MAP_TYPE_PERCPU_HASH : BPF_MAP_TYPE_HASH;
 		m->array = array;
 		m->key = sm->key;
@@ -435,10 +445,17 @@ static int define_script_maps(struct cg *g)
 		m->key_size = array ? 4 : (sm->key ? sm->key->size : 0) + (hist || !sm->key ? 8 : 0);
 		m->value_size = agg ? v->size : v->kind == T_STR ? v->size : v->size < 8 ? 8 : v->size;
 		m->max_entries = sm->key ? (hist ? 16384 : 4096) : agg_buckets(v);
+		if (sm->key && g->s->cfg.max_map_keys)   /* config max_map_keys */
+			m->max_entries = hist ? 4 * g->s->cfg.max_map_keys : g->s->cfg.max_map_keys;
+		if (sm->decl_type)   /* let @m = hash(N): N entries (hist: N keys' buckets) */
+			m->max_entries = !sm->key ? (hist ? agg_buckets(v) : 1) : !hist ? sm->decl_max :
+				sm->decl_max * agg_buckets(v) < (1u << 22) ?
+				sm->decl_max * agg_buckets(v) : (1u << 22);
 		g->maps[i] = map_define(g, m->bpf_name, m->bpf_type, m->max_entries,
 					m->key_size, m->value_size);
 	}
 	p->nmaps = g->s->nmaps;
+	p->no_exit_print = g->s->cfg.no_exit_print;
 	return 0;
 }
 
@@ -718,6 +735,132 @@ LLVMValueRef cg_count_callback(struct cg *g)
 	LLVMBuildRet(b, LLVMConstInt(g->i64, 0, 0));
 	LLVMDisposeBuilder(b);
 	return fn;
+}
+
+static void fn_save(struct cg *g, struct cg_fnstate *st)
+{
+	st->fn = g->fn;
+	st->ctxarg = g->ctxarg;
+	st->pid_tgid = g->pid_tgid;
+	st->sys_nr = g->sys_nr;
+	st->sys_site = g->sys_site;
+	st->sys_regs = g->sys_regs;
+	st->heap_ptr = g->heap_ptr;
+	st->entry = g->entry;
+	st->start = g->start;
+	st->at = LLVMGetInsertBlock(g->b);
+	st->sp = g->sp;
+	st->loc = LLVMGetCurrentDebugLocation2(g->b);
+	st->vars = g->vars;
+	st->nvars = g->nvars;
+	st->capvars = g->capvars;
+	st->nloops = g->nloops;
+	memcpy(st->brk, g->brk, sizeof(st->brk));
+	memcpy(st->cont, g->cont, sizeof(st->cont));
+	st->tmp = g->tmp;
+	st->tmpsize = g->tmpsize;
+	st->tmpheap = g->tmpheap;
+	st->ntmp = g->ntmp;
+	st->captmp = g->captmp;
+	st->heap_off = g->heap_off;
+	st->slp_cand = g->slp_cand;
+}
+
+LLVMValueRef cg_callback_begin(struct cg *g, struct cg_fnstate *st, const char *name,
+			       struct loc at)
+{
+	static const char *const pn[4] = { "map", "key", "value", "ctx" };
+	LLVMTypeRef pt[4] = { g->ptr, g->ptr, g->ptr, g->ptr };
+	LLVMMetadataRef dt[5] = { g->di_int, di_ptr(g, NULL), di_ptr(g, NULL), di_ptr(g, NULL),
+				  di_ptr(g, NULL) };
+	unsigned nounwind = LLVMGetEnumAttributeKindForName("nounwind", 8);
+	int line = at.line > 0 ? at.line : 1;
+
+	fn_save(g, st);
+	g->fn = LLVMAddFunction(g->mod, name, LLVMFunctionType(g->i32, pt, 4, 0));
+	LLVMSetLinkage(g->fn, LLVMInternalLinkage);
+	LLVMAddAttributeAtIndex(g->fn, LLVMAttributeFunctionIndex,
+				LLVMCreateEnumAttribute(g->ctx, nounwind, 0));
+	LLVMAddAttributeAtIndex(g->fn, LLVMAttributeFunctionIndex,
+				LLVMCreateStringAttribute(g->ctx, "target-cpu", 10, bpf_cpu(),
+							  (unsigned)strlen(bpf_cpu())));
+	g->sp = LLVMDIBuilderCreateFunction(g->di, g->di_file, name, strlen(name), name,
+					    strlen(name), g->di_file, line,
+					    LLVMDIBuilderCreateSubroutineType(g->di, g->di_file, dt,
+									      5, LLVMDIFlagZero),
+					    1, 1, line, LLVMDIFlagPrototyped, 1);
+	LLVMSetSubprogram(g->fn, g->sp);
+	for (unsigned i = 0; i < 4; i++)
+		LLVMDIBuilderCreateParameterVariable(g->di, g->sp, pn[i], strlen(pn[i]), i + 1,
+						     g->di_file, line, di_ptr(g, NULL), 1,
+						     LLVMDIFlagZero);
+	g->ctxarg = NULL;
+	g->entry = cg_block(g, "entry");
+	g->start = cg_block(g, "start");
+	LLVMPositionBuilderAtEnd(g->b, g->start);
+	LLVMSetCurrentDebugLocation2(g->b, LLVMDIBuilderCreateDebugLocation(g->ctx, line,
+				     at.col > 0 ? at.col : 1, g->sp, NULL));
+	g->vars = NULL;
+	g->nvars = g->capvars = 0;
+	g->nloops = 0;
+	g->tmp = NULL;
+	g->tmpsize = g->tmpheap = NULL;
+	g->ntmp = g->captmp = 0;
+	g->heap_ptr = NULL;
+	g->pid_tgid = NULL;
+	g->sys_nr = g->sys_site = g->sys_regs = NULL;
+	/* The callback finds the caller's variables in the per-CPU heap
+	 * (cg_formap.c): neither function may take the sleepable path's
+	 * task-local heap (cg_sleep.c). */
+	g->slp_stack = true;
+	g->slp_cand = false;
+	return g->fn;
+}
+
+void cg_callback_end(struct cg *g, struct cg_fnstate *st)
+{
+	/* func_end without the sleepable decision, which is the caller's */
+	if (!LLVMGetBasicBlockTerminator(LLVMGetInsertBlock(g->b)))
+		LLVMBuildRet(g->b, LLVMConstInt(g->i32, 0, 0));
+	LLVMPositionBuilderAtEnd(g->b, g->entry);
+	if (g->heap_ptr) {
+		LLVMBasicBlockRef none = cg_block(g, "noheap");
+
+		LLVMBuildCondBr(g->b, LLVMBuildIsNotNull(g->b, g->heap_ptr, ""), g->start, none);
+		LLVMPositionBuilderAtEnd(g->b, none);
+		LLVMBuildRet(g->b, LLVMConstInt(g->i32, 0, 0));
+	} else {
+		LLVMBuildBr(g->b, g->start);
+	}
+	free(g->vars);
+	free(g->tmp);
+	free(g->tmpsize);
+	free(g->tmpheap);
+	g->fn = st->fn;
+	g->ctxarg = st->ctxarg;
+	g->pid_tgid = st->pid_tgid;
+	g->sys_nr = st->sys_nr;
+	g->sys_site = st->sys_site;
+	g->sys_regs = st->sys_regs;
+	g->heap_ptr = st->heap_ptr;
+	g->entry = st->entry;
+	g->start = st->start;
+	g->sp = st->sp;
+	g->vars = st->vars;
+	g->nvars = st->nvars;
+	g->capvars = st->capvars;
+	g->nloops = st->nloops;
+	memcpy(g->brk, st->brk, sizeof(st->brk));
+	memcpy(g->cont, st->cont, sizeof(st->cont));
+	g->tmp = st->tmp;
+	g->tmpsize = st->tmpsize;
+	g->tmpheap = st->tmpheap;
+	g->ntmp = st->ntmp;
+	g->captmp = st->captmp;
+	g->heap_off = st->heap_off;
+	g->slp_cand = st->slp_cand;
+	LLVMPositionBuilderAtEnd(g->b, st->at);
+	LLVMSetCurrentDebugLocation2(g->b, st->loc);
 }
 
 /*
@@ -1156,6 +1299,7 @@ static void cg_dispose(struct cg *g)
 	free(g->tmp);
 	free(g->tmpsize);
 	free(g->tmpheap);
+	free(g->late);
 	if (g->di)
 		LLVMDisposeDIBuilder(g->di);
 	if (g->b)
@@ -1164,6 +1308,24 @@ static void cg_dispose(struct cg *g)
 		LLVMDisposeModule(g->mod);
 	if (g->ctx)
 		LLVMContextDispose(g->ctx);
+}
+
+/* The probes codegen made (sys_exit_* replays) join the program's once
+ * the walk over the sema probes, which point into its array, is done. */
+static void add_late_probes(struct cg *g)
+{
+	struct program *p = g->prog;
+	struct probe **v;
+
+	if (!g->nlate)
+		return;
+	v = realloc(p->probes, (p->nprobes + g->nlate) * sizeof(*v));
+	if (!v)
+		abort();
+	memcpy(v + p->nprobes, g->late, g->nlate * sizeof(*v));
+	p->probes = v;
+	p->nprobes += g->nlate;
+	g->nlate = 0;
 }
 
 int cg_generate(struct sema_probe *probes, int nprobes, struct sema *s,
@@ -1204,6 +1366,7 @@ int cg_generate(struct sema_probe *probes, int nprobes, struct sema *s,
 			for (int k = 0; k < p->nsites; k++)
 				gen_function(&g, probes[i].node, p, idx, k);
 		}
+	add_late_probes(&g);
 	if (!g.errors && cg_entry_companions(&g))
 		goto out;
 	if (g.errors)

@@ -99,10 +99,32 @@ struct cg {
 
 	/* syscall entries replayed at their return (cg_replay.c) */
 	bool rp_on;                 /* the function being built is one */
+	struct probe **late;        /* probes made while generating (replays) */
+	int nlate;
 	LLVMValueRef rp_flag;       /* while set, a failed read stores 1 here */
 };
 
+/* What cg_callback_begin puts aside of the function being built. */
+struct cg_fnstate {
+	LLVMValueRef fn, ctxarg, pid_tgid, sys_nr, sys_site, sys_regs, heap_ptr;
+	LLVMBasicBlockRef entry, start, at;
+	LLVMMetadataRef sp, loc;
+	struct cg_var *vars;
+	int nvars, capvars, nloops, ntmp, captmp;
+	LLVMBasicBlockRef brk[32], cont[32];
+	LLVMValueRef *tmp;
+	uint32_t *tmpsize, *tmpheap, heap_off;
+	bool slp_cand;
+};
+
 /* codegen.c */
+/* A bpf_for_each_map_elem() callback (map, key, value, ctx) -> 0 to go on,
+ * 1 to stop, built with g's usual state (no probe ctx: g->ctxarg is NULL;
+ * heap temporaries after the caller's); cg_callback_end finishes it and
+ * gives the caller's state back.  Returns the function. */
+LLVMValueRef cg_callback_begin(struct cg *g, struct cg_fnstate *st, const char *name,
+			       struct loc at);
+void cg_callback_end(struct cg *g, struct cg_fnstate *st);
 void cg_error(struct cg *g, struct loc loc, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 void cg_at(struct cg *g, const struct node *n);
@@ -115,6 +137,9 @@ LLVMValueRef cg_percpu_heap_lookup(struct cg *g);
 LLVMValueRef cg_alloca(struct cg *g, uint32_t size, const char *name);
 /* A slot alive for the whole probe hit (scratch variables). */
 LLVMValueRef cg_alloca_var(struct cg *g, uint32_t size, const char *name);
+/* A temporary in the heap, always (the callback of cg_for_map finds it at
+ * the same offset, *off, of its own lookup of the per-CPU heap). */
+LLVMValueRef cg_heap_tmp(struct cg *g, uint32_t size, uint32_t *off);
 int cg_tmp_mark(struct cg *g);
 void cg_tmp_release(struct cg *g, int mark);
 LLVMValueRef cg_gep(struct cg *g, LLVMValueRef p, uint64_t off);
@@ -171,6 +196,10 @@ bool cg_is_mem(const struct type *t);
 /* Writes value v of type t into size bytes at dst (ints: 8 bytes). */
 void cg_store_value(struct cg *g, LLVMValueRef dst, LLVMValueRef v,
 		    const struct type *t, uint32_t size);
+/* cg_store_value into a slot of type dt: a tuple of another layout (a
+ * narrower string element) is converted element by element. */
+void cg_store_as(struct cg *g, LLVMValueRef dst, const struct type *dt, LLVMValueRef v,
+		 const struct type *t, uint32_t size);
 LLVMValueRef cg_map_key(struct cg *g, struct node *m, LLVMValueRef bucket);
 LLVMValueRef cg_map_read(struct cg *g, struct node *m);
 struct cg_var *cg_var(struct cg *g, const char *name, const struct type *t);
@@ -216,6 +245,9 @@ void cg_sys_prologue(struct cg *g);
 LLVMValueRef cg_sys_field(struct cg *g, const struct field *f, const struct type *t);
 /* The `probe` builtin: this site's name, size bytes, in .rodata: read-only. */
 LLVMValueRef cg_sys_probe_name(struct cg *g, uint32_t size);
+
+/* cg_formap.c: for ($kv : @m) */
+void cg_for_map(struct cg *g, struct node *n);
 
 /* cg_sleep.c: user reads at uprobes that fault pages in where the kernel
  * has sleepable uprobe programs. */

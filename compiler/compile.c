@@ -278,7 +278,8 @@ struct program *pr_compile(const struct source *src, const struct pr_compile_opt
 {
 	struct program *p = calloc(1, sizeof(*p));
 	struct sema_opts so = { .params = o->params, .nparams = o->nparams, .unsafe = o->unsafe,
-				.has_child = o->has_child };
+				.has_child = o->has_child, .named = o->named,
+				.nnamed = o->nnamed };
 	struct sema_probe *sp = NULL;
 	struct sema s = { 0 };
 	struct node *root;

@@ -310,11 +310,37 @@ static void lex_unknown(struct lexer *lx, struct token *t)
 	advance(lx);
 }
 
+/* `let @m` or `config =` at top level: newer bpftrace's preamble. */
+static int starts_decl(const char *p)
+{
+	const char *q;
+
+	if (!strncmp(p, "let", 3) && isspace((unsigned char)p[3])) {
+		q = p + 3;
+		while (isspace((unsigned char)*q))
+			q++;
+		return *q == '@';
+	}
+	if (!strncmp(p, "config", 6) && (isspace((unsigned char)p[6]) || p[6] == '=')) {
+		q = p + 6;
+		while (isspace((unsigned char)*q))
+			q++;
+		return *q == '=';
+	}
+	return 0;
+}
+
+static void lex_code(struct lexer *lx, struct token *t);
+
 static void lex_top(struct lexer *lx, struct token *t)
 {
 	char c = *lx->p;
 
-	if (c == '#') {
+	if (starts_decl(lx->p)) {
+		lx->mode = LEX_DECL;
+		lx->depth = 0;
+		lex_code(lx, t);
+	} else if (c == '#') {
 		lex_hash_line(lx, t);
 	} else if (word_is(lx->p, "struct") || word_is(lx->p, "union") ||
 		   word_is(lx->p, "enum") || word_is(lx->p, "typedef")) {
@@ -462,12 +488,14 @@ static void lex_number(struct lexer *lx, struct token *t)
 	int fraction = 0;
 	uint64_t v = 0;
 	char text[64];
+	/* After a '.', "0.1" is two tuple indexes ($t.0.1), not a fraction. */
+	int after_dot = start > lx->line_start && start[-1] == '.';
 
 	/* The whole run of word characters is one literal: bpftrace would read
 	 * "1_" as 1 and a name, which no rule accepts either. "1.5" would
 	 * otherwise read as a field access on 1. */
 	for (; isalnum((unsigned char)*p) || *p == '_' ||
-	       (*p == '.' && isdigit((unsigned char)p[1]) &&
+	       (*p == '.' && !after_dot && isdigit((unsigned char)p[1]) &&
 		!(start[0] == '0' && (start[1] == 'x' || start[1] == 'X'))); p++)
 		if (*p == '.')
 			fraction = 1;
@@ -670,6 +698,8 @@ static void track_nesting(struct lexer *lx, struct token *t)
 		lx->depth--;
 	else if (k == '{')
 		lx->mode = LEX_CODE, lx->depth = 1;
+	else if (k == ';' && lx->mode == LEX_DECL && lx->depth == 0)
+		lx->mode = LEX_TOP;
 }
 
 /*

@@ -62,7 +62,9 @@ struct token {
 	int bol;        /* first token on its line */
 };
 
-enum lex_mode { LEX_TOP, LEX_PRED, LEX_CODE };
+/* LEX_DECL: a preamble statement of newer bpftrace, `let @m = hash(N);` or
+ * `config = { ... }`, lexed as code up to its ';' or closing '}'. */
+enum lex_mode { LEX_TOP, LEX_PRED, LEX_CODE, LEX_DECL };
 
 struct lexer {
 	const struct source *src;

@@ -27,6 +27,7 @@ struct parser {
 	int depth;            /* nested expressions and blocks being parsed */
 	int ops;              /* operator nodes in the current statement */
 	struct node *prog;    /* the program so far: its C declarations name types */
+	int in_pred;          /* parsing a predicate: a '{' there is the probe's body */
 };
 
 /* Later stages walk the tree recursively: these bounds keep any tree they
@@ -407,7 +408,84 @@ static struct node *parse_map(struct parser *p)
 		ast_free(n);
 		return NULL;
 	}
+	/* @m[(a, b)] is @m[a, b] (newer bpftrace: the keys are a tuple). */
+	if (n->list && !n->list->next && n->list->kind == N_TUPLE && n->list->list) {
+		struct node *t = n->list;
+
+		n->list = t->list;
+		t->list = NULL;
+		ast_free(t);
+	}
 	return finish(p, n);
+}
+
+/*
+ * '(' e ')' is e; '(' e ',' ... ')' a tuple, as are '(' e ',' ')' and
+ * '(' ')' (newer bpftrace's one- and zero-element tuples).
+ */
+static struct node *parse_paren(struct parser *p)
+{
+	struct node *n, *e;
+	struct loc where = next(p)->loc;
+
+	if (at(p, ')')) {
+		next(p);
+		return mk(N_TUPLE, where);
+	}
+	e = parse_expr(p);
+	if (!e)
+		return NULL;
+	if (accept(p, ')'))
+		return e;
+	if (!at(p, ',')) {
+		error_here(p, "expected ')'");
+		ast_free(e);
+		return NULL;
+	}
+	n = mk(N_TUPLE, where);
+	n->list = e;
+	while (accept(p, ',') && !at(p, ')')) {
+		e = parse_expr(p);
+		if (!e) {
+			ast_free(n);
+			return NULL;
+		}
+		append(&n->list, e);
+	}
+	if (expect(p, ')', "expected ')' after the tuple") < 0) {
+		ast_free(n);
+		return NULL;
+	}
+	return finish(p, n);
+}
+
+static struct node *parse_block(struct parser *p);
+
+/*
+ * { stmts; e } (newer bpftrace): an N_STMTEXPR whose value is e, the last
+ * statement when no ';' follows it; without one, the N_BLOCK itself (a
+ * block as a statement).
+ */
+static struct node *parse_block_expr(struct parser *p)
+{
+	struct node *b = parse_block(p), *n, *last, **pp;
+
+	if (p->i < 2 || p->t[p->i - 2].kind == ';' || p->t[p->i - 1].kind != '}' || !b->list)
+		return b;
+	for (pp = &b->list; (*pp)->next; pp = &(*pp)->next)
+		;
+	last = *pp;
+	if (last->kind != N_EXPRSTMT)
+		return b;
+	n = mk(N_STMTEXPR, b->loc);
+	n->a = last->a;
+	last->a = NULL;
+	ast_free(last);
+	*pp = NULL;
+	n->list = b->list;
+	b->list = NULL;
+	ast_free(b);
+	return n;
 }
 
 static struct node *parse_primary(struct parser *p)
@@ -440,13 +518,11 @@ static struct node *parse_primary(struct parser *p)
 	case TOK_MAP:
 		return parse_map(p);
 	case '(':
-		next(p);
-		n = parse_expr(p);
-		if (n && expect(p, ')', "expected ')'") < 0) {
-			ast_free(n);
-			return NULL;
-		}
-		return n;
+		return parse_paren(p);
+	case '{':
+		if (!p->in_pred)   /* "/ {": the predicate is missing */
+			return parse_block_expr(p);
+		/* fall through */
 	default:
 		error_here(p, "expected expression");
 		return NULL;
@@ -473,12 +549,17 @@ static struct node *parse_postfix(struct parser *p)
 			n->a = e;
 			e = n;
 			next(p);
-			if (!at(p, TOK_IDENT)) {
+			if (k == '.' && at(p, TOK_INT)) {   /* $t.0: a tuple element */
+				if (asprintf(&n->name, "%llu",
+					     (unsigned long long)next(p)->ival) < 0)
+					abort();
+			} else if (!at(p, TOK_IDENT)) {
 				error_here(p, "expected field name after '%s'", lex_op_str(k));
 				ast_free(e);
 				return NULL;
+			} else {
+				n->name = take_text(next(p));
 			}
-			n->name = take_text(next(p));
 		} else if (k == '[') {
 			n = mk(N_INDEX, e->loc);
 			n->a = e;
@@ -756,6 +837,8 @@ static struct node *parse_simple(struct parser *p)
 
 	if (!e)
 		return NULL;
+	if (e->kind == N_BLOCK)
+		return e;   /* { ... } as a statement */
 	if (at(p, '(')) {
 		/* `$f()` or `@m(1)`: a call needs a function's name. */
 		error_node(p, e, "only a function can be called, and this is not one");
@@ -858,6 +941,55 @@ static struct node *for_range(struct parser *p, struct node *var, struct node *f
 	return blk;
 }
 
+/* Renames $name to $to in n and below. */
+static void rename_var(struct node *n, const char *name, const char *to)
+{
+	for (; n; n = n->next) {
+		if (n->kind == N_VAR && !strcmp(n->name, name)) {
+			free(n->name);
+			n->name = strdup(to);
+			if (!n->name)
+				abort();
+		}
+		rename_var(n->a, name, to);
+		rename_var(n->b, name, to);
+		rename_var(n->c, name, to);
+		rename_var(n->list, name, to);
+	}
+}
+
+/*
+ * for ($kv : @m) { body }: newer bpftrace's loop over a map's elements, an
+ * N_FORMAP.  $kv belongs to the loop (bpftrace scopes it so): it is renamed
+ * to a hidden variable, so that two loops may give it two types.
+ */
+static struct node *parse_for_map(struct parser *p, struct node *var)
+{
+	struct node *n = mk(N_FORMAP, var->loc);
+	char hidden[96];
+
+	n->a = var;
+	n->c = parse_map(p);
+	next(p);
+	if (!at(p, '{')) {
+		error_here(p, "expected '{' after for (...)");
+		ast_free(n);
+		return NULL;
+	}
+	n->b = parse_block(p);
+	if (!n->b) {
+		ast_free(n);
+		return NULL;
+	}
+	snprintf(hidden, sizeof(hidden), "%s.for.%d.%d", var->name, var->loc.line, var->loc.col);
+	rename_var(n->b, var->name, hidden);
+	free(var->name);
+	var->name = strdup(hidden);
+	if (!var->name)
+		abort();
+	return n;
+}
+
 static struct node *parse_for(struct parser *p)
 {
 	struct node *var = NULL, *from = NULL, *to = NULL;
@@ -875,10 +1007,8 @@ static struct node *parse_for(struct parser *p)
 	var->name = take_text(vt);
 	if (expect(p, ':', "expected ':' after the loop variable") < 0)
 		goto fail;
-	if (at(p, TOK_MAP)) {
-		error_here(p, "for over a map is not supported yet; only for ($i : a..b)");
-		goto fail;
-	}
+	if (at(p, TOK_MAP) && peek_at(p, 1)->kind == ')')
+		return parse_for_map(p, var);
 	if (!(from = parse_unary(p)))
 		goto fail;
 	if (!accept(p, '.') || !accept(p, '.')) {
@@ -935,6 +1065,9 @@ static struct node *parse_stmt(struct parser *p)
 			return NULL;
 	}
 end:
+	if (n->kind == N_BLOCK || n->kind == N_STMTEXPR ||
+	    (n->kind == N_EXPRSTMT && n->a->kind == N_STMTEXPR))
+		return n;   /* a block needs no ';' after its '}' */
 	if (!accept(p, ';') && !at(p, '}')) {
 		error_here(p, "expected ';' after statement");
 		ast_free(n);
@@ -1040,7 +1173,9 @@ static struct node *parse_probe(struct parser *p)
 	}
 	if (accept(p, TOK_PRED)) {
 		p->ops = 0;
+		p->in_pred = 1;
 		pr->a = parse_expr(p);
+		p->in_pred = 0;
 		if (!pr->a)
 			goto fail;
 		if (!at(p, TOK_PRED)) {
@@ -1070,6 +1205,80 @@ static int has_probe(const struct node *prog)
 	return 0;
 }
 
+/*
+ * let @m = hash(N); (newer bpftrace's map declaration): an N_ASSIGN of
+ * the program whose a is the N_MAP and b the N_CALL of the map's kind.
+ */
+static struct node *parse_map_decl(struct parser *p)
+{
+	struct loc where = next(p)->loc;
+	struct node *n = mk(N_ASSIGN, where);
+
+	if (!at(p, TOK_MAP)) {
+		error_here(p, "expected a map after 'let'");
+		goto fail;
+	}
+	n->a = parse_map(p);
+	if (!n->a || expect(p, '=', "expected '=' after the map") < 0)
+		goto fail;
+	if (n->a->list) {
+		error_node(p, n->a, "a map declaration names the map alone, without keys");
+		goto fail;
+	}
+	if (!at(p, TOK_IDENT) || peek_at(p, 1)->kind != '(') {
+		error_here(p, "expected the map's type: hash(N), lruhash(N), percpuhash(N) "
+			   "or percpulruhash(N)");
+		goto fail;
+	}
+	n->b = parse_ident(p);
+	if (!n->b || expect(p, ';', "expected ';' after the map declaration") < 0)
+		goto fail;
+	return finish(p, n);
+fail:
+	ast_free(n);
+	recover_top(p, 0);
+	return NULL;
+}
+
+/*
+ * config = { name = value; ... } (newer bpftrace): an N_BLOCK of the
+ * program holding one N_ASSIGN per setting, a the N_IDENT name, b the
+ * value (an integer, a string or a bare word as an N_IDENT).
+ */
+static struct node *parse_config(struct parser *p)
+{
+	struct node *n = mk(N_BLOCK, next(p)->loc);
+
+	if (expect(p, '=', "expected '=' after 'config'") < 0 ||
+	    expect(p, '{', "expected '{' after 'config ='") < 0)
+		goto fail;
+	while (!at(p, '}') && !at(p, TOK_EOF)) {
+		struct node *a = mk(N_ASSIGN, peek(p)->loc);
+
+		append(&n->list, a);
+		if (!at(p, TOK_IDENT)) {
+			error_here(p, "expected a config variable's name");
+			goto fail;
+		}
+		a->a = parse_ident(p);
+		if (!a->a || expect(p, '=', "expected '=' after the config variable") < 0)
+			goto fail;
+		if (!(a->b = parse_unary(p)))
+			goto fail;
+		if (!accept(p, ';') && !at(p, '}')) {
+			error_here(p, "expected ';' or '}' after the config value");
+			goto fail;
+		}
+	}
+	if (expect(p, '}', "expected '}' at the end of the config block") < 0)
+		goto fail;
+	return n;
+fail:
+	ast_free(n);
+	recover_top(p, 1);
+	return NULL;
+}
+
 struct node *parse_program(const struct source *src, struct diag *d)
 {
 	struct parser p = { .d = d, .last_err = -1 };
@@ -1093,6 +1302,13 @@ struct node *parse_program(const struct source *src, struct diag *d)
 			tail = &n->next;
 		} else if (t->kind == TOK_ATTACH) {
 			n = parse_probe(&p);
+			if (n) {
+				*tail = n;
+				tail = &n->next;
+			}
+		} else if (t->kind == TOK_IDENT && (!strcmp(t->text, "let") ||
+						     !strcmp(t->text, "config"))) {
+			n = !strcmp(t->text, "let") ? parse_map_decl(&p) : parse_config(&p);
 			if (n) {
 				*tail = n;
 				tail = &n->next;

@@ -770,15 +770,22 @@ static int parse_watchpoint(struct pctx *c, const char *rest)
 
 /* ---- kernel functions ---- */
 
-static bool kallsyms_has(const char *pattern)
+/* A text symbol matching pattern; of module mod when mod is set (kallsyms
+ * tags a module's symbols "[mod]"; "vmlinux" is the kernel itself). */
+static bool kallsyms_has(const char *pattern, const char *mod)
 {
 	FILE *f = fopen("/proc/kallsyms", "re");
 	char line[512];
 	bool found = false;
 	while (f && !found && fgets(line, sizeof(line), f)) {
-		char type, name[256];
-		if (sscanf(line, "%*s %c %255s", &type, name) == 2 && (type == 't' || type == 'T'))
-			found = !fnmatch(pattern, name, 0);
+		char type, name[256], tag[128] = "";
+		int k = sscanf(line, "%*s %c %255s %127s", &type, name, tag);
+		if (k < 2 || (type != 't' && type != 'T'))
+			continue;
+		if (mod && strcmp(mod, "vmlinux") ? strlen(tag) != strlen(mod) + 2 ||
+		    strncmp(tag + 1, mod, strlen(mod)) : mod && *tag)
+			continue;
+		found = !fnmatch(pattern, name, 0);
 	}
 	if (f)
 		fclose(f);
@@ -789,6 +796,9 @@ static int parse_kernel(struct pctx *c, const char *rest)
 {
 	struct probe *p = c->p;
 	char *spec = strdup(rest);
+	if (!spec)
+		return -1;
+	p->event = spec;   /* the allocation, freed with the probe */
 	size_t n = strlen(spec);
 	if (n > 7 && !strcmp(spec + n - 7, "%return")) {
 		spec[n - 7] = '\0';
@@ -800,11 +810,35 @@ static int parse_kernel(struct pctx *c, const char *rest)
 		*plus = '\0';
 		p->period = strtoull(plus + 1, NULL, 0); /* offset into the function */
 	}
-	p->event = spec;
+	/* kprobe:MODULE:FUNC (newer bpftrace); kprobe:vmlinux:FUNC is FUNC */
+	char *mod = NULL, *colon = strchr(spec, ':');
+	if (colon && !isdigit((unsigned char)colon[1])) {
+		*colon = '\0';
+		mod = spec;
+		spec = colon + 1;
+		if (!*mod || !*spec)
+			return fail(c, "expected MODULE:FUNCTION after '%s'", probe_kind_name(p->kind));
+	}
 	if (!*spec)
 		return fail(c, "expected a kernel function after '%s'", probe_kind_name(p->kind));
-	if (!kallsyms_has(spec))
-		return fail(c, "no kernel function matches '%s' in /proc/kallsyms", spec);
+	if (!kallsyms_has(spec, mod))
+		return mod ? fail(c, "no kernel function matches '%s' in module %s (/proc/kallsyms)",
+				  spec, mod)
+			   : fail(c, "no kernel function matches '%s' in /proc/kallsyms", spec);
+	if (mod && strcmp(mod, "vmlinux")) {
+		/* the kernel looks "MODULE:FUNC" up in that module's symbols */
+		char *full;
+		if (asprintf(&full, "%s:%s", mod, spec) < 0)
+			return -1;
+		spec = full;
+		p->event = spec;
+		free(mod);
+	} else if (mod) {
+		if (!(spec = strdup(spec)))
+			return -1;
+		p->event = spec;
+		free(mod);
+	}
 	/* fentry/fexit read their arguments as typed u64 slots, from BTF. */
 	if ((p->kind == PK_FENTRY || p->kind == PK_FEXIT) && !strpbrk(spec, "*?["))
 		p->args = kbtf_func_args(spec);

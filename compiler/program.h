@@ -127,6 +127,7 @@ struct program {
 	char *config_map_name;    /* array [0]: struct pr_config written before attach */
 	char *counters_map_name;  /* ".bss", one u64 array indexed by PR_LOST.. */
 	const struct source *src; /* for verifier messages */
+	bool no_exit_print;       /* config print_maps_on_exit = false: no maps at exit */
 };
 
 /*
@@ -169,6 +170,8 @@ struct pr_compile_opts {
 	const char *default_bin;  /* binary that an attach point without BIN means */
 	char **params;            /* positional parameters $1.. */
 	int nparams;
+	char **named;             /* "--name=value" / "--name" words, for getopt() */
+	int nnamed;
 	bool unsafe;              /* allow system() */
 	bool has_child;           /* pid is a command's that perf-run started (cpid) */
 	unsigned dump;            /* PR_DUMP_* bits: print that stage to stdout */

@@ -22,6 +22,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include <linux/bpf.h>
+
 #include "ctypes.h"
 #include "dwarf.h"
 #include "elfsym.h"
@@ -55,6 +57,7 @@ struct sctx {
 	int nfailed;
 	struct var_seed *seed;    /* the current probe's, from the walk before */
 	int loop_depth;
+	int formap_depth;         /* inside for ($kv : @m): a callback without the probe's ctx */
 	int errors;
 	struct ct_unit *ct;       /* the script's C declarations, NULL if none */
 };
@@ -71,6 +74,7 @@ static void set_type(struct node *n, const struct type *t)
 	n->type = (struct type *)t;
 }
 static void check_block(struct sctx *c, struct node *blk);
+static void check_stmt(struct sctx *c, struct node *n);
 
 static void err(struct sctx *c, struct loc loc, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -143,11 +147,21 @@ static const struct type *widen(const struct type *t)
 	return t;
 }
 
+/* A variable keeps an enum's type, 8 bytes wide, so that %s and print()
+ * name its value (newer bpftrace); map keys and values stay integers, as
+ * bpftrace 0.17 prints them. */
+static const struct type *widen_var(const struct type *t)
+{
+	if (t->kind == T_ENUM)
+		return t->size < 8 ? type_enum(t->name, 8, t->is_signed, t->enums, t->nenums) : t;
+	return widen(t);
+}
+
 static bool storable(const struct type *t)
 {
 	switch (t->kind) {
 	case T_INT: case T_BOOL: case T_ENUM: case T_STR: case T_STACK:
-	case T_USYM: case T_KSYM: case T_PTR: case T_UFMT: case T_FLOAT:
+	case T_USYM: case T_KSYM: case T_PTR: case T_UFMT: case T_FLOAT: case T_TUPLE:
 		return true;
 	default:
 		return false;
@@ -178,12 +192,30 @@ static const struct type *unify(const struct type *a, const struct type *b)
 {
 	if (!a)
 		return b;
+	if (a->kind == T_ENUM && b->kind == T_ENUM && a->name && b->name &&
+	    !strcmp(a->name, b->name))
+		return a->size >= b->size ? a : b;   /* one enum: printed by name (%s) */
 	if (type_is_int(a) && type_is_int(b))
 		return type_int(8, a->is_signed || b->is_signed);
 	if (a->kind == T_STR && b->kind == T_STR)
 		return a->size >= b->size ? a : b;
 	if (a->kind == T_PTR && b->kind == T_PTR)
 		return a;
+	if (a->kind == T_TUPLE && b->kind == T_TUPLE && a->nfields == b->nfields &&
+	    a->nfields <= 16) {
+		const struct type *u[16];
+
+		/* Element by element: a longer string widens its element (codegen
+		 * converts the narrower layout, cg_store_as). */
+		for (int i = 0; i < a->nfields; i++) {
+			u[i] = unify(a->fields[i].type, b->fields[i].type);
+			if (!u[i] || u[i]->kind != a->fields[i].type->kind ||
+			    u[i]->kind != b->fields[i].type->kind)
+				return NULL;
+			u[i] = widen(u[i]);
+		}
+		return type_tuple(u, a->nfields);
+	}
 	return type_equal(a, b) ? a : NULL;
 }
 
@@ -200,6 +232,12 @@ static void map_keys(struct sctx *c, struct node *m, int mi)
 		if (!t)
 			return;
 		t = array_as_str(c, k, t);
+		if (t->kind == T_TUPLE) {
+			/* as bpftrace 0.17; @m[(a, b)] itself is @m[a, b] (parser) */
+			err(c, k->loc, "a tuple cannot be a map key; write its elements as "
+			    "the keys: @m[a, b]");
+			return;
+		}
 		if (!storable(t) && !(agg_copyable(t) && agg_source(c, k))) {
 			err(c, k->loc, "a map key cannot be %s", tname(t, b1, sizeof(b1)));
 			return;
@@ -302,7 +340,7 @@ static void var_assign(struct sctx *c, struct node *v, const struct type *t, str
 		}
 		x = &c->vars[c->nvars++];
 		x->name = v->name;
-		x->type = seeded_type(c, v->name, widen(t));
+		x->type = seeded_type(c, v->name, widen_var(t));
 	} else if (!unify(x->type, t) || (x->type->kind == T_STR) != (t->kind == T_STR)) {
 		err(c, loc, "cannot assign %s to $%s, which holds %s",
 		    t->kind == T_STR ? "string" : tname(t, b1, sizeof(b1)), v->name,
@@ -311,7 +349,7 @@ static void var_assign(struct sctx *c, struct node *v, const struct type *t, str
 	} else {
 		/* A longer string widens the variable; the next walk gives
 		 * every earlier use the wider type too. */
-		x->type = widen(unify(x->type, t));
+		x->type = widen_var(unify(x->type, t));
 	}
 	set_type(v, x->type);
 }
@@ -586,10 +624,49 @@ static const struct type *check_newer_ident(struct sctx *c, struct node *n)
 	return NULL;
 }
 
+/* The body of for ($kv : @m) runs in bpf_for_each_map_elem()'s callback,
+ * which has no probe context: what is read from it is refused there. */
+static bool needs_ctx(struct sctx *c, const char *s)
+{
+	static const char *const names[] = {
+		"args", "retval", "func", "kstack", "ustack", "reg", "uaddr",
+	};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(s, names[i]))
+			return true;
+	if (!strncmp(s, "arg", 3) && s[3] >= '0' && s[3] <= '9')
+		return true;
+	if (!strncmp(s, "sarg", 4) && s[4] >= '0' && s[4] <= '9')
+		return true;
+	return !strcmp(s, "probe") && c->cur->probes[0]->sys_raw;
+}
+
+static bool ctx_refused(struct sctx *c, struct node *n)
+{
+	if (!c->formap_depth || !needs_ctx(c, n->name))
+		return false;
+	err(c, n->loc, "%s cannot be read inside for ($kv : @map), whose body runs without "
+	    "the probe's context; read it into a $variable before the loop", n->name);
+	return true;
+}
+
 static const struct type *check_ident(struct sctx *c, struct node *n)
 {
 	const char *s = n->name;
 	struct probe *p0 = c->cur->probes[0];
+
+	if (!strcmp(s, "dw_ustack")) {
+		/* newer bpftrace's DWARF-unwound user stack: ustack, which
+		 * unwinds through each object's CFI here */
+		free(n->name);
+		n->name = strdup("ustack");
+		if (!n->name)
+			abort();
+		s = n->name;
+	}
+	if (ctx_refused(c, n))
+		return NULL;
 
 	if (!strcmp(s, "pid") || !strcmp(s, "tid") || !strcmp(s, "uid") ||
 	    !strcmp(s, "gid") || !strcmp(s, "cpu") || !strcmp(s, "rand"))
@@ -801,8 +878,18 @@ static const struct type *check_binop(struct sctx *c, struct node *n)
 		return NULL;
 	if (a->kind == T_STR && b->kind == T_STR && (n->op == TOK_EQ || n->op == TOK_NE))
 		return type_bool();
+	if (a->kind == T_TUPLE && b->kind == T_TUPLE && (n->op == TOK_EQ || n->op == TOK_NE)) {
+		const struct type *u = unify(a, b);
+
+		if (!u) {
+			err(c, n->loc, "cannot compare %s with %s", tname(a, b1, sizeof(b1)),
+			    tname(b, b2, sizeof(b2)));
+			return NULL;
+		}
+		return type_bool();
+	}
 	if (n->op == TOK_AND || n->op == TOK_OR) {
-		if (!type_is_int(a) || !type_is_int(b)) {
+		if ((!type_is_int(a) && a->kind != T_PTR) || (!type_is_int(b) && b->kind != T_PTR)) {
 			err(c, n->loc, "operands of %s must be integers", n->op == TOK_AND ? "&&" : "||");
 			return NULL;
 		}
@@ -910,6 +997,8 @@ static const struct type *check_unop(struct sctx *c, struct node *n)
 		}
 		return type_ptr(a, sema_place_is_user(n->a));
 	}
+	if (n->op == '!' && a->kind == T_PTR)
+		return type_bool();   /* newer bpftrace: a pointer is true when not null */
 	if (!type_is_int(a)) {
 		err(c, n->loc, "operand of '%c' is %s, an integer is needed", n->op,
 		    tname(a, b1, sizeof(b1)));
@@ -934,7 +1023,7 @@ static const struct type *check_ternary(struct sctx *c, struct node *n)
 
 	if (!k || !a || !b)
 		return NULL;
-	if (!type_is_int(k)) {
+	if (!type_is_int(k) && k->kind != T_PTR) {
 		err(c, n->a->loc, "condition must be an integer");
 		return NULL;
 	}
@@ -958,6 +1047,52 @@ static const struct type *check_ternary(struct sctx *c, struct node *n)
 	return u;
 }
 
+/* (a, "b", c): each element as a map value would hold it (integers 8
+ * bytes, strings their size), at 8-byte aligned offsets. */
+static const struct type *check_tuple(struct sctx *c, struct node *n)
+{
+	const struct type *el[16];
+	int cnt = 0;
+	char b1[64];
+
+	for (struct node *e = n->list; e; e = e->next) {
+		const struct type *t = check_value(c, e);
+
+		if (!t)
+			return NULL;
+		t = array_as_str(c, e, t);
+		if (!storable(t)) {
+			err(c, e->loc, "a tuple cannot hold %s", tname(t, b1, sizeof(b1)));
+			return NULL;
+		}
+		if (cnt == 16) {
+			err(c, e->loc, "a tuple has at most 16 elements");
+			return NULL;
+		}
+		el[cnt++] = widen(t);
+	}
+	return type_tuple(el, cnt);
+}
+
+/* $t.N: element N of a tuple. */
+static const struct type *tuple_elem(struct sctx *c, struct node *n, const struct type *a)
+{
+	char *end;
+	unsigned long i = strtoul(n->name, &end, 10);
+	char b1[64];
+
+	if (*end || !*n->name) {
+		err(c, n->loc, "%s has no field '%s'; its elements are .0 to .%d",
+		    tname(a, b1, sizeof(b1)), n->name, a->nfields - 1);
+		return NULL;
+	}
+	if (i >= (unsigned long)a->nfields) {
+		err(c, n->loc, "%s has no element %lu", tname(a, b1, sizeof(b1)), i);
+		return NULL;
+	}
+	return a->fields[i].type;
+}
+
 static const struct type *check_field(struct sctx *c, struct node *n)
 {
 	const struct type *a = check_expr(c, n->a);
@@ -966,6 +1101,8 @@ static const struct type *check_field(struct sctx *c, struct node *n)
 
 	if (!a)
 		return NULL;
+	if (a->kind == T_TUPLE && n->op == '.')
+		return tuple_elem(c, n, a);
 	if (a->kind == T_ARGS && !a->fields)
 		return check_dwarf_var(c, n);
 	if (a->kind == T_PTR && a->elem && a->elem->kind == T_RECORD)
@@ -1037,6 +1174,29 @@ static const struct type *check_index(struct sctx *c, struct node *n)
 
 	if (!a || !i)
 		return NULL;
+	if (a->kind == T_STR && type_is_int(i)) {
+		/* $s[i] (newer bpftrace): the byte, 0 past the buffer's end */
+		if (n->b->kind == N_INT && n->b->ival >= a->size) {
+			err(c, n->b->loc, "index %llu is past the end of %s",
+			    (unsigned long long)n->b->ival, tname(a, (char[64]){ 0 }, 64));
+			return NULL;
+		}
+		return type_int(1, true);
+	}
+	if (a->kind == T_TUPLE) {
+		/* $t[1] (newer bpftrace): a constant index is $t.1 */
+		if (n->b->kind != N_INT) {
+			err(c, n->b->loc, "a tuple's index must be a constant");
+			return NULL;
+		}
+		n->kind = N_FIELD;
+		n->op = '.';
+		if (asprintf(&n->name, "%llu", (unsigned long long)n->b->ival) < 0)
+			abort();
+		ast_free(n->b);
+		n->b = NULL;
+		return tuple_elem(c, n, a);
+	}
 	if (a->kind == T_PTR && a->elem && a->elem->kind != T_VOID && type_is_int(i))
 		return in_space(n, a->elem);
 	if (a->kind == T_ARRAY && !is_tp_field(c, n->a) && type_is_int(i))
@@ -1118,6 +1278,9 @@ static const struct type *check_cast(struct sctx *c, struct node *n)
 		err(c, n->b->loc, "cannot cast to '%s'; cast to a pointer to it", n->b->name);
 		return NULL;
 	}
+	/* (bool)x is x != 0 (newer bpftrace's bool), not x's low byte */
+	if (!strcmp(n->b->name, "bool") && !n->b->ival)
+		t = type_bool();
 	set_type(n->b, t);
 	return t;
 }
@@ -1471,7 +1634,7 @@ static const struct type *check_print(struct sctx *c, struct node *n)
 
 static const struct type *check_str(struct sctx *c, struct node *n)
 {
-	int64_t len = PR_STRLEN;
+	int64_t len = c->s->cfg.max_strlen;
 	const struct type *t;
 
 	if (!need_args(c, n, 1, 2))
@@ -1482,8 +1645,9 @@ static const struct type *check_str(struct sctx *c, struct node *n)
 	if (arg(n, 1)) {
 		if (!const_arg(c, n, 1, &len))
 			return NULL;
-		if (len < 1 || len > 200) {
-			err(c, arg(n, 1)->loc, "str() length must be between 1 and 200");
+		if (len < 1 || len > (c->s->cfg.max_strlen > 200 ? c->s->cfg.max_strlen : 200)) {
+			err(c, arg(n, 1)->loc, "str() length must be between 1 and %u",
+			    c->s->cfg.max_strlen > 200 ? c->s->cfg.max_strlen : 200);
 			return NULL;
 		}
 	}
@@ -1516,6 +1680,16 @@ static const struct type *check_agg(struct sctx *c, struct node *n, enum agg_kin
 			return NULL;
 		}
 		return type_agg(k, lo, hi, step);
+	}
+	if (k == AGG_HIST && arg(n, 1)) {
+		/* hist(x, k), newer bpftrace: 2^k buckets per power of two */
+		if (!need_args(c, n, 1, 2) || !int_arg(c, n, 0) || !const_arg(c, n, 1, &step))
+			return NULL;
+		if (step < 0 || step > 5) {
+			err(c, arg(n, 1)->loc, "hist()'s second argument, k, is 0 to 5");
+			return NULL;
+		}
+		return type_agg(k, 0, 0, step);
 	}
 	if (!need_args(c, n, 1, 1) || !int_arg(c, n, 0))
 		return NULL;
@@ -2076,7 +2250,7 @@ static bool call_as_ident(const struct node *n)
 	static const char *const names[] = {
 		"pid", "tid", "uid", "gid", "cpu", "rand", "nsecs", "cgroup", "curtask",
 		"elapsed", "comm", "probe", "cpid", "numaid", "username", "retval", "func",
-		"ustack", "kstack", "jiffies", "ncpus", "probetype",
+		"ustack", "kstack", "jiffies", "ncpus", "probetype", "dw_ustack",
 	};
 
 	if (n->list)
@@ -2087,6 +2261,83 @@ static bool call_as_ident(const struct node *n)
 	return false;
 }
 
+/* The value of --name[=value] on the command line, "" for a bare --name,
+ * NULL if it is not there. */
+static const char *named_param(struct sctx *c, const char *name)
+{
+	size_t l = strlen(name);
+
+	for (int i = 0; i < c->o->nnamed; i++) {
+		const char *w = c->o->named[i] + 2;
+
+		if (!strncmp(w, name, l) && (w[l] == '=' || !w[l]))
+			return w[l] ? w + l + 1 : "";
+	}
+	return NULL;
+}
+
+/*
+ * getopt("name", default) (newer bpftrace): --name=value after "--" on the
+ * command line, typed as the default (a number, a string, true/false), or
+ * a bool without one.  Folded into the literal it stands for.
+ */
+static const struct type *check_getopt(struct sctx *c, struct node *n)
+{
+	struct node *a = n->list, *def = a ? a->next : NULL;
+	const char *v;
+	char *end;
+	int64_t x = 0;
+	bool is_bool = !def || (def->kind == N_IDENT && (!strcmp(def->name, "true") ||
+							 !strcmp(def->name, "false")));
+
+	if (!need_args(c, n, 1, 2))
+		return NULL;
+	if (a->kind != N_STR || (def && def->kind != N_STR && def->kind != N_INT && !is_bool &&
+				 !(def->kind == N_UNOP && def->op == '-' && def->a->kind == N_INT))) {
+		err(c, n->loc, "getopt() takes a parameter's name and a default: a number, "
+		    "a string, true or false");
+		return NULL;
+	}
+	v = named_param(c, a->name);
+	if (def && def->kind == N_STR) {
+		const char *s = v ? v : def->name;
+		char *copy = strdup(s);
+
+		if (!copy)
+			abort();
+		free(n->name);
+		n->kind = N_STR;
+		n->name = copy;
+		n->len = strlen(copy);
+		n->list = NULL;
+		ast_free(def);
+		ast_free(a);
+		return type_str(n->len + 1);
+	}
+	if (is_bool) {
+		x = v ? strcmp(v, "false") && strcmp(v, "0") : def && !strcmp(def->name, "true");
+	} else if (v) {
+		errno = 0;
+		x = strtoll(v, &end, 0);
+		if (!*v || *end || errno) {
+			err(c, a->loc, "--%s=%s: getopt(\"%s\") takes a number here", a->name, v,
+			    a->name);
+			return NULL;
+		}
+	} else {
+		check_expr(c, def);
+		x = def->kind == N_INT ? (int64_t)def->ival : 0;
+	}
+	n->list = NULL;
+	if (def)
+		ast_free(def);
+	ast_free(a);
+	free(n->name);
+	n->name = NULL;
+	fold_to_int(n, x);
+	return is_bool ? type_bool() : type_int(8, true);
+}
+
 static const struct type *check_call(struct sctx *c, struct node *n)
 {
 	const char *f = n->name;
@@ -2095,6 +2346,10 @@ static const struct type *check_call(struct sctx *c, struct node *n)
 		n->kind = N_IDENT;
 		return check_ident(c, n);
 	}
+	if (ctx_refused(c, n))
+		return NULL;
+	if (!strcmp(f, "getopt"))
+		return check_getopt(c, n);
 
 	if (agg_of(f) != AGG_NONE) {
 		err(c, n->loc, "%s() must be assigned to a map: @x = %s(...)", f, f);
@@ -2131,6 +2386,13 @@ static const struct type *check_call(struct sctx *c, struct node *n)
 		return check_cgroupid(c, n);
 	if (!strcmp(f, "reg"))
 		return check_reg(c, n);
+	if (!strcmp(f, "dw_ustack") && n->list) {   /* dw_ustack(MODE): ustack(MODE) */
+		free(n->name);
+		n->name = strdup("ustack");
+		if (!n->name)
+			abort();
+		f = n->name;
+	}
 	if (!strcmp(f, "ustack") || !strcmp(f, "kstack"))
 		return check_stack_call(c, n);
 	if (!strcmp(f, "uptr") || !strcmp(f, "kptr"))
@@ -2294,6 +2556,16 @@ static const struct type *check_expr_inner(struct sctx *c, struct node *n)
 		return check_field(c, n);
 	case N_INDEX:
 		return check_index(c, n);
+	case N_TUPLE:
+		return check_tuple(c, n);
+	case N_STMTEXPR:
+		for (struct node *s = n->list; s; s = s->next)
+			check_stmt(c, s);
+		return check_value(c, n->a);
+	case N_BLOCK:
+		err(c, n->loc, "this block has no value: a block's value is its last expression, "
+		    "written without ';' before the '}'");
+		return NULL;
 	case N_CAST:
 		return check_cast(c, n);
 	case N_SIZEOF:
@@ -2441,6 +2713,42 @@ static void check_cond(struct sctx *c, struct node *e, const char *what)
 		err(c, e->loc, "%s must be an integer or a comparison", what);
 }
 
+/*
+ * for ($kv : @m) (newer bpftrace): $kv is (key, value), the key a tuple
+ * itself when the map has several; the body is a callback of
+ * bpf_for_each_map_elem() (cg_stmt.c).
+ */
+static void check_formap(struct sctx *c, struct node *n)
+{
+	struct node *m = n->c;
+	int mi = map_get(c, m);
+	const struct sema_map *sm = &c->s->maps[mi];
+	const struct type *el[2];
+
+	if (!sm->value || !sm->key_set) {
+		if (!c->quiet)
+			err(c, m->loc, "@%s is never assigned, so for cannot read it", m->name);
+		return;
+	}
+	if (!sm->key) {
+		err(c, m->loc, "@%s has no keys; for ($kv : @m) needs a map with keys", m->name);
+		return;
+	}
+	if (sm->value->kind == T_AGG) {
+		err(c, m->loc, "for cannot read @%s: a map of %s() holds one value per CPU; "
+		    "assign the values to a map of integers", m->name, agg_name(sm->value->agg));
+		return;
+	}
+	el[0] = sm->key->nfields == 1 ? sm->key->fields[0].type : sm->key;
+	el[1] = sm->value;
+	var_assign(c, n->a, type_tuple(el, 2), n->loc);
+	c->loop_depth++;
+	c->formap_depth++;
+	check_block(c, n->b);
+	c->formap_depth--;
+	c->loop_depth--;
+}
+
 static void check_stmt(struct sctx *c, struct node *n)
 {
 	switch (n->kind) {
@@ -2482,9 +2790,14 @@ static void check_stmt(struct sctx *c, struct node *n)
 			err(c, n->loc, "%s outside a loop", n->kind == N_BREAK ? "break" : "continue");
 		break;
 	case N_RETURN:
+		if (c->formap_depth)
+			err(c, n->loc, "return inside for ($kv : @map) is not supported; use break");
 		break;
 	case N_BLOCK:
 		check_block(c, n);
+		break;
+	case N_FORMAP:
+		check_formap(c, n);
 		break;
 	default:
 		check_expr(c, n);
@@ -2504,6 +2817,7 @@ static void check_probe(struct sctx *c, struct sema_probe *p, struct var_seed *s
 	c->nvars = 0;
 	c->nfailed = 0;
 	c->loop_depth = 0;
+	c->formap_depth = 0;
 	if (p->node->a)
 		check_cond(c, p->node->a, "a predicate");
 	check_block(c, p->node->b);
@@ -2577,6 +2891,73 @@ static int parse_cdecls(struct sctx *c, const struct node *prog)
 	return r;
 }
 
+/* ---- map declarations (newer bpftrace): let @m = hash(N); ---- */
+
+static const struct {
+	const char *name;
+	int type;
+	bool percpu;
+} map_kinds[] = {
+	{ "hash", BPF_MAP_TYPE_HASH, false },
+	{ "lruhash", BPF_MAP_TYPE_LRU_HASH, false },
+	{ "percpuhash", BPF_MAP_TYPE_PERCPU_HASH, true },
+	{ "percpulruhash", BPF_MAP_TYPE_LRU_PERCPU_HASH, true },
+};
+
+static int map_kind(int type)
+{
+	for (size_t i = 0; i < sizeof(map_kinds) / sizeof(map_kinds[0]); i++)
+		if (map_kinds[i].type == type)
+			return (int)i;
+	return 0;
+}
+
+static void check_map_decl(struct sctx *c, struct node *n)
+{
+	struct node *call = n->b, *a = call->list;
+	size_t k = 0;
+	int mi;
+
+	while (k < sizeof(map_kinds) / sizeof(map_kinds[0]) && strcmp(map_kinds[k].name, call->name))
+		k++;
+	if (k == sizeof(map_kinds) / sizeof(map_kinds[0])) {
+		err(c, call->loc, "unknown map type '%s'; hash, lruhash, percpuhash or percpulruhash",
+		    call->name);
+		return;
+	}
+	if (!a || a->next || a->kind != N_INT || a->ival < 1 || a->ival > (1u << 24)) {
+		err(c, a ? a->loc : call->loc, "%s() takes one argument, the map's maximum number "
+		    "of entries (1 to %u)", call->name, 1u << 24);
+		return;
+	}
+	mi = map_get(c, n->a);
+	if (c->s->maps[mi].decl_type) {
+		err(c, n->loc, "@%s is declared twice", n->a->name);
+		return;
+	}
+	c->s->maps[mi].decl_type = map_kinds[k].type;
+	c->s->maps[mi].decl_max = (uint32_t)a->ival;
+	c->s->maps[mi].decl_loc = n->loc;
+}
+
+/* A per-CPU declaration holds aggregations, and only it can. */
+static void check_decl_kind(struct sctx *c, const struct sema_map *sm)
+{
+	const char *k = map_kinds[map_kind(sm->decl_type)].name;
+	bool percpu = map_kinds[map_kind(sm->decl_type)].percpu;
+	char b1[64];
+
+	if (!sm->decl_type || !sm->value)
+		return;
+	if (sm->value->kind == T_AGG && !percpu)
+		err(c, sm->decl_loc, "%s is declared %s(), but it holds %s(), whose values are per "
+		    "CPU: declare it percpu%s(N)", sm->name, k, agg_name(sm->value->agg), k);
+	else if (sm->value->kind != T_AGG && percpu)
+		err(c, sm->decl_loc, "%s is declared %s(), which holds aggregations (count(), sum(), "
+		    "...), but it holds %s: declare it %s(N)", sm->name, k,
+		    tname(sm->value, b1, sizeof(b1)), k + 6);
+}
+
 int sema_check(struct node *prog, struct sema_probe *probes, int nprobes,
 	       const struct sema_opts *o, struct diag *d, struct sema *out)
 {
@@ -2586,6 +2967,15 @@ int sema_check(struct node *prog, struct sema_probe *probes, int nprobes,
 	memset(out, 0, sizeof(*out));
 	out->params = o->params;
 	out->nparams = o->nparams;
+	if (cfg_read(prog, &out->cfg, d) < 0)
+		return -1;
+	c.quiet = false;
+	for (struct node *x = prog ? prog->list : NULL; x; x = x->next)
+		if (x->kind == N_ASSIGN)
+			check_map_decl(&c, x);
+	c.quiet = true;
+	if (c.errors)
+		return -1;
 	if (parse_cdecls(&c, prog) < 0)
 		return -1;
 	seeds = calloc((size_t)(nprobes ? nprobes : 1), sizeof(*seeds));
@@ -2607,6 +2997,8 @@ int sema_check(struct node *prog, struct sema_probe *probes, int nprobes,
 		if (!out->maps[i].value) {
 			err(&c, out->maps[i].loc, "%s is never assigned", out->maps[i].name);
 		}
+	for (int i = 0; i < out->nmaps && !c.errors; i++)
+		check_decl_kind(&c, &out->maps[i]);
 	free(c.vars);
 	ct_free(c.ct);
 	return c.errors ? -1 : 0;

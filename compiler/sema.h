@@ -14,6 +14,7 @@
 #include <stdio.h>
 
 #include "ast.h"
+#include "config.h"
 #include "diag.h"
 #include "probe.h"
 #include "types.h"
@@ -25,6 +26,9 @@ struct sema_map {
 	struct loc loc;           /* first use */
 	bool key_set;             /* key seen once (private to sema) */
 	bool deleted;             /* some delete(@m) names it */
+	int decl_type;            /* let @m = hash(N) (newer bpftrace): its BPF_MAP_TYPE_*, else 0 */
+	uint32_t decl_max;        /* and its N */
+	struct loc decl_loc;
 };
 
 /* One N_PROBE and the probes its attach points resolved to. */
@@ -40,6 +44,8 @@ struct sema_opts {
 	int nparams;
 	bool unsafe;              /* allow system() */
 	bool has_child;           /* a command is traced (-c, --): cpid is its pid */
+	char **named;             /* "--name=value" words after "--" (getopt()) */
+	int nnamed;
 };
 
 struct sema {
@@ -51,6 +57,7 @@ struct sema {
 	bool has_exit;            /* exit() is called somewhere */
 	char **params;            /* borrowed from the options, for string positionals */
 	int nparams;
+	struct pr_settings cfg;   /* config block and BPFTRACE_* variables */
 };
 
 /* Returns 0, or -1 after reporting every error through d. */

@@ -220,6 +220,18 @@ const struct type *type_enum(const char *name, uint32_t size, bool is_signed,
 	return t;
 }
 
+uint32_t hist_buckets(int k)
+{
+	return ((64u - (uint32_t)k) << k) + (1u << k) + 1;
+}
+
+uint64_t hist_bucket_start(int k, uint32_t i)
+{
+	uint32_t n = 1u << k, power = (i >> k) - 1;
+
+	return power >= 64 ? UINT64_MAX : (1ull << power) * (n + (i & (n - 1)));
+}
+
 const struct type *type_tuple(const struct type *const *elems, int n)
 {
 	struct field *f = calloc(n ? n : 1, sizeof(*f));

@@ -158,5 +158,13 @@ void type_free_all(void);
 #define PR_JOIN_ARGSZ 256
 /* Hist buckets: 0 for v < 0, 1 for v == 0, 2 + floor(log2(v)) for v >= 1. */
 #define PR_HIST_BUCKETS 66
+/* hist(x, k) (newer bpftrace; k in lh_step of the T_AGG, 0..5): each power
+ * of two split in N = 2^k buckets.  Bucket 0 is v < 0, 1 + v for
+ * 0 <= v < 2N, else ((p - k + 1) << k) + (v >> (p - k)) - N + 1 with
+ * p = floor(log2 v).  Their number: */
+uint32_t hist_buckets(int k);
+/* The first value of bucket i + 1 for i >= 2N - 1 (bpftrace's hist_index_label):
+ * 2^((i >> k) - 1) * (N + (i & (N - 1))). */
+uint64_t hist_bucket_start(int k, uint32_t i);
 
 #endif

@@ -43,6 +43,8 @@ struct opts {
 	const char *lines_spec, *vars_spec;
 	char **params;
 	int nparams;
+	char **named;     /* --name[=value] after "--", for getopt() (newer bpftrace) */
+	int nnamed;
 };
 
 enum { OPT_UNSAFE = 256, OPT_DUMP, OPT_VERSION, OPT_DRY_RUN };
@@ -172,9 +174,17 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		lopts[i] = opt_table[i].o;
 	for (int i = 1; i < argc; i++)
 		if (!strcmp(argv[i], "--")) {
+			int j = i + 1;
+
 			n = i;
-			o->cmd_argv = argv[i + 1] ? &argv[i + 1] : NULL;
-			if (!o->cmd_argv) {
+			/* --name=value words first are the script's named
+			 * parameters; a command never starts with "--" */
+			while (argv[j] && !strncmp(argv[j], "--", 2) && argv[j][2])
+				j++;
+			o->named = &argv[i + 1];
+			o->nnamed = j - (i + 1);
+			o->cmd_argv = argv[j] ? &argv[j] : NULL;
+			if (!o->cmd_argv && !o->nnamed) {
 				fprintf(stderr, "perf-run: '--' ends the options but no command follows it\n");
 				return -1;
 			}
@@ -362,6 +372,7 @@ static int run(const struct opts *o, double start)
 	struct pr_compile_opts co = {
 		.pid = pid, .default_bin = cp ? child_path(cp) : pbin,
 		.params = o->params, .nparams = o->nparams, .unsafe = o->unsafe,
+		.named = o->named, .nnamed = o->nnamed,
 		.has_child = cp != NULL, .dump = o->dump, .verbose = o->verbose,
 	};
 	struct diag d;

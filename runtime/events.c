@@ -219,17 +219,20 @@ static void ev_formatted(struct ev_ctx *e, const struct pr_action *a, const char
 static void ev_printv(struct ev_ctx *e, const struct pr_action *a, const char *rec, size_t len)
 {
 	struct fmt_buf b;
-	if (!a->nargs || a->args[0].offset + 8 > len)
+	const struct type *t = a->nargs ? a->args[0].type : NULL;
+	if (!t || a->args[0].offset + (t->kind == T_TUPLE ? t->size : 8) > len)
 		return;
 	fmt_init(&b);
 	fmt_value(&b, a->args[0].type, rec + a->args[0].offset, &e->fc);
 	if (e->json) {
 		/* bpftrace: a number stays a JSON number, anything else a string */
 		enum type_kind k = a->args[0].type->kind;
-		if (k == T_INT || k == T_BOOL) {
+		if (k == T_INT || k == T_BOOL || k == T_TUPLE) {
 			struct fmt_buf j;
 			fmt_init(&j);
-			fmt_addf(&j, "{\"type\": \"value\", \"data\": %s}\n", b.s);
+			fmt_puts(&j, "{\"type\": \"value\", \"data\": ");
+			fmt_json_value(&j, a->args[0].type, rec + a->args[0].offset, &e->fc);
+			fmt_puts(&j, "}\n");
 			ev_put(e, j.s);
 			fmt_free(&j);
 		} else {

@@ -322,6 +322,20 @@ static void fmt_record(struct fmt_buf *b, const struct type *t, const char *p,
 	fmt_puts(b, key ? "}" : " }");
 }
 
+/* (1, abc, -3): elements as map values print, strings unquoted, as
+ * bpftrace 0.17 prints a tuple. */
+static void fmt_tuple(struct fmt_buf *b, const struct type *t, const char *p,
+		      const struct fmt_ctx *c)
+{
+	fmt_putc(b, '(');
+	for (int i = 0; i < t->nfields; i++) {
+		if (i)
+			fmt_puts(b, ", ");
+		fmt_value(b, t->fields[i].type, p + t->fields[i].offset, c);
+	}
+	fmt_putc(b, ')');
+}
+
 /* Plain (not 8-byte widened) integer inside an array or record. */
 static void fmt_packed_int(struct fmt_buf *b, const struct type *t, const void *p)
 {
@@ -546,6 +560,9 @@ void fmt_value(struct fmt_buf *b, const struct type *t, const void *p,
 	case T_ARRAY:
 		fmt_array(b, t, p, c);
 		break;
+	case T_TUPLE:
+		fmt_tuple(b, t, p, c);
+		break;
 	case T_UFMT:
 		fmt_ufmt(b, t, p);
 		break;
@@ -558,6 +575,34 @@ void fmt_value(struct fmt_buf *b, const struct type *t, const void *p,
 		else
 			fmt_addf(b, "%lld", (long long)fmt_int(t, p));
 	}
+}
+
+void fmt_json_value(struct fmt_buf *b, const struct type *t, const void *p,
+		    const struct fmt_ctx *c)
+{
+	struct fmt_buf v;
+
+	if (t && t->kind == T_TUPLE) {
+		fmt_putc(b, '[');
+		for (int i = 0; i < t->nfields; i++) {
+			if (i)
+				fmt_putc(b, ',');
+			fmt_json_value(b, t->fields[i].type,
+				       (const char *)p + t->fields[i].offset, c);
+		}
+		fmt_putc(b, ']');
+		return;
+	}
+	fmt_init(&v);
+	fmt_value(&v, t, p, c);
+	if (!t || t->kind == T_INT || t->kind == T_BOOL) {
+		fmt_puts(b, v.s);
+	} else {
+		fmt_putc(b, '"');
+		fmt_json_str(b, v.s);
+		fmt_putc(b, '"');
+	}
+	fmt_free(&v);
 }
 
 /* One parsed conversion: "%-08.3lx" -> flags "-0", width 8, prec 3, 'x'. */

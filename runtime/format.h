@@ -60,6 +60,10 @@ int64_t fmt_int(const struct type *t, const void *p);
 /* One value of type t at p as bpftrace prints it (strings unquoted). */
 void fmt_value(struct fmt_buf *b, const struct type *t, const void *p,
 	       const struct fmt_ctx *c);
+/* The same value as bpftrace's JSON writes it: integers as numbers, a
+ * tuple as an array of its elements, anything else as a string. */
+void fmt_json_value(struct fmt_buf *b, const struct type *t, const void *p,
+		    const struct fmt_ctx *c);
 /* The bytes of a buf() value at p (u64 length, then at most cap bytes) as
  * printf's %r (mode 0), %rx ('x') or %rh ('h') show them. */
 void fmt_bytes(struct fmt_buf *b, const void *p, size_t cap, char mode);

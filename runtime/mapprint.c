@@ -38,7 +38,7 @@ int mp_nbuckets(const struct type *agg)
 {
 	if (agg->agg == AGG_LHIST && agg->lh_step > 0)
 		return (int)(2 + (agg->lh_max - agg->lh_min) / agg->lh_step);
-	return PR_HIST_BUCKETS;
+	return (int)hist_buckets((int)agg->lh_step);
 }
 
 static uint32_t mp_prefix(const struct pr_map *m)
@@ -138,6 +138,7 @@ static struct mp_entry *mp_entry_for(const struct pr_map *m, struct mp_data *d,
 int mp_read(int fd, const struct pr_map *m, struct mp_data *out)
 {
 	bool percpu = m->bpf_type == BPF_MAP_TYPE_PERCPU_HASH ||
+		      m->bpf_type == BPF_MAP_TYPE_LRU_PERCPU_HASH ||
 		      m->bpf_type == BPF_MAP_TYPE_PERCPU_ARRAY;
 	int ncpu = percpu ? libbpf_num_possible_cpus() : 1;
 	size_t stride = (m->value_size + 7) & ~7u;
@@ -234,6 +235,17 @@ static void mp_pow2(struct fmt_buf *b, int p)
 		fmt_putc(b, suffix[p / 10]);
 }
 
+/* A hist(x, k) bucket bound as bpftrace prints it: the power's K, M, G...
+ * suffix, times the bucket's multiple. */
+static void mp_kpow(struct fmt_buf *b, int k, uint32_t i)
+{
+	static const char suffix[] = " KMGTPE";
+	uint32_t n = 1u << k, power = (i >> k) - 1, decade = power / 10;
+	fmt_addf(b, "%llu", (1ull << (power - 10 * decade)) * (n + (i & (n - 1))));
+	if (decade)
+		fmt_putc(b, suffix[decade]);
+}
+
 static void mp_lnum(struct fmt_buf *b, int64_t v)
 {
 	if (v != 0 && v % 1048576 == 0)
@@ -261,6 +273,21 @@ void mp_hist_label(struct fmt_buf *b, const struct type *agg, int i)
 			mp_lnum(b, agg->lh_min + (i - 1) * agg->lh_step);
 			fmt_puts(b, ", ");
 			mp_lnum(b, agg->lh_min + i * agg->lh_step);
+			fmt_putc(b, ')');
+		}
+		return;
+	}
+	if (agg->lh_step > 0) {   /* hist(x, k) */
+		int k = (int)agg->lh_step;
+		if (i == 0) {
+			fmt_puts(b, "(..., 0)");
+		} else if (i <= (2 << k)) {
+			fmt_addf(b, "[%d]", i - 1);
+		} else {
+			fmt_putc(b, '[');
+			mp_kpow(b, k, (uint32_t)i - 1);
+			fmt_puts(b, ", ");
+			mp_kpow(b, k, (uint32_t)i);
 			fmt_putc(b, ')');
 		}
 		return;
@@ -444,6 +471,11 @@ static void mp_json_hist(struct fmt_buf *b, const struct type *agg, const uint64
 			if (lin) {
 				mn = agg->lh_min + (i - 1) * agg->lh_step;
 				mx = mn + agg->lh_step - 1;
+			} else if (agg->lh_step > 0 && i <= (2 << agg->lh_step)) {
+				mn = mx = i - 1;   /* hist(x, k): one value */
+			} else if (agg->lh_step > 0) {
+				mn = (long long)hist_bucket_start((int)agg->lh_step, (uint32_t)i - 1);
+				mx = (long long)hist_bucket_start((int)agg->lh_step, (uint32_t)i) - 1;
 			} else {
 				mn = i <= 1 ? 0 : (long long)(1ull << (i - 2));
 				mx = i <= 1 ? 0 : (long long)((1ull << (i - 1)) - 1);
@@ -469,6 +501,11 @@ static void mp_json_value(struct fmt_buf *b, const struct pr_map *m,
 	} else if (mp_kind(m) == AGG_STATS) {
 		fmt_addf(b, "{\"count\": %llu, \"average\": %lld, \"total\": %lld}",
 			 (unsigned long long)e->count, (long long)e->value, (long long)e->sum);
+	} else if (mp_kind(m) == AGG_NONE && m->value && m->value->kind == T_TUPLE) {
+		if (e->raw)
+			fmt_json_value(b, m->value, e->raw, c);
+		else
+			fmt_puts(b, "null");
 	} else if (mp_kind(m) == AGG_NONE && !(m->value && mp_is_int(m->value))) {
 		struct fmt_buf v;
 		fmt_init(&v);

@@ -440,8 +440,9 @@ static void rt_report_losses(struct rt *r)
 		int n = 0;
 
 		fprintf(stderr, "%llu map updates dropped", (unsigned long long)drops);
-		for (int i = 0; i < r->p->nmaps; i++)
-			if (rt_map_full(r, i))
+		for (int i = 0; i < r->p->nmaps; i++)   /* an LRU map evicts instead */
+			if (r->p->maps[i].bpf_type != BPF_MAP_TYPE_LRU_HASH &&
+			    r->p->maps[i].bpf_type != BPF_MAP_TYPE_LRU_PERCPU_HASH && rt_map_full(r, i))
 				fprintf(stderr, "%s%s has %u entries", n++ ? ", " : ": map full: ",
 					r->p->maps[i].name, r->p->maps[i].max_entries);
 		if (r->uw && uw_full(r->p, r->obj))
@@ -541,7 +542,8 @@ static int rt_finish(struct rt *r)
 	r->ev.exit_flag = NULL;
 	rt_run_special(r, PK_END);
 	rt_detach(r, false);
-	ev_print_maps(&r->ev, true);
+	if (!r->ev.p->no_exit_print)
+		ev_print_maps(&r->ev, true);
 	ev_flush(&r->ev);
 	rt_report_losses(r);
 	return r->ev.write_errno ? -1 : 0;
