@@ -272,11 +272,14 @@ static void rt_track_child(struct rt *r)
 	r->sym_next = rt_now_ms() + r->sym_step;
 }
 
-/* The command has exited: what it mapped since the last read of /proc. */
+/* The command has exited: its mappings from the perf records, which hold
+ * all it mapped.  Not only when records came after the last read of /proc:
+ * that read may have found the process already dead (a short command,
+ * exited but not yet reaped), and then gave nothing. */
 static void rt_child_gone(struct rt *r)
 {
 	struct child *c = r->o->child;
-	if (!c || !c->exited || !c->maps_new)
+	if (!c || !c->exited || !c->mr)
 		return;
 	char *text = child_maps_text(c);
 	sym_refresh_text(r->sym, c->pid, text);
