@@ -37,7 +37,7 @@ PIE_BASE=$((0x555555554000))   # where ld.so puts a PIE without randomisation
 mkdir -p "$out" || exit 1
 R=$out/resolve_main
 if ! gcc -std=gnu11 -Wall -Wextra -Werror -g -I"$top" -o "$R" \
-	"$top/tests/dwarf/resolve_main.c" "$top"/compiler/dwarf*.c "$top/compiler/types.c" \
+	"$top/tests/dwarf/resolve_main.c" "$top"/compiler/dwarf*.c "$top/compiler/types.c" "$top/compiler/elfsym.c" \
 	-ldw -lelf -lz; then
 	echo "cannot build resolve_main"; echo "0 passed, 1 failed"; exit 1
 fi
