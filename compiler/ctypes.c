@@ -245,6 +245,14 @@ static char *ct_source(const struct ct_decl *decls, int n, const char *const *id
 
 	if (!f)
 		abort();
+	/* bpftrace's declarations may use <stdint.h>'s names without including
+	 * it; clang's own types for them, so that an #include <stdint.h> later
+	 * repeats the same typedefs (allowed in C11). */
+	fputs("#line 1 \"<stdint names>\"\n", f);
+	for (int b = 8; b <= 64; b *= 2)
+		fprintf(f, "typedef __INT%d_TYPE__ int%d_t; typedef __UINT%d_TYPE__ uint%d_t;\n",
+			b, b, b, b);
+	fputs("typedef __INTPTR_TYPE__ intptr_t; typedef __UINTPTR_TYPE__ uintptr_t;\n", f);
 	for (int i = 0; i < n; i++)
 		fprintf(f, "#line %d \"" CT_MARK "\"\n%*s%s\n", decls[i].loc.line,
 			decls[i].loc.col > 1 ? decls[i].loc.col - 1 : 0, "", decls[i].text);
