@@ -737,33 +737,21 @@ LLVMValueRef cg_count_callback(struct cg *g)
 	return fn;
 }
 
+/* The per-function state a callback sets aside and gives back (struct
+ * cg_fnstate): one list, so that saving and restoring cannot disagree. */
+#define FN_STATE(X) X(fn) X(ctxarg) X(pid_tgid) X(sys_nr) X(sys_site) X(sys_regs) \
+	X(heap_ptr) X(entry) X(start) X(sp) X(vars) X(nvars) X(capvars) X(nloops) \
+	X(tmp) X(tmpsize) X(tmpheap) X(ntmp) X(captmp) X(heap_off) X(slp_cand)
+
 static void fn_save(struct cg *g, struct cg_fnstate *st)
 {
-	st->fn = g->fn;
-	st->ctxarg = g->ctxarg;
-	st->pid_tgid = g->pid_tgid;
-	st->sys_nr = g->sys_nr;
-	st->sys_site = g->sys_site;
-	st->sys_regs = g->sys_regs;
-	st->heap_ptr = g->heap_ptr;
-	st->entry = g->entry;
-	st->start = g->start;
-	st->at = LLVMGetInsertBlock(g->b);
-	st->sp = g->sp;
-	st->loc = LLVMGetCurrentDebugLocation2(g->b);
-	st->vars = g->vars;
-	st->nvars = g->nvars;
-	st->capvars = g->capvars;
-	st->nloops = g->nloops;
+#define SAVE(f) st->f = g->f;
+	FN_STATE(SAVE)
+#undef SAVE
 	memcpy(st->brk, g->brk, sizeof(st->brk));
 	memcpy(st->cont, g->cont, sizeof(st->cont));
-	st->tmp = g->tmp;
-	st->tmpsize = g->tmpsize;
-	st->tmpheap = g->tmpheap;
-	st->ntmp = g->ntmp;
-	st->captmp = g->captmp;
-	st->heap_off = g->heap_off;
-	st->slp_cand = g->slp_cand;
+	st->at = LLVMGetInsertBlock(g->b);
+	st->loc = LLVMGetCurrentDebugLocation2(g->b);
 }
 
 LLVMValueRef cg_callback_begin(struct cg *g, struct cg_fnstate *st, const char *name,
@@ -836,29 +824,11 @@ void cg_callback_end(struct cg *g, struct cg_fnstate *st)
 	free(g->tmp);
 	free(g->tmpsize);
 	free(g->tmpheap);
-	g->fn = st->fn;
-	g->ctxarg = st->ctxarg;
-	g->pid_tgid = st->pid_tgid;
-	g->sys_nr = st->sys_nr;
-	g->sys_site = st->sys_site;
-	g->sys_regs = st->sys_regs;
-	g->heap_ptr = st->heap_ptr;
-	g->entry = st->entry;
-	g->start = st->start;
-	g->sp = st->sp;
-	g->vars = st->vars;
-	g->nvars = st->nvars;
-	g->capvars = st->capvars;
-	g->nloops = st->nloops;
+#define RESTORE(f) g->f = st->f;
+	FN_STATE(RESTORE)
+#undef RESTORE
 	memcpy(g->brk, st->brk, sizeof(st->brk));
 	memcpy(g->cont, st->cont, sizeof(st->cont));
-	g->tmp = st->tmp;
-	g->tmpsize = st->tmpsize;
-	g->tmpheap = st->tmpheap;
-	g->ntmp = st->ntmp;
-	g->captmp = st->captmp;
-	g->heap_off = st->heap_off;
-	g->slp_cand = st->slp_cand;
 	LLVMPositionBuilderAtEnd(g->b, st->at);
 	LLVMSetCurrentDebugLocation2(g->b, st->loc);
 }

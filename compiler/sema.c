@@ -1967,7 +1967,7 @@ static const struct type *check_kaddr(struct sctx *c, struct node *n)
 }
 
 /* ustack([mode,] [n]) / kstack(...): mode `bpftrace` or `perf` (bpftrace
- * 0.17 has no `raw`), n frames from 1 to 127 (0.17's limit). */
+ * 0.17 has no `raw`), n frames from 1 to PR_UW_DEPTH (127, 0.17's limit). */
 static const struct type *check_stack_call(struct sctx *c, struct node *n)
 {
 	struct node *a = n->list, *lim = NULL;
@@ -1999,8 +1999,8 @@ static const struct type *check_stack_call(struct sctx *c, struct node *n)
 		}
 		set_type(lim, type_int(8, true));
 		limit = (int64_t)lim->ival;
-		if (limit < 1 || limit > 127) {
-			err(c, lim->loc, "%s() shows 1 to 127 frames", n->name);
+		if (limit < 1 || limit > PR_UW_DEPTH) {
+			err(c, lim->loc, "%s() shows 1 to %d frames", n->name, PR_UW_DEPTH);
 			return NULL;
 		}
 	}
