@@ -805,11 +805,10 @@ LLVMValueRef cg_callback_begin(struct cg *g, struct cg_fnstate *st, const char *
 	return g->fn;
 }
 
-void cg_callback_end(struct cg *g, struct cg_fnstate *st)
+/* The entry block, whose allocas are now all known, goes on to the body:
+ * only once the per-CPU heap was found, if the function uses it. */
+static void close_entry(struct cg *g)
 {
-	/* func_end without the sleepable decision, which is the caller's */
-	if (!LLVMGetBasicBlockTerminator(LLVMGetInsertBlock(g->b)))
-		LLVMBuildRet(g->b, LLVMConstInt(g->i32, 0, 0));
 	LLVMPositionBuilderAtEnd(g->b, g->entry);
 	if (g->heap_ptr) {
 		LLVMBasicBlockRef none = cg_block(g, "noheap");
@@ -820,6 +819,14 @@ void cg_callback_end(struct cg *g, struct cg_fnstate *st)
 	} else {
 		LLVMBuildBr(g->b, g->start);
 	}
+}
+
+void cg_callback_end(struct cg *g, struct cg_fnstate *st)
+{
+	/* func_end without the sleepable decision, which is the caller's */
+	if (!LLVMGetBasicBlockTerminator(LLVMGetInsertBlock(g->b)))
+		LLVMBuildRet(g->b, LLVMConstInt(g->i32, 0, 0));
+	close_entry(g);
 	free(g->vars);
 	free(g->tmp);
 	free(g->tmpsize);
@@ -916,16 +923,7 @@ static void func_end(struct cg *g)
 	if (!LLVMGetBasicBlockTerminator(cur))
 		LLVMBuildRet(g->b, LLVMConstInt(g->i32, 0, 0));
 	g->fn_sleepable = cg_slp_end(g);
-	LLVMPositionBuilderAtEnd(g->b, g->entry);
-	if (g->heap_ptr) {
-		LLVMBasicBlockRef none = cg_block(g, "noheap");
-
-		LLVMBuildCondBr(g->b, LLVMBuildIsNotNull(g->b, g->heap_ptr, ""), g->start, none);
-		LLVMPositionBuilderAtEnd(g->b, none);
-		LLVMBuildRet(g->b, LLVMConstInt(g->i32, 0, 0));
-	} else {
-		LLVMBuildBr(g->b, g->start);
-	}
+	close_entry(g);
 	LLVMSetCurrentDebugLocation2(g->b, NULL);
 	g->sp = NULL;
 }
