@@ -284,12 +284,7 @@ static void bytes_at_n(struct cg *g, struct node *a, LLVMValueRef v, LLVMValueRe
 static void bytes_at(struct cg *g, struct node *a, LLVMValueRef v, LLVMValueRef dst,
 		     uint32_t count)
 {
-	enum probe_kind k = g->probe->kind;
-	bool user = a->type->kind == T_PTR ? a->type->is_user :
-		    k == PK_UPROBE || k == PK_URETPROBE || k == PK_USDT;
-	LLVMValueRef args[3] = { dst, cg_const(g, count), v };
-
-	cg_helper(g, user ? H_READ_USER : H_READ_KERNEL, args, 3);
+	bytes_at_n(g, a, v, dst, cg_const(g, count));
 }
 
 /* ntop(): { u64 af; u8 addr[16]; } (types.h UF_INET). */
