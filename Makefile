@@ -200,7 +200,7 @@ uninstall:
 # cost most of a fresh build and never change.
 clean:
 	rm -rf $(BUILD)/obj $(BUILD)/asan $(BUILD)/tests $(BUILD)/perf-run $(BUILD)/demo \
-		$(BUILD)/bench $(BUILD)/test-logs $(PROG_BINS)
+		$(BUILD)/bench $(BUILD)/test-logs $(PROG_BINS) $(CLEAN_EXTRA)
 
 distclean: clean
 	rm -rf $(BUILD)

@@ -30,11 +30,10 @@
 #define _GNU_SOURCE
 #include <linux/bpf.h>
 #include <stdlib.h>
-#include <string.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "codegen_int.h"
+#include "kfeature.h"
 
 enum {
 	H_TASK_STORAGE_GET = 156, H_CURTASK_BTF = 158,
@@ -51,26 +50,15 @@ enum {
 static bool kernel_sleepable_uprobes(void)
 {
 	static int cached = -1;
-	struct bpf_insn insns[] = {
-		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
-		{ .code = BPF_JMP | BPF_EXIT },
-	};
-	union bpf_attr a;
-	long fd;
+	int fd;
 
 	if (cached >= 0)
 		return cached;
 	if (getenv("PERF_RUN_NO_SLEEPABLE"))   /* the plain path, for comparisons */
 		return (cached = 0);
-	memset(&a, 0, sizeof(a));
-	a.prog_type = BPF_PROG_TYPE_KPROBE;
-	a.prog_flags = BPF_F_SLEEPABLE;
-	a.insns = (uint64_t)(uintptr_t)insns;
-	a.insn_cnt = 2;
-	a.license = (uint64_t)(uintptr_t)"GPL";
-	fd = syscall(__NR_bpf, BPF_PROG_LOAD, &a, sizeof(a));
+	fd = kfeature_load_trivial(BPF_PROG_TYPE_KPROBE, 0, BPF_F_SLEEPABLE);
 	if (fd >= 0)
-		close((int)fd);
+		close(fd);
 	cached = fd >= 0;
 	return cached;
 }

@@ -17,3 +17,4 @@ tests/progs/unwind_o2: tests/progs/unwind_o2.c
 tests/progs/unwind_o2_clang: tests/progs/unwind_o2.c
 	clang-19 -g -O2 -fomit-frame-pointer -Wall -Wextra -Werror -o $@ $<
 progs: tests/progs/unwind_o2_clang
+CLEAN_EXTRA += tests/progs/unwind_o2_clang

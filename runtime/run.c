@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -279,7 +280,14 @@ static void rt_track_child(struct rt *r)
 static void rt_child_gone(struct rt *r)
 {
 	struct child *c = r->o->child;
-	if (!c || !c->exited || !c->mr)
+	if (!c || !c->exited)
+		return;
+	/* as a shell would say it: a crash is not an ordinary end of the run */
+	if (WIFSIGNALED(c->status))
+		fprintf(stderr, "perf-run: the command '%s' was killed by signal %d (%s)%s\n",
+			c->name ? c->name : child_path(c), WTERMSIG(c->status),
+			strsignal(WTERMSIG(c->status)), WCOREDUMP(c->status) ? ", core dumped" : "");
+	if (!c->mr)
 		return;
 	char *text = child_maps_text(c);
 	sym_refresh_text(r->sym, c->pid, text);

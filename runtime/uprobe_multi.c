@@ -9,6 +9,7 @@
 #define _GNU_SOURCE
 
 #include "uprobe_multi.h"
+#include "../compiler/kfeature.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -71,24 +72,6 @@ int um_attach(int prog_fd, const char *path, const uint64_t *offsets,
 	return fd < 0 ? -errno : (int)fd;
 }
 
-/* A kprobe-type program "return 0" with expected attach type uprobe_multi. */
-static int um_load_trivial(void)
-{
-	struct bpf_insn insns[] = {
-		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
-		{ .code = BPF_JMP | BPF_EXIT },
-	};
-	union bpf_attr a;
-
-	memset(&a, 0, sizeof(a));
-	a.prog_type = BPF_PROG_TYPE_KPROBE;
-	a.expected_attach_type = UM_ATTACH_TYPE;
-	a.insns = (uint64_t)(uintptr_t)insns;
-	a.insn_cnt = 2;
-	a.license = (uint64_t)(uintptr_t)"GPL";
-	return (int)um_bpf(BPF_PROG_LOAD, &a, sizeof(a));
-}
-
 /*
  * A kernel that knows uprobe_multi links checks the path before anything
  * else and refuses a directory with EBADF; one that does not refuses the
@@ -98,7 +81,7 @@ static int um_load_trivial(void)
 static bool um_probe_kernel(void)
 {
 	uint64_t off = 0;
-	int prog = um_load_trivial(), link;
+	int prog = kfeature_load_trivial(BPF_PROG_TYPE_KPROBE, UM_ATTACH_TYPE, 0), link;
 
 	if (prog < 0)
 		return false;

@@ -1,0 +1,15 @@
+/*
+ * kfeature.h - what the running kernel accepts, found by loading a trivial
+ * BPF program ("return 0") with the attributes in question: the verifier
+ * judges the attributes before the code, so such a load is the test.
+ */
+#ifndef PR_KFEATURE_H
+#define PR_KFEATURE_H
+
+#include <stdint.h>
+
+/* Loads "r0 = 0; exit" as a program of PROG_TYPE with EXPECTED_ATTACH and
+ * PROG_FLAGS (BPF_F_*).  Returns the program's fd, or -errno. */
+int kfeature_load_trivial(uint32_t prog_type, uint32_t expected_attach, uint32_t prog_flags);
+
+#endif
