@@ -94,6 +94,9 @@ struct probe {
 	/* watchpoint: the address, its length (1, 2, 4, 8) and HW_BREAKPOINT_R/W/X bits */
 	uint64_t wp_addr;
 	uint32_t wp_len, wp_type;
+	/* kprobe: its program calls override() (bpf_override_return), which
+	 * the kernel allows only at functions of its error-injection list */
+	bool override;
 };
 
 struct probe_opts {
