@@ -108,8 +108,10 @@ void dt_release(struct prov_att *atts, int n, int keep)
 			dt_serial(a);
 		free(a->links);
 		free(a->fds);
+		free(a->addrs);
 		a->links = NULL;
 		a->fds = NULL;
+		a->addrs = NULL;
 		a->nlinks = a->nfds = 0;
 	}
 }
