@@ -387,6 +387,10 @@ LLVMValueRef cg_func_call(struct cg *g, struct node *n)
 		return buf_call(g, n);
 	if (!strcmp(f, "override"))
 		return override_call(g, n);
+	if (!strcmp(f, "unwatch")) {
+		cg_unwatch(g, cg_expr(g, n->list), n->loc);
+		return cg_const(g, 0);
+	}
 	if (!strcmp(f, "path"))
 		return path_call(g, n);
 	if (!strcmp(f, "reg"))

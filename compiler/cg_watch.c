@@ -10,6 +10,7 @@
  * go on (SIGCONT) once the watchpoint is set, so that no access is missed.
  * If the record is lost (the ring buffer is full) no one would send that
  * SIGCONT: the program sends it itself, and the record counts as lost.
+ * unwatch(addr) is a record too: the runtime removes the watchpoints at addr.
  */
 #define _GNU_SOURCE
 #include <signal.h>
@@ -53,14 +54,10 @@ static void wp_signal(struct cg *g, int sig)
 	cg_helper(g, H_SEND_SIGNAL, &v, 1);
 }
 
-/* The setup program of watchpoint probe wp, the i-th. */
-static void wp_setup(struct cg *g, const struct probe *wp, int i)
+/* A one-address record of action kind k (ACT_WATCH, ACT_UNWATCH). */
+static struct pr_action *wp_action(struct cg *g, enum pr_action_kind k, struct loc loc, int *id)
 {
-	const struct probe *saved = g->probe;
-	struct probe *p = wp_setup_probe(g, wp);
-	char name[64], sec[64];
-	int id;
-	struct pr_action *a = action_new(g, ACT_WATCH, NULL, wp->loc, &id);
+	struct pr_action *a = action_new(g, k, NULL, loc, id);
 	struct pr_arg *args = malloc(sizeof(*args));
 
 	if (!args)
@@ -69,7 +66,29 @@ static void wp_setup(struct cg *g, const struct probe *wp, int i)
 	a->args = args;
 	a->nargs = 1;
 	a->size = 16;
-	a->probe = wp;
+	return a;
+}
+
+void cg_unwatch(struct cg *g, LLVMValueRef addr, struct loc loc)
+{
+	int id;
+	LLVMValueRef rec;
+
+	wp_action(g, ACT_UNWATCH, loc, &id);
+	rec = cg_alloca(g, 16, "unwatch");
+	LLVMBuildStore(g->b, cg_const(g, id), rec);
+	LLVMBuildStore(g->b, addr, cg_gep(g, rec, 8));
+	cg_send(g, rec, 16);
+}
+
+/* The setup program of watchpoint probe wp, the i-th. */
+static void wp_setup(struct cg *g, const struct probe *wp, int i)
+{
+	const struct probe *saved = g->probe;
+	struct probe *p = wp_setup_probe(g, wp);
+	char name[64], sec[64];
+	int id;
+	wp_action(g, ACT_WATCH, wp->loc, &id)->probe = wp;
 
 	snprintf(name, sizeof(name), "wpset%d_uprobe", i);
 	snprintf(sec, sizeof(sec), "uprobe/wpset%d", i);

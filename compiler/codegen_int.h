@@ -181,6 +181,8 @@ struct pr_action *action_new(struct cg *g, enum pr_action_kind k, const char *fm
 			     struct loc loc, int *id);
 /* The setup uprobes of the watchpoint:FUNC+argN probes (cg_watch.c). */
 void cg_watch_setups(struct cg *g);
+/* unwatch(addr): an ACT_UNWATCH record (cg_watch.c). */
+void cg_unwatch(struct cg *g, LLVMValueRef addr, struct loc loc);
 void cg_func_end(struct cg *g);
 LLVMValueRef cg_callback_fn(struct cg *g, const char *name, int n, const char *const *pnames,
 			    LLVMMetadataRef *sp);

@@ -65,6 +65,7 @@ enum pr_action_kind {
 	ACT_WATCH,     /* watchpoint:FUNC+argN's uprobe fired: args[0] is the address
 	                * to watch, probe the watchpoint (the process is stopped
 	                * unless it is an asyncwatchpoint: SIGCONT it once set) */
+	ACT_UNWATCH,   /* unwatch(addr): args[0]; every watchpoint at addr is removed */
 };
 
 struct pr_arg {

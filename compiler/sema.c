@@ -2428,6 +2428,10 @@ static const struct type *check_call(struct sctx *c, struct node *n)
 		return check_signal(c, n);
 	if (!strcmp(f, "override"))
 		return check_override(c, n);
+	if (!strcmp(f, "unwatch")) {   /* unwatch(addr): the watchpoints at addr stop */
+		c->s->has_actions = true;
+		return need_args(c, n, 1, 1) && int_arg(c, n, 0) ? type_void() : NULL;
+	}
 	if (!strcmp(f, "path"))
 		return check_path(c, n);
 	if (!strcmp(f, "bswap"))

@@ -299,6 +299,14 @@ static void ev_action(struct ev_ctx *e, const char *rec, size_t len)
 	case ACT_WATCH:
 		ev_watch(e, a, rec);
 		break;
+	case ACT_UNWATCH:
+		if (e->unwatch) {
+			uint64_t addr;
+
+			memcpy(&addr, rec + a->args[0].offset, sizeof(addr));
+			e->unwatch(e->watch_arg, addr);
+		}
+		break;
 	case ACT_EXIT:
 		e->exit_requested = true;
 		if (a->nargs == 1)   /* exit(code): the status perf-run ends with */

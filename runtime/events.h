@@ -45,6 +45,7 @@ struct ev_ctx {
 	/* ACT_WATCH: sets the watchpoint of probe p at addr (run.c); returns
 	 * EV_WATCH_NOSPC when the CPU has no breakpoint register left */
 	int (*watch)(void *arg, const struct probe *p, uint64_t addr);
+	void (*unwatch)(void *arg, uint64_t addr);   /* ACT_UNWATCH: every watchpoint at addr */
 	void *watch_arg;
 };
 

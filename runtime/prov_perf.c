@@ -178,10 +178,15 @@ static int pf_attach(struct prov_att *a, const struct prov_env *e)
 	return 0;
 }
 
+/* Watched already, or unwatch()ed (which lasts, as in bpftrace, where the
+ * next call with the same address does not watch it again). */
 static bool pf_watching(const struct prov_att *a, uint64_t addr)
 {
 	for (int i = 0; i < a->nlinks; i++)
 		if (a->addrs[i] == addr)
+			return true;
+	for (int i = 0; i < a->nunwatched; i++)
+		if (a->unwatched[i] == addr)
 			return true;
 	return false;
 }
@@ -224,9 +229,41 @@ static int pf_watch(struct prov_att *a, const struct prov_env *e, uint64_t addr)
 	return ret;
 }
 
+/* unwatch(addr): the links watching addr go (bpftrace's unwatch: any
+ * watchpoint probe at that address, of either form). */
+static void pf_unwatch(struct prov_att *a, uint64_t addr)
+{
+	const struct probe *p = a->pp->probe;
+	int k = 0;
+
+	if (p->kind != PK_WATCHPOINT || (!p->wp_func && p->wp_addr != addr))
+		return;
+	for (int i = 0; p->wp_func && i < a->nlinks; i++) {
+		uint64_t *v;
+
+		if (a->addrs[i] != addr)
+			continue;
+		if ((v = realloc(a->unwatched, (size_t)(a->nunwatched + 1) * sizeof(*v)))) {
+			a->unwatched = v;
+			v[a->nunwatched++] = addr;
+		}
+		break;
+	}
+	for (int i = 0; i < a->nlinks; i++) {
+		if (!p->wp_func || a->addrs[i] == addr) {
+			bpf_link__destroy(a->links[i]);
+			continue;
+		}
+		a->links[k] = a->links[i];
+		a->addrs[k++] = a->addrs[i];
+	}
+	a->nlinks = k;
+}
+
 const struct provider prov_perf = {
 	.name = "perf",
 	.attach = pf_attach,
 	.start = pf_start,
 	.watch = pf_watch,
+	.unwatch = pf_unwatch,
 };

@@ -204,6 +204,19 @@ static int rt_watch(void *arg, const struct probe *p, uint64_t addr)
 	return 0;
 }
 
+/* ev_ctx's unwatch: no watchpoint watches addr any more. */
+static void rt_unwatch(void *arg, uint64_t addr)
+{
+	struct rt *r = arg;
+
+	for (int i = 0; i < r->p->nprogs && !r->detached; i++) {
+		const struct provider *pv = prov_for(r->att[i].pp->probe->kind);
+
+		if (pv->unwatch && !r->att[i].pp->companion)
+			pv->unwatch(&r->att[i], addr);
+	}
+}
+
 static void rt_detach(struct rt *r, bool keep_end)
 {
 	r->detached = true;
@@ -558,6 +571,7 @@ static int rt_setup_output(struct rt *r)
 	rt_watch_exit(r);
 	r->ev.stop = &rt_stop_sig;
 	r->ev.watch = rt_watch;
+	r->ev.unwatch = rt_unwatch;
 	r->ev.watch_arg = r;
 	return 0;
 }
