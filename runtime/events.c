@@ -254,8 +254,9 @@ static void ev_watch(struct ev_ctx *e, const struct pr_action *a, const char *re
 
 	memcpy(&addr, rec + a->args[0].offset, sizeof(addr));
 	if (e->watch && e->watch(e->watch_arg, a->probe, addr) == EV_WATCH_NOSPC)
-		ev_emit(e, "lost_events", "Failed to attach watchpoint probe. You are out of "
-			"watchpoint registers.\n");
+		ev_emit(e, "lost_events", e->json ? "Failed to attach watchpoint probe. You are out "
+			"of watchpoint registers." : "Failed to attach watchpoint probe. You are out "
+			"of watchpoint registers.\n");
 }
 
 static void ev_action(struct ev_ctx *e, const char *rec, size_t len)
