@@ -820,9 +820,10 @@ static int parse_watchpoint(struct pctx *c, const char *rest)
 		return -1;
 	}
 	if (strchr(head, '+')) {
+		/* named as bpftrace names it: kind:BIN:FUNC:N:LEN:MODE */
 		r = parse_wp_func(c, kind, head);
-		if (!r && asprintf(&p->name, "%s:%s+arg%d:%u:%s", kind, p->wp_func, p->wp_arg,
-				   p->wp_len, modep + 1) < 0)
+		if (!r && asprintf(&p->name, "%s:%s:%s:%d:%u:%s", kind, probe_path_shown(p),
+				   p->wp_func, p->wp_arg, p->wp_len, modep + 1) < 0)
 			r = -1;
 		free(head);
 		return r;

@@ -219,7 +219,7 @@ static int pf_watch(struct prov_att *a, const struct prov_env *e, uint64_t addr)
 				a->addrs[n] = addr;
 			if (e->verbose && !ret)
 				fprintf(stderr, "perf-run: %s: watching 0x%llx in process %d\n",
-					p->name, (unsigned long long)addr, (int)e->pid);
+					p->spec, (unsigned long long)addr, (int)e->pid);
 			ret = ret == -ENOSPC ? PROV_NOSPC : ret ? -1 : 0;
 		}
 	}
