@@ -839,8 +839,12 @@ static int parse_watchpoint(struct pctx *c, const char *rest)
 		return fail(c, "expected %s:ADDRESS:LENGTH:MODE, e.g. %s:0x10000000:8:rw", kind, kind);
 	}
 	free(head);
-	if (c->o->pid <= 0)
-		return fail(c, "%s needs a process: give -p PID or a command (-c)", kind);
+	/* without a process, an address in the kernel's half watches the
+	 * kernel on every CPU, as in bpftrace */
+	p->wp_kernel = c->o->pid <= 0 && p->wp_addr >= 0xffff800000000000ull;
+	if (c->o->pid <= 0 && !p->wp_kernel)
+		return fail(c, "%s needs a process: give -p PID or a command (-c), or watch a "
+			    "kernel address", kind);
 	return asprintf(&p->name, "%s:0x%llx:%u:%s", kind, (unsigned long long)p->wp_addr,
 			p->wp_len, p->wp_type == 3 ? "rw" : p->wp_type == 1 ? "r" :
 			p->wp_type == 2 ? "w" : "x") < 0 ? -1 : 0;

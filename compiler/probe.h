@@ -100,6 +100,7 @@ struct probe {
 	char *wp_func;
 	int wp_arg;
 	bool wp_async;
+	bool wp_kernel;           /* no process: a kernel address, on every CPU */
 	/* kprobe: its program calls override() (bpf_override_return), which
 	 * the kernel allows only at functions of its error-injection list */
 	bool override;

@@ -126,8 +126,9 @@ static int pf_open(struct prov_att *a, const struct prov_env *e, struct perf_eve
 {
 	const struct probe *p = a->pp->probe;
 	/* interval fires once per period, not once per CPU: one event on CPU 0;
-	 * a watchpoint watches one process on any CPU (cpu -1) */
-	bool wp = p->kind == PK_WATCHPOINT;
+	 * a watchpoint watches one process on any CPU (cpu -1), or the kernel
+	 * on every CPU */
+	bool wp = p->kind == PK_WATCHPOINT && !p->wp_kernel;
 	struct perf_cpu_map *cpus = wp ? perf_cpu_map__dummy_new() :
 				    perf_cpu_map__new(p->kind == PK_INTERVAL ? "0" : NULL);
 	struct perf_thread_map *threads = perf_thread_map__new_dummy();
