@@ -224,7 +224,7 @@ static int pf_watch(struct prov_att *a, const struct prov_env *e, uint64_t addr)
 			ret = ret == -ENOSPC ? PROV_NOSPC : ret ? -1 : 0;
 		}
 	}
-	if (!p->wp_async && e->pid > 0 && kill(e->pid, SIGCONT))
+	if (!p->wp_async && e->pid > 0 && kill(e->pid, SIGCONT) && errno != ESRCH)
 		fprintf(stderr, "perf-run: cannot let process %d go on (SIGCONT): %s\n",
 			(int)e->pid, strerror(errno));
 	return ret;
