@@ -19,6 +19,8 @@
 
 #define H_NUMA_NODE_ID 42
 #define H_TRACE_PRINTK 6
+#define H_OVERRIDE_RETURN 58
+#define H_D_PATH 147
 /* x86-64 struct pt_regs: sp */
 #define REG_SP 152
 #define REG_IP 128
@@ -346,12 +348,51 @@ static LLVMValueRef buf_call(struct cg *g, struct node *n)
 	return buf;
 }
 
+/* override(rc): the probed function returns rc and does not run. */
+static LLVMValueRef override_call(struct cg *g, struct node *n)
+{
+	LLVMValueRef args[2] = { g->ctxarg, cg_expr(g, n->list) };
+
+	cg_helper(g, H_OVERRIDE_RETURN, args, 2);
+	return cg_const(g, 0);
+}
+
+/* path(p): bpf_d_path() into a string buffer.  A path longer than the
+ * buffer fails (ENAMETOOLONG) with the buffer half written: it is cleared
+ * and counted as a fault, so that no cut path is ever printed. */
+static LLVMValueRef path_call(struct cg *g, struct node *n)
+{
+	struct node *a = n->list;
+	uint32_t size = n->type->size;
+	LLVMValueRef buf = cg_alloca(g, size, "path");
+	LLVMValueRef p = a->type->kind == T_PTR ? cg_expr(g, a) : cg_place_addr(g, a);
+	LLVMValueRef args[3] = { p, buf, LLVMConstInt(g->i32, size, 0) }, rc;
+	LLVMBasicBlockRef ok;
+
+	cg_memset0(g, buf, size);
+	rc = cg_helper(g, H_D_PATH, args, 3);
+	ok = cg_if(g, LLVMBuildICmp(g->b, LLVMIntSLT, rc, cg_const(g, 0), ""), "dpath_err");
+	cg_memset0(g, buf, size);
+	cg_count(g, CG_FAULTS);
+	LLVMBuildBr(g->b, ok);
+	LLVMPositionBuilderAtEnd(g->b, ok);
+	return buf;
+}
+
 LLVMValueRef cg_func_call(struct cg *g, struct node *n)
 {
 	const char *f = n->name;
 
 	if (!strcmp(f, "buf"))
 		return buf_call(g, n);
+	if (!strcmp(f, "override"))
+		return override_call(g, n);
+	if (!strcmp(f, "unwatch")) {
+		cg_unwatch(g, cg_expr(g, n->list), n->loc);
+		return cg_const(g, 0);
+	}
+	if (!strcmp(f, "path"))
+		return path_call(g, n);
 	if (!strcmp(f, "reg"))
 		return cg_ctx_load(g, (unsigned)n->ival, 8);   /* sema's pt_regs offset */
 	if (!strcmp(f, "kaddr"))

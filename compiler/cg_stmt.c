@@ -33,8 +33,8 @@ static bool is_u64(const struct type *t)
 
 /* ---- actions ---- */
 
-static struct pr_action *action_new(struct cg *g, enum pr_action_kind k, const char *fmt,
-				    struct loc loc, int *id)
+struct pr_action *action_new(struct cg *g, enum pr_action_kind k, const char *fmt,
+			     struct loc loc, int *id)
 {
 	struct program *p = g->prog;
 	struct pr_action *a = realloc(p->actions, (p->nactions + 1) * sizeof(*a));

@@ -1337,6 +1337,8 @@ int cg_generate(struct sema_probe *probes, int nprobes, struct sema *s,
 	add_late_probes(&g);
 	if (!g.errors && cg_entry_companions(&g))
 		goto out;
+	if (!g.errors)
+		cg_watch_setups(&g);
 	if (g.errors)
 		goto out;
 	cg_slp_finish(&g);

@@ -176,6 +176,13 @@ LLVMValueRef cg_map_define(struct cg *g, const char *name, int type, uint32_t ma
  * companions); `at` gives its debug location.  Returns its pr_prog, to
  * which the caller gives a probe. */
 struct pr_prog *cg_func_begin(struct cg *g, const char *name, const char *sec, struct loc at);
+/* A new action in the program's table (cg_stmt.c); *id is its index. */
+struct pr_action *action_new(struct cg *g, enum pr_action_kind k, const char *fmt,
+			     struct loc loc, int *id);
+/* The setup uprobes of the watchpoint:FUNC+argN probes (cg_watch.c). */
+void cg_watch_setups(struct cg *g);
+/* unwatch(addr): an ACT_UNWATCH record (cg_watch.c). */
+void cg_unwatch(struct cg *g, LLVMValueRef addr, struct loc loc);
 void cg_func_end(struct cg *g);
 LLVMValueRef cg_callback_fn(struct cg *g, const char *name, int n, const char *const *pnames,
 			    LLVMMetadataRef *sp);

@@ -729,27 +729,14 @@ static int parse_hardware(struct pctx *c, const char *rest)
 
 /* ---- watchpoints ---- */
 
-/* watchpoint:ADDR:LEN:MODE: a breakpoint perf event on the traced process
- * (asyncwatchpoint, and bpftrace's func+argN form, need a uprobe that sets
- * the watchpoint at run time: not done yet).  MODE is r, w, x or a mix of r and w, as in the
- * kernel's hw_breakpoint. */
-static int parse_watchpoint(struct pctx *c, const char *rest)
+/* LEN:MODE of a watchpoint: the length 1, 2, 4 or 8, and r, w, x or a mix of
+ * r and w, as in the kernel's hw_breakpoint. */
+static int parse_wp_len_mode(struct pctx *c, const char *kind, const char *lenp)
 {
 	struct probe *p = c->p;
-	char *end, *lenp, *mode;
-	bool async = p->spec && (!strncmp(p->spec, "async", 5) || !strncmp(p->spec, "aw:", 3));
-	const char *kind = async ? "asyncwatchpoint" : "watchpoint";
+	char *end;
+	const char *mode;
 
-	if (async)   /* bpftrace 0.17 refuses an address there too */
-		return fail(c, "asyncwatchpoint requires a function name (func+argN), which "
-			    "perf-run does not support yet; use watchpoint:ADDR:LEN:MODE");
-	if (!isdigit((unsigned char)rest[0]))
-		return fail(c, "%s: only an address is supported (%s:0xADDR:LEN:MODE), "
-			    "not a function's argument", kind, kind);
-	p->wp_addr = strtoull(rest, &end, 0);
-	if (*end != ':' || !p->wp_addr)
-		return fail(c, "expected %s:ADDRESS:LENGTH:MODE, e.g. %s:0x10000000:8:rw", kind, kind);
-	lenp = end + 1;
 	p->wp_len = (uint32_t)strtoul(lenp, &end, 10);
 	if (*end != ':' || (p->wp_len != 1 && p->wp_len != 2 && p->wp_len != 4 && p->wp_len != 8))
 		return fail(c, "%s: the length must be 1, 2, 4 or 8", kind);
@@ -762,10 +749,105 @@ static int parse_watchpoint(struct pctx *c, const char *rest)
 	}
 	if (!p->wp_type || ((p->wp_type & 4) && p->wp_type != 4))
 		return fail(c, "%s: the mode is r, w, x or rw, not '%s'", kind, mode);
+	return 0;
+}
+
+/*
+ * [BIN:]FUNC+argN (bpftrace's second form; BIN is perf-run's, bpftrace
+ * takes the traced command's binary): a uprobe at FUNC's entry reads argN
+ * as the address to watch, and the runtime opens the breakpoint on the
+ * traced process then (prov_perf.c).  head is the text before :LEN:MODE.
+ */
+static int parse_wp_func(struct pctx *c, const char *kind, char *head)
+{
+	struct probe *p = c->p;
+	const char *spec;
+	char *plus, *end;
+
 	if (c->o->pid <= 0)
 		return fail(c, "%s needs a process: give -p PID or a command (-c)", kind);
+	if (!(p->path = split_bin(c, head, &spec)))
+		return -1;
+	plus = strrchr(spec, '+');
+	if (!plus || strncmp(plus + 1, "arg", 3) || !isdigit((unsigned char)plus[4]))
+		return fail(c, "%s: expected FUNCTION+argN:LENGTH:MODE, e.g. %s:increment+arg1:4:w",
+			    kind, kind);
+	p->wp_arg = (int)strtol(plus + 4, &end, 10);
+	if (*end || p->wp_arg > 5)
+		return fail(c, "%s: x86-64 passes arg0 to arg5 in registers; '%s' is not one of them",
+			    kind, plus + 1);
+	if (!(p->wp_func = strndup(spec, (size_t)(plus - spec))))
+		return -1;
+	if (!*p->wp_func || strpbrk(p->wp_func, "*?["))
+		return fail(c, "%s: name one function, not '%s'", kind, p->wp_func);
+	if (symbol_sites(c, p->wp_func, 0))
+		return -1;
+	if (p->nsites == 0)
+		return fail(c, "%s: no function matches '%s' in %s", kind, p->wp_func, p->path);
+	if (p->nsites > 1)
+		return fail(c, "%s: %d functions are named '%s' in %s; give the binary's path of "
+			    "the one to watch at", kind, p->nsites, p->wp_func, p->path);
+	return 0;
+}
+
+/* watchpoint:ADDR:LEN:MODE: a breakpoint perf event on the traced process;
+ * watchpoint:[BIN:]FUNC+argN:LEN:MODE and asyncwatchpoint: the address is
+ * FUNC's argN at each call (parse_wp_func). */
+static int parse_watchpoint(struct pctx *c, const char *rest)
+{
+	struct probe *p = c->p;
+	bool async = p->spec && (!strncmp(p->spec, "async", 5) || !strncmp(p->spec, "aw:", 3));
+	const char *kind = async ? "asyncwatchpoint" : "watchpoint";
+	char *head = strdup(rest), *lenp, *modep;
+	int r;
+
+	if (!head)
+		return -1;
+	p->wp_async = async;
+	modep = strrchr(head, ':');
+	if (modep)
+		*modep = '\0';
+	lenp = modep ? strrchr(head, ':') : NULL;
+	if (!lenp || lenp == head) {
+		free(head);
+		return fail(c, "expected %s:ADDRESS:LENGTH:MODE or %s:FUNCTION+argN:LENGTH:MODE, "
+			    "e.g. %s:0x10000000:8:rw", kind, kind, kind);
+	}
+	*modep = ':';
+	*lenp = '\0';
+	if (parse_wp_len_mode(c, kind, lenp + 1)) {
+		free(head);
+		return -1;
+	}
+	if (strchr(head, '+')) {
+		/* named as bpftrace names it: kind:BIN:FUNC:N:LEN:MODE */
+		r = parse_wp_func(c, kind, head);
+		if (!r && asprintf(&p->name, "%s:%s:%s:%d:%u:%s", kind, probe_path_shown(p),
+				   p->wp_func, p->wp_arg, p->wp_len, modep + 1) < 0)
+			r = -1;
+		free(head);
+		return r;
+	}
+	if (async) {   /* bpftrace 0.17 refuses an address there too */
+		free(head);
+		return fail(c, "asyncwatchpoint requires a function name (%s:FUNCTION+argN:LEN:MODE); "
+			    "watch an address with watchpoint:ADDR:LEN:MODE", kind);
+	}
+	p->wp_addr = strtoull(head, &lenp, 0);
+	if (*lenp || !p->wp_addr || !isdigit((unsigned char)head[0])) {
+		free(head);
+		return fail(c, "expected %s:ADDRESS:LENGTH:MODE, e.g. %s:0x10000000:8:rw", kind, kind);
+	}
+	free(head);
+	/* without a process, an address in the kernel's half watches the
+	 * kernel on every CPU, as in bpftrace */
+	p->wp_kernel = c->o->pid <= 0 && p->wp_addr >= 0xffff800000000000ull;
+	if (c->o->pid <= 0 && !p->wp_kernel)
+		return fail(c, "%s needs a process: give -p PID or a command (-c), or watch a "
+			    "kernel address", kind);
 	return asprintf(&p->name, "%s:0x%llx:%u:%s", kind, (unsigned long long)p->wp_addr,
-			p->wp_len, mode) < 0 ? -1 : 0;
+			p->wp_len, p->wp_type == 3 ? "rw" : p->wp_type == 1 ? "r" :
+			p->wp_type == 2 ? "w" : "x") < 0 ? -1 : 0;
 }
 
 /* ---- kernel functions ---- */
@@ -984,6 +1066,7 @@ void probe_free(struct probe *p)
 	free(p->category);
 	free(p->event);
 	free(p->sys_site);
+	free(p->wp_func);
 	free(p);
 }
 

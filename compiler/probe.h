@@ -94,6 +94,16 @@ struct probe {
 	/* watchpoint: the address, its length (1, 2, 4, 8) and HW_BREAKPOINT_R/W/X bits */
 	uint64_t wp_addr;
 	uint32_t wp_len, wp_type;
+	/* watchpoint:FUNC+argN: FUNC (sites[0], in path) and N; the address is
+	 * argN at each call.  wp_async: asyncwatchpoint, which does not stop
+	 * the process while the watchpoint is set. */
+	char *wp_func;
+	int wp_arg;
+	bool wp_async;
+	bool wp_kernel;           /* no process: a kernel address, on every CPU */
+	/* kprobe: its program calls override() (bpf_override_return), which
+	 * the kernel allows only at functions of its error-injection list */
+	bool override;
 };
 
 struct probe_opts {

@@ -62,6 +62,10 @@ enum pr_action_kind {
 	ACT_CAT,       /* cat(fmt, args): print a file */
 	ACT_JOIN,      /* join(argv [, sep]): args[0] is the char *[] read into the record */
 	ACT_ERRORF,    /* errorf(fmt, args), newer bpftrace: printed as an error at loc */
+	ACT_WATCH,     /* watchpoint:FUNC+argN's uprobe fired: args[0] is the address
+	                * to watch, probe the watchpoint (the process is stopped
+	                * unless it is an asyncwatchpoint: SIGCONT it once set) */
+	ACT_UNWATCH,   /* unwatch(addr): args[0]; every watchpoint at addr is removed */
 };
 
 struct pr_arg {
@@ -77,6 +81,7 @@ struct pr_action {
 	uint32_t size;            /* bytes of the whole record including the id */
 	int map;                  /* ACT_PRINT, ACT_CLEAR, ACT_ZERO: index into maps */
 	int64_t top, div;         /* ACT_PRINT options, 0 if absent */
+	const struct probe *probe;/* ACT_WATCH: the watchpoint probe */
 	struct loc loc;
 };
 

@@ -2211,6 +2211,64 @@ static const struct type *check_signal(struct sctx *c, struct node *n)
 	return type_void();
 }
 
+/*
+ * override(rc): --unsafe only, as in bpftrace, and at kprobes only (the
+ * kernel's bpf_override_return() changes what the probed function returns
+ * and skips it).  The runtime checks that each function is in the kernel's
+ * error-injection list before loading (prov_kernel.c).
+ */
+static const struct type *check_override(struct sctx *c, struct node *n)
+{
+	if (!c->o->unsafe) {
+		err(c, n->loc, "override() changes what a kernel function returns; pass --unsafe "
+		    "to allow it");
+		return NULL;
+	}
+	if (!probe_is(c, K(PK_KPROBE))) {
+		err(c, n->loc, "override() can only be used at kprobes (the entry of a kernel "
+		    "function), not at %s", probe_type_name(c->cur->probes[0]->kind));
+		return NULL;
+	}
+	if (!need_args(c, n, 1, 1) || !int_arg(c, n, 0))
+		return NULL;
+	for (int i = 0; i < c->cur->nprobes; i++)
+		c->cur->probes[i]->override = true;
+	return type_void();
+}
+
+static bool is_struct_path(const struct type *t)
+{
+	return t && t->kind == T_RECORD && t->name &&
+	       (!strcmp(t->name, "struct path") || !strcmp(t->name, "path"));
+}
+
+/*
+ * path(p): bpf_d_path(), the full path of a struct path, as bpftrace 0.17:
+ * at fentry/fexit only (the kernel allows it in a few functions, its
+ * btf_allowlist_d_path), of a struct path * or a struct path field
+ * (args->filp->f_path), a string of max_strlen bytes.  The kernel checks
+ * that the pointer is one it typed (BTF), so it must come from args.
+ */
+static const struct type *check_path(struct sctx *c, struct node *n)
+{
+	const struct type *t;
+
+	if (!probe_is(c, K(PK_FENTRY) | K(PK_FEXIT))) {
+		err(c, n->loc, "path() can only be used at fentry/fexit (kfunc/kretfunc) probes, "
+		    "not at %s", probe_type_name(c->cur->probes[0]->kind));
+		return NULL;
+	}
+	if (!need_args(c, n, 1, 1) || !(t = check_expr(c, n->list)))
+		return NULL;
+	if (!(t->kind == T_PTR && is_struct_path(t->elem)) &&
+	    !(is_struct_path(t) && is_place(n->list))) {
+		err(c, n->list->loc, "path() takes a struct path * or a struct path field "
+		    "(args->filp->f_path), not %s", type_str_name(t, (char[64]){ 0 }, 64));
+		return NULL;
+	}
+	return type_str((unsigned)c->s->cfg.max_strlen);
+}
+
 /* cgroupid("/sys/fs/cgroup/..."): the cgroup v2 id of the directory, which
  * is its file handle (as bpftrace finds it), resolved when compiling and
  * folded to a constant. */
@@ -2368,6 +2426,14 @@ static const struct type *check_call(struct sctx *c, struct node *n)
 		return need_args(c, n, 1, 1) && int_arg(c, n, 0) ? type_usym() : NULL;
 	if (!strcmp(f, "signal"))
 		return check_signal(c, n);
+	if (!strcmp(f, "override"))
+		return check_override(c, n);
+	if (!strcmp(f, "unwatch")) {   /* unwatch(addr): the watchpoints at addr stop */
+		c->s->has_actions = true;
+		return need_args(c, n, 1, 1) && int_arg(c, n, 0) ? type_void() : NULL;
+	}
+	if (!strcmp(f, "path"))
+		return check_path(c, n);
 	if (!strcmp(f, "bswap"))
 		return check_bswap(c, n);
 	if (!strcmp(f, "strncmp"))

@@ -108,8 +108,12 @@ void dt_release(struct prov_att *atts, int n, int keep)
 			dt_serial(a);
 		free(a->links);
 		free(a->fds);
+		free(a->addrs);
+		free(a->unwatched);
 		a->links = NULL;
 		a->fds = NULL;
+		a->addrs = a->unwatched = NULL;
+		a->nunwatched = 0;
 		a->nlinks = a->nfds = 0;
 	}
 }

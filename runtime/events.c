@@ -245,6 +245,20 @@ static void ev_printv(struct ev_ctx *e, const struct pr_action *a, const char *r
 	fmt_free(&b);
 }
 
+/* watchpoint:FUNC+argN's uprobe fired.  Out of breakpoint registers is
+ * said as bpftrace says it, where it says it (its lost-events message, in
+ * the output). */
+static void ev_watch(struct ev_ctx *e, const struct pr_action *a, const char *rec)
+{
+	uint64_t addr;
+
+	memcpy(&addr, rec + a->args[0].offset, sizeof(addr));
+	if (e->watch && e->watch(e->watch_arg, a->probe, addr) == EV_WATCH_NOSPC)
+		ev_emit(e, "lost_events", e->json ? "Failed to attach watchpoint probe. You are out "
+			"of watchpoint registers." : "Failed to attach watchpoint probe. You are out "
+			"of watchpoint registers.\n");
+}
+
 static void ev_action(struct ev_ctx *e, const char *rec, size_t len)
 {
 	uint64_t id;
@@ -282,6 +296,17 @@ static void ev_action(struct ev_ctx *e, const char *rec, size_t len)
 		break;
 	case ACT_JOIN:
 		ev_join(e, a, rec, len);
+		break;
+	case ACT_WATCH:
+		ev_watch(e, a, rec);
+		break;
+	case ACT_UNWATCH:
+		if (e->unwatch) {
+			uint64_t addr;
+
+			memcpy(&addr, rec + a->args[0].offset, sizeof(addr));
+			e->unwatch(e->watch_arg, addr);
+		}
 		break;
 	case ACT_EXIT:
 		e->exit_requested = true;

@@ -42,12 +42,18 @@ struct ev_ctx {
 	 * error (0 if none). */
 	uint64_t pending, unwritten;
 	int write_errno;
+	/* ACT_WATCH: sets the watchpoint of probe p at addr (run.c); returns
+	 * EV_WATCH_NOSPC when the CPU has no breakpoint register left */
+	int (*watch)(void *arg, const struct probe *p, uint64_t addr);
+	void (*unwatch)(void *arg, uint64_t addr);   /* ACT_UNWATCH: every watchpoint at addr */
+	void *watch_arg;
 };
 
 /* ring_buffer_sample_fn: decodes one record and runs its action.  Returns
  * -EINTR once the run should stop, so that a poll under a flood of records
  * returns. */
 int ev_record(void *ctx, void *data, size_t len);
+#define EV_WATCH_NOSPC 1
 /* print(@map, top, div) now. */
 void ev_print_map(struct ev_ctx *e, int map, int64_t top, int64_t div);
 /* Flushes the output; a failure counts the records it lost (ev_ctx). */

@@ -6,10 +6,12 @@
  * verifier or attach error.
  */
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <errno.h>
 #include <fnmatch.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mount.h>
 
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
@@ -73,13 +75,70 @@ static int kn_prepare_fentry(struct prov_att *a, const struct prov_env *e)
 	return bpf_program__set_attach_target(a->prog, 0, kn_func(p)) ? -1 : 0;
 }
 
+#define KN_EI_LIST "/sys/kernel/debug/error_injection/list"
+
+/* Whether func is in the kernel's error-injection list ("name\tTYPE"
+ * lines), the only functions at which bpf_override_return() may attach;
+ * -1 if there is no list (no debugfs, or a kernel without
+ * CONFIG_FUNCTION_ERROR_INJECTION). */
+static int kn_injectable(const char *func)
+{
+	FILE *f = fopen(KN_EI_LIST, "re");
+	char line[512];
+	int found = 0;
+
+	if (!f && errno == ENOENT && access("/sys/kernel/debug", F_OK) == 0 &&
+	    !mount("debugfs", "/sys/kernel/debug", "debugfs", 0, NULL))
+		f = fopen(KN_EI_LIST, "re");
+	if (!f)
+		return -1;
+	size_t n = strlen(func);
+	while (!found && fgets(line, sizeof(line), f))
+		found = !strncmp(line, func, n) && isspace((unsigned char)line[n]);
+	fclose(f);
+	return found;
+}
+
+/* override() at func+off: the kernel attaches it only at the entry of an
+ * error-injectable function, and says no more than EINVAL otherwise. */
+static int kn_check_override(const struct prov_att *a, const struct prov_env *e,
+			     const char *func, uint64_t off)
+{
+	const struct probe *p = a->pp->probe;
+	int inj;
+
+	if (!p->override)
+		return 0;
+	if (off) {
+		diag_error(e->d, a->pp->loc, "%s: override() works only at a function's entry, "
+			   "not at an offset into it", p->spec);
+		return -1;
+	}
+	if ((inj = kn_injectable(func)) > 0)
+		return 0;
+	if (inj < 0)
+		diag_error(e->d, a->pp->loc, "%s: override() needs the kernel's error-injection "
+			   "list (%s), which this kernel does not have (CONFIG_FUNCTION_ERROR_INJECTION "
+			   "is off, or debugfs is not mounted)", p->spec, KN_EI_LIST);
+	else
+		diag_error(e->d, a->pp->loc, "%s: override() works only at functions in the "
+			   "kernel's error-injection list (%s), and %s is not in it", p->spec,
+			   KN_EI_LIST, func);
+	return -1;
+}
+
 static int kn_prepare(struct prov_att *a, const struct prov_env *e)
 {
 	const struct probe *p = a->pp->probe;
 	switch (p->kind) {
 	case PK_KPROBE: case PK_KRETPROBE:
-		if (kn_have_kprobes())
+		if (kn_have_kprobes()) {
+			for (int i = 0; i < p->nsites; i++)   /* wildcards: at attach */
+				if (!strpbrk(p->sites[i].func, "*?[") &&
+				    kn_check_override(a, e, p->sites[i].func, p->sites[i].offset))
+					return -1;
 			return 0;
+		}
 		diag_error(e->d, a->pp->loc, "%s: this kernel has no kprobes (CONFIG_KPROBES is "
 			   "off); use a tracepoint or a uprobe", p->spec);
 		return -1;
@@ -96,6 +155,8 @@ static int kn_kprobe_one(struct prov_att *a, const struct prov_env *e, const cha
 	const struct probe *p = a->pp->probe;
 	LIBBPF_OPTS(bpf_kprobe_opts, o, .retprobe = p->kind == PK_KRETPROBE,
 		    .offset = (size_t)off);
+	if (kn_check_override(a, e, func, off))
+		return -1;
 	struct bpf_link *l = bpf_program__attach_kprobe_opts(a->prog, func, &o);
 	if (!l) {
 		prov_fail(a, e, func, -errno);

@@ -10,6 +10,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -117,39 +118,39 @@ static void pf_start(struct prov_att *a)
 				strerror(errno));
 }
 
-static int pf_attach(struct prov_att *a, const struct prov_env *e)
+/* Opens the event attr describes and links the program to it.  Returns 0,
+ * or -errno of the open (reported unless quiet_nospc and it is ENOSPC), or
+ * -1 for another failure (reported). */
+static int pf_open(struct prov_att *a, const struct prov_env *e, struct perf_event_attr *attr,
+		   bool quiet_nospc)
 {
 	const struct probe *p = a->pp->probe;
-	struct perf_event_attr attr;
 	/* interval fires once per period, not once per CPU: one event on CPU 0;
-	 * a watchpoint watches one process on any CPU (cpu -1) */
-	bool wp = p->kind == PK_WATCHPOINT;
+	 * a watchpoint watches one process on any CPU (cpu -1), or the kernel
+	 * on every CPU */
+	bool wp = p->kind == PK_WATCHPOINT && !p->wp_kernel;
 	struct perf_cpu_map *cpus = wp ? perf_cpu_map__dummy_new() :
 				    perf_cpu_map__new(p->kind == PK_INTERVAL ? "0" : NULL);
 	struct perf_thread_map *threads = perf_thread_map__new_dummy();
 	struct perf_evsel *ev = NULL;
 	int ret = -1;
 
-	if (p->kind == PK_HARDWARE && !pf_have_hw_pmu()) {
-		pf_open_error(a, e, -ENOENT);
-		goto out;
-	}
-	pf_attr(p, &attr);
 	if (wp && threads)
 		perf_thread_map__set_pid(threads, 0, e->pid);
-	if (!cpus || !threads || !(ev = perf_evsel__new(&attr))) {
+	if (!cpus || !threads || !(ev = perf_evsel__new(attr))) {
 		prov_fail(a, e, p->spec, -ENOMEM);
 		goto out;
 	}
 	int err = perf_evsel__open(ev, cpus, threads);
 	if (err) {
-		pf_open_error(a, e, err < 0 ? err : -EINVAL);
+		err = err < 0 ? err : -EINVAL;
+		if (!(quiet_nospc && err == -ENOSPC))
+			pf_open_error(a, e, err);
+		ret = err;
 		goto out;
 	}
 	ret = pf_link_all(a, e, ev, perf_cpu_map__nr(cpus));
 	perf_evsel__close(ev);
-	if (!ret)
-		a->count++;
 out:
 	if (ev)
 		perf_evsel__delete(ev);
@@ -158,8 +159,112 @@ out:
 	return ret;
 }
 
+static int pf_attach(struct prov_att *a, const struct prov_env *e)
+{
+	const struct probe *p = a->pp->probe;
+	struct perf_event_attr attr;
+
+	if (p->kind == PK_HARDWARE && !pf_have_hw_pmu()) {
+		pf_open_error(a, e, -ENOENT);
+		return -1;
+	}
+	if (p->kind == PK_WATCHPOINT && p->wp_func) {
+		a->count++;   /* opened at each new address its uprobe sends (pf_watch) */
+		return 0;
+	}
+	pf_attr(p, &attr);
+	if (pf_open(a, e, &attr, false))
+		return -1;
+	a->count++;
+	return 0;
+}
+
+/* Watched already, or unwatch()ed (which lasts, as in bpftrace, where the
+ * next call with the same address does not watch it again). */
+static bool pf_watching(const struct prov_att *a, uint64_t addr)
+{
+	for (int i = 0; i < a->nlinks; i++)
+		if (a->addrs[i] == addr)
+			return true;
+	for (int i = 0; i < a->nunwatched; i++)
+		if (a->unwatched[i] == addr)
+			return true;
+	return false;
+}
+
+/*
+ * watchpoint:FUNC+argN: its uprobe sent addr.  One breakpoint per address
+ * (an address already watched is not watched twice), on the traced process,
+ * until the CPU's breakpoint registers run out (ENOSPC: 4 on x86-64).  A
+ * synchronous watchpoint's process was stopped by the uprobe: it goes on
+ * now, whether the watchpoint could be set or not, as in bpftrace.
+ */
+static int pf_watch(struct prov_att *a, const struct prov_env *e, uint64_t addr)
+{
+	const struct probe *p = a->pp->probe;
+	struct perf_event_attr attr;
+	int ret = 0;
+
+	if (!pf_watching(a, addr)) {
+		uint64_t *v = realloc(a->addrs, (size_t)(a->nlinks + 1) * sizeof(*v));
+		int n = a->nlinks;
+
+		if (!v) {
+			ret = -1;
+		} else {
+			a->addrs = v;
+			pf_attr(p, &attr);
+			attr.bp_addr = addr;
+			ret = pf_open(a, e, &attr, true);
+			if (a->nlinks > n)
+				a->addrs[n] = addr;
+			if (e->verbose && !ret)
+				fprintf(stderr, "perf-run: %s: watching 0x%llx in process %d\n",
+					p->spec, (unsigned long long)addr, (int)e->pid);
+			ret = ret == -ENOSPC ? PROV_NOSPC : ret ? -1 : 0;
+		}
+	}
+	if (!p->wp_async && e->pid > 0 && kill(e->pid, SIGCONT) && errno != ESRCH)
+		fprintf(stderr, "perf-run: cannot let process %d go on (SIGCONT): %s\n",
+			(int)e->pid, strerror(errno));
+	return ret;
+}
+
+/* unwatch(addr): the links watching addr go (bpftrace's unwatch: any
+ * watchpoint probe at that address, of either form). */
+static void pf_unwatch(struct prov_att *a, uint64_t addr)
+{
+	const struct probe *p = a->pp->probe;
+	int k = 0;
+
+	if (p->kind != PK_WATCHPOINT || (!p->wp_func && p->wp_addr != addr))
+		return;
+	for (int i = 0; p->wp_func && i < a->nlinks; i++) {
+		uint64_t *v;
+
+		if (a->addrs[i] != addr)
+			continue;
+		if ((v = realloc(a->unwatched, (size_t)(a->nunwatched + 1) * sizeof(*v)))) {
+			a->unwatched = v;
+			v[a->nunwatched++] = addr;
+		}
+		break;
+	}
+	for (int i = 0; i < a->nlinks; i++) {
+		if (!p->wp_func || a->addrs[i] == addr) {
+			bpf_link__destroy(a->links[i]);
+			continue;
+		}
+		a->links[k] = a->links[i];
+		a->addrs[k++] = a->addrs[i];
+	}
+	a->nlinks = k;
+}
+
 const struct provider prov_perf = {
 	.name = "perf",
 	.attach = pf_attach,
 	.start = pf_start,
+	.watch = pf_watch,
+	.unwatch = pf_unwatch,
 };

@@ -28,6 +28,9 @@ struct prov_att {
 	int *fds;
 	int nfds;
 	int count;            /* attach points as bpftrace counts them */
+	uint64_t *addrs;      /* watchpoint:FUNC+argN: the address each link watches, */
+	uint64_t *unwatched;  /* and those unwatch() removed, which stay unwatched */
+	int nunwatched;
 };
 
 struct prov_env {
@@ -47,7 +50,15 @@ struct provider {
 	int (*attach)(struct prov_att *a, const struct prov_env *e);
 	/* Once BEGIN has run (NULL if nothing to do). */
 	void (*start)(struct prov_att *a);
+	/* watchpoint:FUNC+argN: watch addr now (NULL for other types).
+	 * Returns 0 (watched, or already), PROV_NOSPC when the CPU has no
+	 * breakpoint register left, -1 on another error (said on stderr). */
+	int (*watch)(struct prov_att *a, const struct prov_env *e, uint64_t addr);
+	/* unwatch(addr): removes a's watchpoints at addr, if any. */
+	void (*unwatch)(struct prov_att *a, uint64_t addr);
 };
+
+#define PROV_NOSPC 1
 
 extern const struct provider prov_uprobe;
 extern const struct provider prov_tracepoint;

@@ -68,6 +68,7 @@ struct rt {
 	int sym_step;      /* ms between those reads, 0 until it has exec'd */
 	int child_execs;   /* the child's execs when rt_child_exec last ran */
 	struct ev_ctx ev;
+	bool detached;     /* rt_detach ran: no more watchpoints are set */
 	struct uw *uw;     /* ustack's unwind tables (unwind.h), NULL if none */
 	void *counters;    /* the program's .bss, mapped read-only; NULL if none */
 	size_t counters_len;
@@ -180,8 +181,46 @@ static int rt_attach(struct rt *r, int *count)
 	return 0;
 }
 
+/* ev_ctx's watch: the watchpoint program of probe p watches addr.  After
+ * the detach nothing is attached any more, but a stopped process is still
+ * let go. */
+static int rt_watch(void *arg, const struct probe *p, uint64_t addr)
+{
+	struct rt *r = arg;
+	struct prov_env env = { r->o->pid, r->o->verbose, r->d };
+
+	for (int i = 0; i < r->p->nprogs; i++) {
+		struct prov_att *a = &r->att[i];
+		const struct provider *pv = prov_for(p->kind);
+
+		if (a->pp->probe != p || a->pp->companion || !pv->watch)
+			continue;
+		if (r->detached) {
+			if (!p->wp_async && r->o->pid > 0)
+				kill(r->o->pid, SIGCONT);
+			return 0;
+		}
+		return pv->watch(a, &env, addr) == PROV_NOSPC ? EV_WATCH_NOSPC : 0;
+	}
+	return 0;
+}
+
+/* ev_ctx's unwatch: no watchpoint watches addr any more. */
+static void rt_unwatch(void *arg, uint64_t addr)
+{
+	struct rt *r = arg;
+
+	for (int i = 0; i < r->p->nprogs && !r->detached; i++) {
+		const struct provider *pv = prov_for(r->att[i].pp->probe->kind);
+
+		if (pv->unwatch && !r->att[i].pp->companion)
+			pv->unwatch(&r->att[i], addr);
+	}
+}
+
 static void rt_detach(struct rt *r, bool keep_end)
 {
+	r->detached = true;
 	if (r->att)
 		dt_release(r->att, r->p->nprogs, keep_end ? PK_END : -1);
 }
@@ -539,6 +578,9 @@ static int rt_setup_output(struct rt *r)
 	}
 	rt_watch_exit(r);
 	r->ev.stop = &rt_stop_sig;
+	r->ev.watch = rt_watch;
+	r->ev.unwatch = rt_unwatch;
+	r->ev.watch_arg = r;
 	return 0;
 }
 

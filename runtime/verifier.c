@@ -289,6 +289,15 @@ static char *vf_sentence(const struct program *p, const char *log, const char *m
 		r = asprintf(&s, "the kernel verifier cannot prove that this %s%sloop ends (%s): "
 			     "make its condition depend on a counter that grows", kw ? kw : "",
 			     kw ? " " : "", msg);
+	} else if (vf_has(msg, "unknown func bpf_override_return")) {
+		r = asprintf(&s, "this kernel has no override(): it was built without "
+			     "CONFIG_BPF_KPROBE_OVERRIDE (%s)", msg);
+	} else if (vf_has(msg, "helper call is not allowed in probe") &&
+		   vf_has(log, "call bpf_d_path")) {
+		r = asprintf(&s, "path() works only at the kernel functions that allow "
+			     "bpf_d_path (its btf_allowlist_d_path: filp_close, vfs_getattr, "
+			     "vfs_truncate, vfs_fallocate, dentry_open, security_file_open, ...), "
+			     "not at this one (%s)", msg);
 	} else if (vf_has(msg, "combined stack size") || vf_has(msg, "invalid write to stack")) {
 		r = asprintf(&s, "this probe needs more than the 512 bytes of stack a BPF program "
 			     "has (%s): use fewer or shorter strings and scratch variables", msg);
