@@ -4,7 +4,7 @@
 # PIE is added here), and at the first hit of each prints every argument and
 # local of the frame gdb stops in and of the functions it is inlined into
 # (the inner one wins a name), flattened to scalars, one per line:
-#   ADDR NAME VALUE        e.g. "0x1139 r->fl.mode 5", "0x1139 n.bytes DCBA"
+#   @v ADDR NAME VALUE     e.g. "0x1139 r->fl.mode 5", "0x1139 n.bytes DCBA"
 # in the form perf-run's print(args) uses: integers in decimal, enums by
 # NAME=NUMBER, pointers in hex, char arrays as text up to the NUL, floating point
 # with the digits that read back (%.9g float, %.17g double), "<optimized out>"
@@ -157,7 +157,7 @@ while len(seen) < len(ADDRS):
                 out.append((sym.name, "<%s>" % e))
             for n, text in out:
                 if text is not None:
-                    print("0x%x %s %s" % (pc, n, text))
+                    print("@v 0x%x %s %s" % (pc, n, text))  # @v: not gdb's or the program's
         f = f.older() if f.type() == gdb.INLINE_FRAME else None
 try:
     gdb.execute("kill", to_string=True)
