@@ -150,21 +150,31 @@ static void emit_entry_value(struct prog *p, Dwarf_Attribute *attr, const Dwarf_
 		emit(p, DWL_REG, reg, 0, 0);
 		return;
 	}
+	/* The frame's CFA tells this call's entry from a deeper one's of the
+	 * same function (recursion): the companion keys the registers by it. */
+	emit_cfa(p, c, 0);
 	emit(p, DWL_ENTRY_VALUE, reg, 0, 0);
 	p->entry = true;
 }
 
-static void emit_implicit(struct prog *p, const Dwarf_Op *op)
+/* DW_OP_implicit_value: the value's bytes are the block itself.  Its data
+ * come from libdw's accessor: the operation's number2 points at the
+ * block's length, not at its bytes. */
+static void emit_implicit(struct prog *p, Dwarf_Attribute *attr, const Dwarf_Op *op)
 {
-	const unsigned char *b = (const unsigned char *)(uintptr_t)op->number2;
+	Dwarf_Block b;
 	uint64_t v = 0;
 
-	if (op->number > 8) {
-		fail(p, "implicit value of %llu bytes", (unsigned long long)op->number);
+	if (!attr || dwarf_getlocation_implicit_value(attr, op, &b) != 0) {
+		fail(p, "unreadable DW_OP_implicit_value");
 		return;
 	}
-	for (size_t i = 0; i < op->number; i++)
-		v |= (uint64_t)b[i] << (8 * i);
+	if (b.length > 8) {
+		fail(p, "implicit value of %llu bytes", (unsigned long long)b.length);
+		return;
+	}
+	for (size_t i = 0; i < b.length; i++)
+		v |= (uint64_t)b.data[i] << (8 * i);
 	emit(p, DWL_CONST, 0, 0, (int64_t)v);
 }
 
@@ -311,7 +321,7 @@ static void translate_one(struct prog *p, Dwarf_Attribute *attr, const Dwarf_Op 
 		*is_value = true;
 		break;
 	case DW_OP_implicit_value:
-		emit_implicit(p, op);
+		emit_implicit(p, attr, op);
 		*is_value = true;
 		break;
 	case DW_OP_entry_value: case DW_OP_GNU_entry_value:

@@ -1,0 +1,59 @@
+/*
+ * dwarf_real.c - the forms tests/dwarf/realcode.sh found on real code
+ * (cjson, lua, zlib) that perf-run read wrong: floating-point constants
+ * DWARF gives as DW_OP_implicit_value, and parameters it gives as their
+ * value at the function's entry (DW_OP_entry_value) in a recursive
+ * function, where a deeper call's entry is not this frame's.
+ * tests/dwarf/values.sh reads them against gdb.  Prints to stderr what a
+ * trace must see.
+ */
+#include <stdio.h>
+
+volatile long g_sink;
+volatile double g_fsink;
+
+/* At -O1+ step and scale are constants: DW_OP_implicit_value 8 bytes. */
+__attribute__((noinline)) double fp_const(int n)
+{
+	double step = 0.25, scale = -3.5;
+	double acc = 0;
+
+	for (int i = 0; i < n; i++)
+		acc += step * i;        /* FP loop */
+	g_fsink = acc;
+	return acc * scale;        /* FP scale */
+}
+
+struct node {
+	int v;
+	struct node *l, *r;
+};
+
+/* After the left call t is dead, so DWARF says "t's value at entry"; the
+ * last entry seen is the left child's, not this frame's. */
+__attribute__((noinline)) long tree_sum(const struct node *t, int depth)
+{
+	long s = t->v;
+	const struct node *r = t->r;
+
+	if (t->l) {
+		s += tree_sum(t->l, depth + 1);
+		g_sink = s;            /* TREE after left */
+	}
+	if (r)
+		s += tree_sum(r, depth + 1);
+	return s;
+}
+
+static struct node leaf_a = { 2, 0, 0 }, leaf_b = { 3, 0, 0 };
+static struct node mid = { 5, &leaf_a, 0 }, root = { 7, &mid, &leaf_b };
+
+int main(int argc, char **argv)
+{
+	(void)argv;
+	double f = fp_const(argc + 3);
+	long t = tree_sum(&root, argc);
+
+	fprintf(stderr, "fp_const n=%d step=0.25 scale=-3.5 -> %g tree_sum %ld\n", argc + 3, f, t);
+	return 0;
+}
