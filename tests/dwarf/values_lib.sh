@@ -26,7 +26,6 @@
 
 group=perfrun_values_$$
 run="env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin"
-PIE_BASE=$((0x555555554000))   # where ld.so puts a PIE without randomisation
 names=() bins=() pies=() cmds=()
 passed=0 failed=0
 
@@ -108,28 +107,6 @@ perf_events() {  # K BIN ADDRS...
 	return 0
 }
 
-# perf script → "K ADDR NAME VALUE", ADDR where the event really fired
-# (perf moves FUNC+0 past the prologue of unoptimised code).
-perf_triples() {  # PIE-FLAGS...
-	perf script -i "$out/perf.data" 2>/dev/null | awk -v base=$PIE_BASE -v pies="$*" '
-		BEGIN { split(pies, pie, " ") }
-		{
-			for (i = 1; i <= NF; i++) if ($i ~ /:p[0-9]+_0x[0-9a-f]+:$/) break
-			if (i > NF || $(i + 1) !~ /^\([0-9a-f]+\)$/) next
-			ev = $i; sub(/^.*:p/, "", ev); sub(/:$/, "", ev); split(ev, kv, "_")
-			ip = $(i + 1); gsub(/[()]/, "", ip)
-			print kv[1], ip, pie[kv[1] + 1] ? base : 0
-			for (j = i + 2; j <= NF; j++) if ($j ~ /=/)
-				print "=", substr($j, 1, index($j, "=") - 1), substr($j, index($j, "=") + 1)
-		}' | while read -r a b c; do
-		if [ "$a" = = ]; then
-			echo "$k 0x$(printf %x $addr) $b $c"
-		else
-			k=$a addr=$((0x$b - c))
-		fi
-	done
-}
-
 values_add() {  # NAME BIN SRC SPECS [ARG...]
 	local k=${#bins[@]} name=$1 bin=$2 src=$3 specs=$4 a i script addrs
 	shift 4
@@ -169,7 +146,8 @@ values_record() {
 		all+="$run setarch -R $c >/dev/null; "
 	done
 	perf record -q -o "$out/perf.data" -e "$group:*" -- sh -c "$all" >/dev/null 2>&1
-	perf_triples "${pies[@]}" > "$out/perf.txt"
+	perf script -i "$out/perf.data" 2>/dev/null |
+		python3 "$top/tests/dwarf/perf_triples.py" "${pies[@]}" > "$out/perf.txt"
 	values_cleanup
 }
 
