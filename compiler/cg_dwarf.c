@@ -100,7 +100,8 @@ static LLVMValueRef binary(struct cg *g, enum dwl_op op, LLVMValueRef a, LLVMVal
  * in entry_regs, keyed by thread, entry address and the frame's CFA (the
  * stack pointer before the call pushed its return address), and the site
  * reads them back by its own frame's CFA: in recursion each call sees its
- * own entry.  A call that began before the probes were attached reads 0. */
+ * own entry.  A hit in a call that began before the probes were attached
+ * is skipped and counted (CG_NOENTRY). */
 
 #define ENTRY_NREGS 17
 #define ENTRY_MAX 16384
@@ -153,22 +154,23 @@ static LLVMValueRef entry_value(struct cg *g, int regno, LLVMValueRef cfa, struc
 {
 	uint64_t entry = need_entry(g, loc);
 	int off = dw_reg_ptregs_offset(regno);
-	LLVMValueRef res = cg_alloca(g, 8, "entryval"), args[2], p;
+	LLVMValueRef args[2], p;
 
 	if (off < 0 || regno >= ENTRY_NREGS) {
 		cg_error(g, loc, "DWARF register %d is not in pt_regs", regno);
 		return cg_const(g, 0);
 	}
-	LLVMBuildStore(g->b, cg_const(g, 0), res);
 	args[0] = entry_map(g);
 	args[1] = entry_key(g, entry, cfa);
 	p = LLVMBuildIntToPtr(g->b, cg_helper(g, H_MAP_LOOKUP, args, 2), g->ptr, "");
-	LLVMBasicBlockRef done = cg_if(g, LLVMBuildIsNotNull(g->b, p, ""), "entry");
-	LLVMBuildStore(g->b, LLVMBuildLoad2(g->b, g->i64, cg_gep(g, p, 8 * (uint64_t)regno), ""),
-		       res);
-	LLVMBuildBr(g->b, done);
-	LLVMPositionBuilderAtEnd(g->b, done);
-	return LLVMBuildLoad2(g->b, g->i64, res, "");
+	/* No entry seen for this frame: the value is unknown, never 0. */
+	LLVMBasicBlockRef miss = cg_block(g, "noentry"), hit = cg_block(g, "entry");
+	LLVMBuildCondBr(g->b, LLVMBuildIsNotNull(g->b, p, ""), hit, miss);
+	LLVMPositionBuilderAtEnd(g->b, miss);
+	cg_count(g, CG_NOENTRY);
+	LLVMBuildRet(g->b, LLVMConstInt(g->i32, 0, 0));
+	LLVMPositionBuilderAtEnd(g->b, hit);
+	return LLVMBuildLoad2(g->b, g->i64, cg_gep(g, p, 8 * (uint64_t)regno), "");
 }
 
 /* The companion: saves every pt_regs register, in DWARF order. */

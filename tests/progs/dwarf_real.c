@@ -5,9 +5,13 @@
  * value at the function's entry (DW_OP_entry_value) in a recursive
  * function, where a deeper call's entry is not this frame's.
  * tests/dwarf/values.sh reads them against gdb.  Prints to stderr what a
- * trace must see.
+ * trace must see.  "dwarf_real wait N" polls N times in poll_loop, for a
+ * trace attached by -p after its entry (tests/runtime/dwarf.test).
  */
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 volatile long g_sink;
 volatile double g_fsink;
@@ -45,12 +49,25 @@ __attribute__((noinline)) long tree_sum(const struct node *t, int depth)
 	return s;
 }
 
+/* t is dead in the loop: DWARF gives it as its value at the entry. */
+__attribute__((noinline)) long poll_loop(const struct node *t, int rounds)
+{
+	long s = t->v;
+
+	for (int i = 0; i < rounds; i++) {
+		usleep(20000);
+		g_sink = s + i;        /* POLL body */
+	}
+	return s;
+}
+
 static struct node leaf_a = { 2, 0, 0 }, leaf_b = { 3, 0, 0 };
 static struct node mid = { 5, &leaf_a, 0 }, root = { 7, &mid, &leaf_b };
 
 int main(int argc, char **argv)
 {
-	(void)argv;
+	if (argc > 2 && !strcmp(argv[1], "wait"))
+		return (int)poll_loop(&root, atoi(argv[2])) - 7;
 	double f = fp_const(argc + 3);
 	long t = tree_sum(&root, argc);
 
