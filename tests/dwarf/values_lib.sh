@@ -100,9 +100,9 @@ perf_events() {  # K BIN ADDRS...
 		[ -n "$at" ] && evs+=(-a "$group:p${k}_$a=$at \$vars")
 	done
 	[ ${#evs[@]} -gt 0 ] || return 0
-	(perf probe -q -x "$bin" "${evs[@]}" >/dev/null 2>&1) 2>/dev/null && return 0
+	(perf probe -q -x "$bin" "${evs[@]}" >/dev/null 2>&1; exit $?) 2>/dev/null && return 0
 	for ((a = 1; a < ${#evs[@]}; a += 2)); do  # one by one: skip those perf refuses
-		(perf probe -q -x "$bin" -a "${evs[a]}" >/dev/null 2>&1) 2>/dev/null  # perf 6.1 crashes on some
+		(perf probe -q -x "$bin" -a "${evs[a]}" >/dev/null 2>&1; exit $?) 2>/dev/null  # perf 6.1 crashes on some
 	done
 	return 0
 }
