@@ -11,8 +11,9 @@
 # PERF: "ADDR NAME VALUE" lines of the values perf probe fetched.
 # XMM: "ADDR NAME" of the variables only in xmm registers at ADDR.
 # Only the first hit of each address counts.  Prints one line of counts:
-#   "ours read A (equal E, differ D, gdb has none N), lacking L (xmm X)
-#   of gdb G; perf ..." (lacking: values gdb shows that are not read)
+#   "ours read A (equal E, differ D, unstable U, gdb has none N), lacking L
+#   (xmm X) of gdb G; perf ..." (lacking: values gdb shows that are not
+#   read; unstable: see compare())
 # and, with -v, each difference.  Exit status 1 if any of OURS differs.
 import re
 import sys
@@ -146,10 +147,13 @@ def top_name(key):
     return (key[0], key[1].split(".")[0].split("[")[0])
 
 
-def compare(label, mine, gdb, verbose, xmm=frozenset()):
-    """Counts of mine against gdb: (read, equal, differ, gdb has none,
-    lacking, of those xmm-only, gdb's values)."""
-    n = equal = differ = nogdb = lacking = in_xmm = 0
+def compare(label, mine, gdb, verbose, xmm=frozenset(), third=None):
+    """Counts of mine against gdb: (read, equal, differ, unstable, gdb has
+    none, lacking, of those xmm-only, gdb's values).  Unstable: mine, gdb's
+    and third's (perf probe's) are three different values, as memory not
+    yet written (a local before its first store, at -O0) reads in three
+    runs; not counted as differing."""
+    n = equal = differ = unstable = nogdb = lacking = in_xmm = 0
     mine = as_text(mine, gdb)
     # perf probe fetches a whole struct as its first bytes: not compared
     records = {top_name(k) for k in gdb if "." in k[1] or "[" in k[1]}
@@ -164,6 +168,12 @@ def compare(label, mine, gdb, verbose, xmm=frozenset()):
                 print("  %s 0x%x %s: %s, gdb %s" % (label, key[0], key[1], v, g or "has none"))
         elif same(v, g):
             equal += 1
+        elif third and not unknown(third.get(key)) and not same(third[key], g) \
+                and not same(v, third[key]) and not same(third[key], v):
+            unstable += 1
+            if verbose:
+                print("  %s 0x%x %s: %s, gdb %s, perf %s (unstable)"
+                      % (label, key[0], key[1], v, g, third[key]))
         else:
             differ += 1
             if verbose:
@@ -178,10 +188,12 @@ def compare(label, mine, gdb, verbose, xmm=frozenset()):
         if verbose:
             print("  %s 0x%x %s: %s, gdb %s%s" % (label, k[0], k[1], mine.get(k, "none"), gdb[k],
                                                  " (xmm)" if x else ""))
-    return n, equal, differ, nogdb, lacking, in_xmm, len(known)
+    return n, equal, differ, unstable, nogdb, lacking, in_xmm, len(known)
 
 
-FIELDS = "read %d (equal %d, differ %d, gdb has none %d), lacking %d (xmm %d) of gdb %d"
+FIELDS = ("read %d (equal %d, differ %d, unstable %d, gdb has none %d), lacking %d (xmm %d) "
+          "of gdb %d")
+NF = FIELDS.count("%d")
 
 
 def read_xmm(path):
@@ -205,16 +217,16 @@ def summarise(cc, lvl):
         for part in line.rstrip("\n").split("; "):
             m = pat.match(part)
             if m:
-                t = tot.setdefault(m.group(1), [0] * 7)
-                for i in range(7):
+                t = tot.setdefault(m.group(1), [0] * NF)
+                for i in range(NF):
                     t[i] += int(m.group(i + 2))
-    o = tot.get("ours", [0] * 7)
-    pp = tot.get("perf", [0] * 7)
-    g, x = o[6], o[5]
+    o = tot.get("ours", [0] * NF)
+    pp = tot.get("perf", [0] * NF)
+    g, x = o[7], o[6]
     pct = lambda a, b: "%.1f%%" % (100.0 * a / b) if b else "-"
-    print("%-8s -O%s: gdb %d; perf-run equal %d (%s, %s of non-xmm), wrong %d, beyond gdb %d, "
-          "missing %d; perf probe equal %d (%s), wrong %d; xmm-only %d"
-          % (cc, lvl, g, o[1], pct(o[1], g), pct(o[1], g - x), o[2], o[3], o[4] - x,
+    print("%-8s -O%s: gdb %d; perf-run equal %d (%s, %s of non-xmm), wrong %d, unstable %d, "
+          "beyond gdb %d, missing %d; perf probe equal %d (%s), wrong %d; xmm-only %d"
+          % (cc, lvl, g, o[1], pct(o[1], g), pct(o[1], g - x), o[2], o[3], o[4], o[5] - x,
              pp[1], pct(pp[1], g), pp[2], x))
 
 
@@ -232,9 +244,10 @@ def main():
         args = args[2:]
     gdb = read_triples(args[0])
     ours = read_ours(args[1])
-    res = [("ours", compare("ours", ours, gdb, verbose, xmm))]
-    if len(args) > 2:
-        res.append(("perf", compare("perf", read_triples(args[2]), gdb, verbose)))
+    perf = read_triples(args[2]) if len(args) > 2 else None
+    res = [("ours", compare("ours", ours, gdb, verbose, xmm, perf))]
+    if perf is not None:
+        res.append(("perf", compare("perf", perf, gdb, verbose, third=ours)))
     print("; ".join(("%s " + FIELDS) % ((k,) + r) for k, r in res))
     # Our values that differ fail, and so does a gdb that saw nothing;
     # perf probe's differences are only counted (values.sh).

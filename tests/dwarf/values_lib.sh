@@ -21,7 +21,7 @@
 #   values_report GROUP        compares, prints per group of GROUP binaries
 #                              (one compiler and level) the counts; sets
 #                              passed and failed
-# VALUES_VERBOSE=-v shows every difference.
+# VALUES_VERBOSE=-v shows every difference; VALUES_KEEP=1 keeps DIR.
 # Needs: top (the tree), PERF_RUN (absolute).
 
 group=perfrun_values_$$
@@ -42,7 +42,7 @@ values_init() {  # DIR
 		"$top/compiler/elfsym.c" -ldw -lelf -lz; then
 		echo "cannot build resolve_main"; echo "0 passed, 1 failed"; exit 1
 	fi
-	trap 'values_cleanup; rm -rf "$out"' EXIT
+	trap 'values_cleanup; [ -n "${VALUES_KEEP:-}" ] || rm -rf "$out"' EXIT
 	values_cleanup
 }
 
