@@ -3,7 +3,8 @@
  * (cjson, lua, zlib) that perf-run read wrong: floating-point constants
  * DWARF gives as DW_OP_implicit_value, and parameters it gives as their
  * value at the function's entry (DW_OP_entry_value) in a recursive
- * function, where a deeper call's entry is not this frame's.
+ * function, where a deeper call's entry is not this frame's, and an
+ * address in a function inlined into itself.
  * tests/dwarf/values.sh reads them against gdb.  Prints to stderr what a
  * trace must see.  "dwarf_real wait N" polls N times in poll_loop, for a
  * trace attached by -p after its entry (tests/runtime/dwarf.test).
@@ -61,6 +62,27 @@ __attribute__((noinline)) long poll_loop(const struct node *t, int rounds)
 	return s;
 }
 
+/* At -O3 gcc inlines walk into itself a few levels deep; an inlined
+ * copy's DW_AT_entry_pc is inside its code, not where its ranges begin. */
+__attribute__((noinline)) static int is_big(const struct node *c)
+{
+	return c->v > 2;
+}
+
+static double walk(const struct node *t, int depth)
+{
+	double sum = 0;
+
+	for (const struct node *c = t->l; c; c = c->r) {
+		if (is_big(c))
+			sum += c->v * (depth + 1);
+		else if (c->v)
+			sum += (double)(unsigned char)c->v;
+		sum += walk(c, depth + 1);   /* WALK recurse */
+	}
+	return sum;
+}
+
 static struct node leaf_a = { 2, 0, 0 }, leaf_b = { 3, 0, 0 };
 static struct node mid = { 5, &leaf_a, 0 }, root = { 7, &mid, &leaf_b };
 
@@ -70,7 +92,9 @@ int main(int argc, char **argv)
 		return (int)poll_loop(&root, atoi(argv[2])) - 7;
 	double f = fp_const(argc + 3);
 	long t = tree_sum(&root, argc);
+	double w = walk(&root, argc);
 
-	fprintf(stderr, "fp_const n=%d step=0.25 scale=-3.5 -> %g tree_sum %ld\n", argc + 3, f, t);
+	fprintf(stderr, "fp_const n=%d step=0.25 scale=-3.5 -> %g tree_sum %ld walk %g\n",
+		argc + 3, f, t, w);
 	return 0;
 }
