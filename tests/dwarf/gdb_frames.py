@@ -5,7 +5,8 @@
 # local of the frame gdb stops in and of the functions it is inlined into
 # (the inner one wins a name), flattened to scalars, one per line:
 #   @v ADDR NAME VALUE     e.g. "0x1139 r->fl.mode 5", "0x1139 n.bytes DCBA"
-# in the form perf-run's print(args) uses: integers in decimal, enums by
+# and "@i ADDR NAME" for each variable that came from an inlined copy's
+# frame; values in the form perf-run's print(args) uses: integers in decimal, enums by
 # NAME=NUMBER, pointers in hex, char arrays as text up to the NUL, floating point
 # with the digits that read back (%.9g float, %.17g double), "<optimized out>"
 # where gdb has no value.
@@ -158,6 +159,8 @@ while len(seen) < len(ADDRS):
             for n, text in out:
                 if text is not None:
                     print("@v 0x%x %s %s" % (pc, n, text))  # @v: not gdb's or the program's
+            if f.type() == gdb.INLINE_FRAME:
+                print("@i 0x%x %s" % (pc, sym.name))  # from an inlined copy's frame
         f = f.older() if f.type() == gdb.INLINE_FRAME else None
 try:
     gdb.execute("kill", to_string=True)

@@ -2,14 +2,16 @@
 # values_cmp.py - compares variable values read at probe addresses with
 # gdb's (tests/dwarf/values.sh).
 #
-#   values_cmp.py [-v] [--xmm XMM] GDB OURS [PERF]
+#   values_cmp.py [-v] [--xmm XMM] [--gdb-entry ENTRY INLINE] GDB OURS [PERF]
 #   values_cmp.py --sum CC LEVEL < count lines   one summary line
 #
 # GDB: "ADDR NAME VALUE" lines from gdb_frames.py.
 # OURS: perf-run output: "@ADDR" lines (printf of the probe's address)
 #   each followed by the print(args) record of that hit.
 # PERF: "ADDR NAME VALUE" lines of the values perf probe fetched.
-# XMM: "ADDR NAME" of the variables only in xmm registers at ADDR.
+# XMM: "ADDR NAME" of the variables only in xmm registers at ADDR; ENTRY
+# of those perf-run reads as entry values, INLINE of those gdb shows from
+# an inlined copy's frame (see compare()).
 # Only the first hit of each address counts.  Prints one line of counts:
 #   "ours read A (equal E, differ D, unstable U, gdb has none N), lacking L
 #   (xmm X) of gdb G; perf ..." (lacking: values gdb shows that are not
@@ -147,12 +149,16 @@ def top_name(key):
     return (key[0], key[1].split(".")[0].split("[")[0])
 
 
-def compare(label, mine, gdb, verbose, xmm=frozenset(), third=None):
+def compare(label, mine, gdb, verbose, xmm=frozenset(), third=None, gdb_entry=frozenset()):
     """Counts of mine against gdb: (read, equal, differ, unstable, gdb has
     none, lacking, of those xmm-only, gdb's values).  Unstable: mine, gdb's
     and third's (perf probe's) are three different values, as memory not
     yet written (a local before its first store, at -O0) reads in three
-    runs; not counted as differing."""
+    runs; not counted as differing.  gdb_entry: variables of an inlined
+    copy's frame that are entry values (DW_OP_entry_value): gdb 13
+    evaluates those against the wrong call site (its own outer frame shows
+    the "@entry" value perf-run reads); differences there are counted as
+    unstable and shown as such, not as differing."""
     n = equal = differ = unstable = nogdb = lacking = in_xmm = 0
     mine = as_text(mine, gdb)
     # perf probe fetches a whole struct as its first bytes: not compared
@@ -174,6 +180,11 @@ def compare(label, mine, gdb, verbose, xmm=frozenset(), third=None):
             if verbose:
                 print("  %s 0x%x %s: %s, gdb %s, perf %s (unstable)"
                       % (label, key[0], key[1], v, g, third[key]))
+        elif top_name(key) in gdb_entry:
+            unstable += 1
+            if verbose:
+                print("  %s 0x%x %s: %s, gdb %s (gdb's entry value in an inlined frame)"
+                      % (label, key[0], key[1], v, g))
         else:
             differ += 1
             if verbose:
@@ -238,14 +249,17 @@ def main():
     verbose = bool(args) and args[0] == "-v"
     if verbose:
         args = args[1:]
-    xmm = set()
+    xmm, gdb_entry = set(), set()
     if args and args[0] == "--xmm":
         xmm = read_xmm(args[1])
         args = args[2:]
+    if args and args[0] == "--gdb-entry":  # ENTRY-VARS INLINE-FRAME-VARS
+        gdb_entry = read_xmm(args[1]) & read_xmm(args[2])
+        args = args[3:]
     gdb = read_triples(args[0])
     ours = read_ours(args[1])
     perf = read_triples(args[2]) if len(args) > 2 else None
-    res = [("ours", compare("ours", ours, gdb, verbose, xmm, perf))]
+    res = [("ours", compare("ours", ours, gdb, verbose, xmm, perf, gdb_entry))]
     if perf is not None:
         res.append(("perf", compare("perf", perf, gdb, verbose, third=ours)))
     print("; ".join(("%s " + FIELDS) % ((k,) + r) for k, r in res))

@@ -64,16 +64,16 @@ on_insn() {  # BIN < ADDRS
 		  awk '/^ +[0-9a-f]+:/ { a = $1; sub(/:$/, "", a); printf "0x%s\n", a }') -
 }
 
-# "ADDR NAME" of the variables perf-run's location at ADDR puts only in an
-# xmm register (or in pieces of which one is): what a BPF program cannot
-# read, counted apart.
-xmm_vars() {  # BIN ADDRS...
-	local bin=$1
-	shift
+# "ADDR NAME" of the variables whose location at ADDR, as perf-run reads
+# it, matches the ERE: xmm registers (what a BPF program cannot read,
+# counted apart), or entry values (DW_OP_entry_value).
+loc_vars() {  # ERE BIN ADDRS...
+	local ere=$1 bin=$2
+	shift 2
 	[ $# -gt 0 ] || return 0
-	"$R" -d "$bin" "$@" 2>/dev/null | awk '
+	"$R" -d "$bin" "$@" 2>/dev/null | awk -v ere="$ere" '
 		$1 == "site" { a = $NF; next }
-		/^    / && /xmm[0-9]/ { n = $0; sub(/:.*/, "", n); k = split(n, w, " "); print a, w[k] }'
+		/^    / && $0 ~ ere { n = $0; sub(/:.*/, "", n); k = split(n, w, " "); print a, w[k] }'
 }
 
 # ADDR → FUNC+OFF through the symbol table: perf probe takes no bare
@@ -121,10 +121,12 @@ values_add() {  # NAME BIN SRC SPECS [ARG...]
 	readelf -h "$bin" | grep -q 'DYN' && pies[k]=1
 	mapfile -t addrs < <(site_addrs "$bin" "$src" "$specs" | on_insn "$bin")
 	[ ${#addrs[@]} -gt 0 ] || return
-	xmm_vars "$bin" "${addrs[@]}" > "$out/$k.xmm"
+	loc_vars 'xmm[0-9]' "$bin" "${addrs[@]}" > "$out/$k.xmm"
+	loc_vars 'entry\(' "$bin" "${addrs[@]}" > "$out/$k.entry"
 	timeout 300 $run VALUES_BIN="$bin" VALUES_ADDRS="${addrs[*]}" gdb -q -batch -nx \
-		-x "$top/tests/dwarf/gdb_frames.py" --args "$bin" "$@" 2>/dev/null |
-		sed -n 's/^@v //p' > "$out/$k.gdb"
+		-x "$top/tests/dwarf/gdb_frames.py" --args "$bin" "$@" 2>/dev/null > "$out/$k.gdbout"
+	sed -n 's/^@v //p' "$out/$k.gdbout" > "$out/$k.gdb"
+	sed -n 's/^@i //p' "$out/$k.gdbout" > "$out/$k.inl"
 	# Only the first hit is compared (gdb stops there once): the others
 	# print nothing, so a hot line costs the trap alone.
 	script="END { clear(@seen); } "
@@ -165,7 +167,8 @@ values_report() {  # GROUP
 		else
 			awk -v k=$k '$1 == k { $1 = ""; sub(/^ /, ""); print }' "$out/perf.txt" > "$out/$k.perf"
 			if res=$(python3 "$top/tests/dwarf/values_cmp.py" ${VALUES_VERBOSE:-} \
-				--xmm "$out/$k.xmm" "$out/$k.gdb" "$out/$k.ours" "$out/$k.perf"); then
+				--xmm "$out/$k.xmm" --gdb-entry "$out/$k.entry" "$out/$k.inl" \
+				"$out/$k.gdb" "$out/$k.ours" "$out/$k.perf"); then
 				passed=$((passed + 1))
 			else
 				failed=$((failed + 1))
