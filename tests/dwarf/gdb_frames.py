@@ -11,10 +11,14 @@
 # with the digits that read back (%.9g float, %.17g double), "<optimized out>"
 # where gdb has no value.
 import os
+import sys
 
 import gdb
 
 BIN = os.environ["VALUES_BIN"]
+# Its own file: on stdout the program's output, which need not end in a
+# newline, could run into a line.
+OUT = open(os.environ["VALUES_OUT"], "w") if os.environ.get("VALUES_OUT") else sys.stdout
 ADDRS = [int(a, 16) for a in os.environ["VALUES_ADDRS"].split()]
 
 
@@ -122,6 +126,7 @@ gdb.execute("unset environment LINES")
 gdb.execute("unset environment COLUMNS")
 gdb.execute("unset environment VALUES_BIN")
 gdb.execute("unset environment VALUES_ADDRS")
+gdb.execute("unset environment VALUES_OUT")
 gdb.execute("starti", to_string=True)
 base = load_base()
 bps = {}
@@ -158,10 +163,11 @@ while len(seen) < len(ADDRS):
                 out.append((sym.name, "<%s>" % e))
             for n, text in out:
                 if text is not None:
-                    print("@v 0x%x %s %s" % (pc, n, text))  # @v: not gdb's or the program's
+                    print("@v 0x%x %s %s" % (pc, n, text), file=OUT)  # @v: not gdb's
             if f.type() == gdb.INLINE_FRAME:
-                print("@i 0x%x %s" % (pc, sym.name))  # from an inlined copy's frame
+                print("@i 0x%x %s" % (pc, sym.name), file=OUT)  # from an inlined copy's frame
         f = f.older() if f.type() == gdb.INLINE_FRAME else None
+OUT.flush()
 try:
     gdb.execute("kill", to_string=True)
 except gdb.error:

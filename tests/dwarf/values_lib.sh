@@ -123,8 +123,10 @@ values_add() {  # NAME BIN SRC SPECS [ARG...]
 	[ ${#addrs[@]} -gt 0 ] || return
 	loc_vars 'xmm[0-9]' "$bin" "${addrs[@]}" > "$out/$k.xmm"
 	loc_vars 'entry\(' "$bin" "${addrs[@]}" > "$out/$k.entry"
-	timeout 300 $run VALUES_BIN="$bin" VALUES_ADDRS="${addrs[*]}" gdb -q -batch -nx \
-		-x "$top/tests/dwarf/gdb_frames.py" --args "$bin" "$@" 2>/dev/null > "$out/$k.gdbout"
+	: > "$out/$k.gdbout"
+	timeout 300 $run VALUES_BIN="$bin" VALUES_ADDRS="${addrs[*]}" VALUES_OUT="$out/$k.gdbout" \
+		gdb -q -batch -nx -x "$top/tests/dwarf/gdb_frames.py" --args "$bin" "$@" \
+		>/dev/null 2>&1
 	sed -n 's/^@v //p' "$out/$k.gdbout" > "$out/$k.gdb"
 	sed -n 's/^@i //p' "$out/$k.gdbout" > "$out/$k.inl"
 	# Only the first hit is compared (gdb stops there once): the others
