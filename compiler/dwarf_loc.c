@@ -443,11 +443,19 @@ static void translate_expr(Dwarf_Attribute *attr, const Dwarf_Op *ops, size_t n,
 static void const_value(Dwarf_Attribute *a, struct dw_loc *out)
 {
 	Dwarf_Sword s;
+	Dwarf_Word u;
 	Dwarf_Block blk;
 	struct prog p = { 0 };
 	uint64_t v = 0;
+	unsigned form = dwarf_whatform(a);
 
-	if (dwarf_formsdata(a, &s) == 0) {
+	/* DW_FORM_dataN holds the value's bits: zero-extended, as gdb reads
+	 * them (libdw's formsdata sign-extends them: an int 255 in data1
+	 * would be -1); type_const() gives them the variable's width and sign. */
+	if ((form == DW_FORM_data1 || form == DW_FORM_data2 || form == DW_FORM_data4 ||
+	     form == DW_FORM_data8 || form == DW_FORM_udata) && dwarf_formudata(a, &u) == 0) {
+		v = u;
+	} else if (dwarf_formsdata(a, &s) == 0) {
 		v = (uint64_t)s;
 	} else if (dwarf_formblock(a, &blk) == 0 && blk.length <= 8) {
 		for (size_t i = 0; i < blk.length; i++)

@@ -1,7 +1,8 @@
 /*
  * dwarf_real.c - the forms tests/dwarf/realcode.sh found on real code
  * (cjson, lua, zlib) that perf-run read wrong: floating-point constants
- * DWARF gives as DW_OP_implicit_value, and parameters it gives as their
+ * DWARF gives as DW_OP_implicit_value, an int constant 255 given in one
+ * byte, and parameters it gives as their
  * value at the function's entry (DW_OP_entry_value) in a recursive
  * function, where a deeper call's entry is not this frame's, and an
  * address in a function inlined into itself.
@@ -83,6 +84,14 @@ static double walk(const struct node *t, int depth)
 	return sum;
 }
 
+/* Called only with 255: gcc's clone has reg as DW_AT_const_value in
+ * DW_FORM_data1, 0xff, which is 255 in an int, not -1. */
+__attribute__((noinline)) static long with_const(const struct node *t, int reg)
+{
+	g_sink = t->v + reg;          /* CONST body */
+	return reg;
+}
+
 static struct node leaf_a = { 2, 0, 0 }, leaf_b = { 3, 0, 0 };
 static struct node mid = { 5, &leaf_a, 0 }, root = { 7, &mid, &leaf_b };
 
@@ -93,6 +102,8 @@ int main(int argc, char **argv)
 	double f = fp_const(argc + 3);
 	long t = tree_sum(&root, argc);
 	double w = walk(&root, argc);
+
+	t += with_const(&root, 255) + with_const(&mid, 255);
 
 	fprintf(stderr, "fp_const n=%d step=0.25 scale=-3.5 -> %g tree_sum %ld walk %g\n",
 		argc + 3, f, t, w);
