@@ -97,31 +97,35 @@ static LLVMValueRef binary(struct cg *g, enum dwl_op op, LLVMValueRef a, LLVMVal
  *
  * A value the caller passed in a register that the function has since
  * reused: a companion uprobe at the function's entry saves the registers
- * in entry_regs, keyed by thread and entry address, and the site reads
- * them back.  A call that began before the probes were attached reads 0;
- * in recursion the innermost call's values are seen. */
+ * in entry_regs, keyed by thread, entry address and the frame's CFA (the
+ * stack pointer before the call pushed its return address), and the site
+ * reads them back by its own frame's CFA: in recursion each call sees its
+ * own entry.  A hit in a call that began before the probes were attached
+ * is skipped and counted (CG_NOENTRY). */
 
 #define ENTRY_NREGS 17
 #define ENTRY_MAX 16384
 
 struct entry_key {
-	uint64_t pid_tgid, entry;
+	uint64_t pid_tgid, entry, cfa;
 };
 
 static LLVMValueRef entry_map(struct cg *g)
 {
 	if (!g->entry_regs)
-		g->entry_regs = cg_map_define(g, "entry_regs", 1 /* BPF_MAP_TYPE_HASH */, ENTRY_MAX,
+		/* LRU: frames come and go, their keys are never deleted. */
+		g->entry_regs = cg_map_define(g, "entry_regs", 9 /* BPF_MAP_TYPE_LRU_HASH */, ENTRY_MAX,
 					      sizeof(struct entry_key), ENTRY_NREGS * 8);
 	return g->entry_regs;
 }
 
-static LLVMValueRef entry_key(struct cg *g, uint64_t entry)
+static LLVMValueRef entry_key(struct cg *g, uint64_t entry, LLVMValueRef cfa)
 {
 	LLVMValueRef key = cg_alloca(g, sizeof(struct entry_key), "ekey");
 
 	LLVMBuildStore(g->b, cg_pid_tgid(g), key);
 	LLVMBuildStore(g->b, cg_const(g, entry), cg_gep(g, key, 8));
+	LLVMBuildStore(g->b, cfa, cg_gep(g, key, 16));
 	return key;
 }
 
@@ -146,26 +150,27 @@ static uint64_t need_entry(struct cg *g, struct loc loc)
 	return entry;
 }
 
-static LLVMValueRef entry_value(struct cg *g, int regno, struct loc loc)
+static LLVMValueRef entry_value(struct cg *g, int regno, LLVMValueRef cfa, struct loc loc)
 {
 	uint64_t entry = need_entry(g, loc);
 	int off = dw_reg_ptregs_offset(regno);
-	LLVMValueRef res = cg_alloca(g, 8, "entryval"), args[2], p;
+	LLVMValueRef args[2], p;
 
 	if (off < 0 || regno >= ENTRY_NREGS) {
 		cg_error(g, loc, "DWARF register %d is not in pt_regs", regno);
 		return cg_const(g, 0);
 	}
-	LLVMBuildStore(g->b, cg_const(g, 0), res);
 	args[0] = entry_map(g);
-	args[1] = entry_key(g, entry);
+	args[1] = entry_key(g, entry, cfa);
 	p = LLVMBuildIntToPtr(g->b, cg_helper(g, H_MAP_LOOKUP, args, 2), g->ptr, "");
-	LLVMBasicBlockRef done = cg_if(g, LLVMBuildIsNotNull(g->b, p, ""), "entry");
-	LLVMBuildStore(g->b, LLVMBuildLoad2(g->b, g->i64, cg_gep(g, p, 8 * (uint64_t)regno), ""),
-		       res);
-	LLVMBuildBr(g->b, done);
-	LLVMPositionBuilderAtEnd(g->b, done);
-	return LLVMBuildLoad2(g->b, g->i64, res, "");
+	/* No entry seen for this frame: the value is unknown, never 0. */
+	LLVMBasicBlockRef miss = cg_block(g, "noentry"), hit = cg_block(g, "entry");
+	LLVMBuildCondBr(g->b, LLVMBuildIsNotNull(g->b, p, ""), hit, miss);
+	LLVMPositionBuilderAtEnd(g->b, miss);
+	cg_count(g, CG_NOENTRY);
+	LLVMBuildRet(g->b, LLVMConstInt(g->i32, 0, 0));
+	LLVMPositionBuilderAtEnd(g->b, hit);
+	return LLVMBuildLoad2(g->b, g->i64, cg_gep(g, p, 8 * (uint64_t)regno), "");
 }
 
 /* The companion: saves every pt_regs register, in DWARF order. */
@@ -211,7 +216,9 @@ static int gen_companion(struct cg *g, int i)
 				cg_gep(g, g->ctxarg, (uint64_t)dw_reg_ptregs_offset(r)), ""),
 			       cg_gep(g, regs, 8 * (uint64_t)r));
 	args[0] = entry_map(g);
-	args[1] = entry_key(g, e->addr);
+	/* At the entry the return address is on top: the CFA is sp + 8. */
+	args[1] = entry_key(g, e->addr, LLVMBuildAdd(g->b, LLVMBuildLoad2(g->b, g->i64,
+			cg_gep(g, g->ctxarg, (uint64_t)dw_reg_ptregs_offset(7)), ""), cg_const(g, 8), ""));
 	args[2] = regs;
 	args[3] = cg_const(g, 0);
 	cg_helper(g, H_MAP_UPDATE, args, 4);
@@ -254,7 +261,7 @@ static LLVMValueRef run_prog(struct cg *g, const struct dwl_insn *p, int n, uint
 			}
 			st[sp++] = LLVMBuildSub(g->b, reg(g, 16, loc), cg_const(g, site), "");
 			break;
-		case DWL_ENTRY_VALUE: st[sp++] = entry_value(g, in->reg, loc); break;
+		case DWL_ENTRY_VALUE: st[sp - 1] = entry_value(g, in->reg, st[sp - 1], loc); break;
 		case DWL_PLUS_CONST:
 			st[sp - 1] = LLVMBuildAdd(g->b, st[sp - 1], cg_const(g, (uint64_t)in->val), "");
 			break;

@@ -824,12 +824,13 @@ static void search_addr(struct rs *r)
 	snprintf(label, sizeof(label), "0x%llx", (unsigned long long)a);
 	if (dws_addrdie(r->m->dbg, a, &r->cu) && dws_realfunc(&r->cu, a, &sp)) {
 		/* No name or line to choose by: the frame gdb shows there, the
-		 * innermost inlined function, unless it begins right at the
-		 * address (then it has not been entered yet: its caller). */
+		 * innermost inlined function, unless one of its address ranges
+		 * begins right at the address (then, as gdb has it, it has not
+		 * been entered yet: its caller).  Not DW_AT_entry_pc: gcc puts
+		 * that inside the code, and gdb stops in the copy there. */
 		Dwarf_Die fns[32];
-		Dwarf_Addr entry;
 		int n = functions_at(&r->cu, a, fns, 32);
-		while (n > 1 && dws_entrypc(&fns[n - 1], &entry) == 0 && entry == a)
+		while (n > 1 && (a == 0 || dwarf_haspc(&fns[n - 1], a - 1) != 1))
 			n--;
 		sc = n > 0 ? fns[n - 1] : sp;
 		add_site(r, a, &sc, label);

@@ -28,8 +28,9 @@ enum dwl_op {
 	DWL_REG,        /* push the pt_regs register `reg` (x86-64 DWARF regno 0..16) */
 	DWL_CONST,      /* push val */
 	DWL_BIAS,       /* push the load bias of the module (regs->ip - site addr) */
-	DWL_ENTRY_VALUE,/* push the value register `reg` had at function entry */
 	DWL_PLUS_CONST, /* top += val */
+	DWL_ENTRY_VALUE,/* pop a CFA, push the value register `reg` had at the entry of
+			 * the call whose frame that is */
 	DWL_DEREF,      /* pop an address, push the `size`-byte user value there, zero-extended */
 	DWL_NEG, DWL_NOT, DWL_ABS,
 	DWL_ADD, DWL_SUB, DWL_MUL, DWL_DIV, DWL_MOD, /* DIV is signed (DW_OP_div) */

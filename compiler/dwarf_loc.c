@@ -150,21 +150,31 @@ static void emit_entry_value(struct prog *p, Dwarf_Attribute *attr, const Dwarf_
 		emit(p, DWL_REG, reg, 0, 0);
 		return;
 	}
+	/* The frame's CFA tells this call's entry from a deeper one's of the
+	 * same function (recursion): the companion keys the registers by it. */
+	emit_cfa(p, c, 0);
 	emit(p, DWL_ENTRY_VALUE, reg, 0, 0);
 	p->entry = true;
 }
 
-static void emit_implicit(struct prog *p, const Dwarf_Op *op)
+/* DW_OP_implicit_value: the value's bytes are the block itself.  Its data
+ * come from libdw's accessor: the operation's number2 points at the
+ * block's length, not at its bytes. */
+static void emit_implicit(struct prog *p, Dwarf_Attribute *attr, const Dwarf_Op *op)
 {
-	const unsigned char *b = (const unsigned char *)(uintptr_t)op->number2;
+	Dwarf_Block b;
 	uint64_t v = 0;
 
-	if (op->number > 8) {
-		fail(p, "implicit value of %llu bytes", (unsigned long long)op->number);
+	if (!attr || dwarf_getlocation_implicit_value(attr, op, &b) != 0) {
+		fail(p, "unreadable DW_OP_implicit_value");
 		return;
 	}
-	for (size_t i = 0; i < op->number; i++)
-		v |= (uint64_t)b[i] << (8 * i);
+	if (b.length > 8) {
+		fail(p, "implicit value of %llu bytes", (unsigned long long)b.length);
+		return;
+	}
+	for (size_t i = 0; i < b.length; i++)
+		v |= (uint64_t)b.data[i] << (8 * i);
 	emit(p, DWL_CONST, 0, 0, (int64_t)v);
 }
 
@@ -311,7 +321,7 @@ static void translate_one(struct prog *p, Dwarf_Attribute *attr, const Dwarf_Op 
 		*is_value = true;
 		break;
 	case DW_OP_implicit_value:
-		emit_implicit(p, op);
+		emit_implicit(p, attr, op);
 		*is_value = true;
 		break;
 	case DW_OP_entry_value: case DW_OP_GNU_entry_value:
@@ -433,11 +443,19 @@ static void translate_expr(Dwarf_Attribute *attr, const Dwarf_Op *ops, size_t n,
 static void const_value(Dwarf_Attribute *a, struct dw_loc *out)
 {
 	Dwarf_Sword s;
+	Dwarf_Word u;
 	Dwarf_Block blk;
 	struct prog p = { 0 };
 	uint64_t v = 0;
+	unsigned form = dwarf_whatform(a);
 
-	if (dwarf_formsdata(a, &s) == 0) {
+	/* DW_FORM_dataN holds the value's bits: zero-extended, as gdb reads
+	 * them (libdw's formsdata sign-extends them: an int 255 in data1
+	 * would be -1); type_const() gives them the variable's width and sign. */
+	if ((form == DW_FORM_data1 || form == DW_FORM_data2 || form == DW_FORM_data4 ||
+	     form == DW_FORM_data8 || form == DW_FORM_udata) && dwarf_formudata(a, &u) == 0) {
+		v = u;
+	} else if (dwarf_formsdata(a, &s) == 0) {
 		v = (uint64_t)s;
 	} else if (dwarf_formblock(a, &blk) == 0 && blk.length <= 8) {
 		for (size_t i = 0; i < blk.length; i++)

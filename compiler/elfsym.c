@@ -245,6 +245,7 @@ struct collector {
 	const char *pattern;
 	bool literal;
 	size_t prefix;            /* pattern's length before its first wildcard */
+	bool every;               /* keep same-named symbols (statics of several units) */
 	struct nameset seen;
 	struct loads loads;
 	struct elfsym *out;
@@ -293,7 +294,7 @@ static int co_take(struct collector *co, const Elf64_Sym *sym, const Elf_Data *s
 	const char *name = (const char *)strs->d_buf + sym->st_name;
 	if (!*name || !memchr(name, 0, strs->d_size - sym->st_name) || !co_match(co, name))
 		return 0;
-	int fresh = ns_add(&co->seen, name);
+	int fresh = co->every ? 1 : ns_add(&co->seen, name);
 	return fresh < 0 || (fresh && co_add(co, name, sym)) ? -1 : 0;
 }
 
@@ -370,16 +371,11 @@ static int collect(Elf *elf, Elf_Scn *scn, struct collector *co)
 	return rc;
 }
 
-int elfsym_match(const char *path, const char *pattern, struct elfsym **out)
-{
-	return elfsym_match_debug(path, NULL, pattern, out);
-}
-
-int elfsym_match_debug(const char *path, const char *symfile, const char *pattern,
-		       struct elfsym **out)
+static int match(const char *path, const char *symfile, const char *pattern, bool every,
+		 struct elfsym **out)
 {
 	struct collector co = { .pattern = pattern, .literal = !strpbrk(pattern, "*?["),
-				.prefix = strcspn(pattern, "*?[\\") };
+				.prefix = strcspn(pattern, "*?[\\"), .every = every };
 	struct elf_file ef, df;
 	int rc = 0;
 
@@ -416,6 +412,22 @@ int elfsym_match_debug(const char *path, const char *symfile, const char *patter
 	}
 	*out = co.out;
 	return co.n;
+}
+
+int elfsym_match(const char *path, const char *pattern, struct elfsym **out)
+{
+	return match(path, NULL, pattern, false, out);
+}
+
+int elfsym_match_debug(const char *path, const char *symfile, const char *pattern,
+		       struct elfsym **out)
+{
+	return match(path, symfile, pattern, false, out);
+}
+
+int elfsym_every(const char *path, struct elfsym **out)
+{
+	return match(path, NULL, "*", true, out);
 }
 
 bool elfsym_has_symtab(const char *path)

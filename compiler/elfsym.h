@@ -26,6 +26,9 @@ int elfsym_match(const char *path, const char *pattern, struct elfsym **out);
  * stripped binary) instead of path's own; NULL symfile: elfsym_match(). */
 int elfsym_match_debug(const char *path, const char *symfile, const char *pattern,
 		       struct elfsym **out);
+/* Every defined function symbol, same-named ones (static functions of
+ * several units) each kept, sorted by address; as elfsym_match otherwise. */
+int elfsym_every(const char *path, struct elfsym **out);
 /* Whether path has a .symtab (is not stripped). */
 bool elfsym_has_symtab(const char *path);
 void elfsym_free(struct elfsym *syms, int n);

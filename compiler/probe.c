@@ -301,7 +301,7 @@ static int check_address(struct pctx *c, const char *text, uint64_t addr)
 		return -1;
 	if (fd < 0)
 		return 0;
-	if ((n = elfsym_match(c->p->path, "*", &syms)) < 0) {
+	if ((n = elfsym_every(c->p->path, &syms)) < 0) {   /* a static's name may repeat */
 		close(fd);
 		return fail(c, "cannot read '%s' as an ELF file: %s", c->p->path, strerror(errno));
 	}

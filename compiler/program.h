@@ -105,9 +105,11 @@ struct pr_map {
 
 /* Slots of counters_map_name: ring buffer records that did not fit, map
  * updates that failed, memory reads that faulted (the value read as 0),
- * a flag exit() sets, since its record can be among the lost ones, and
- * hits skipped at sites that lack a DWARF variable the probe reads. */
-enum { PR_LOST, PR_DROPS, PR_FAULTS, PR_EXIT, PR_ABSENT, PR_NCOUNTERS };
+ * a flag exit() sets, since its record can be among the lost ones,
+ * hits skipped at sites that lack a DWARF variable the probe reads, and
+ * hits skipped in calls whose entry values are unknown (they began before
+ * the entry probe was attached). */
+enum { PR_LOST, PR_DROPS, PR_FAULTS, PR_EXIT, PR_ABSENT, PR_NOENTRY, PR_NCOUNTERS };
 
 struct program {
 	void *elf;                /* BPF ELF object, malloc'd */

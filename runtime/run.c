@@ -510,6 +510,10 @@ static void rt_report_losses(struct rt *r)
 	if (c[PR_ABSENT])
 		fprintf(stderr, "%llu hit%s skipped at sites that lack a variable the probe reads\n",
 			(unsigned long long)c[PR_ABSENT], c[PR_ABSENT] == 1 ? "" : "s");
+	if (c[PR_NOENTRY])
+		fprintf(stderr, "%llu hit%s skipped in calls that began before the probes were attached "
+			"(their entry values are unknown)\n",
+			(unsigned long long)c[PR_NOENTRY], c[PR_NOENTRY] == 1 ? "" : "s");
 	if (r->ev.system_skipped)
 		fprintf(stderr, "perf-run: %llu queued system() command%s not run: the run was stopped\n",
 			(unsigned long long)r->ev.system_skipped, r->ev.system_skipped == 1 ? "" : "s");

@@ -24,7 +24,7 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 out=$top/build/dwarf
 verbose=0
 [ "${1:-}" = -v ] && { verbose=1; shift; }
-progs=${*:-dwarf_types dwarf_scopes dwarf_inline twocu}
+progs=${*:-dwarf_types dwarf_scopes dwarf_inline dwarf_pieces twocu}
 passed=0 failed=0
 
 mkdir -p "$out" || exit 1

@@ -4,16 +4,21 @@
 # PIE is added here), and at the first hit of each prints every argument and
 # local of the frame gdb stops in and of the functions it is inlined into
 # (the inner one wins a name), flattened to scalars, one per line:
-#   ADDR NAME VALUE        e.g. "0x1139 r->fl.mode 5", "0x1139 n.bytes DCBA"
-# in the form perf-run's print(args) uses: integers in decimal, enums by
+#   @v ADDR NAME VALUE     e.g. "0x1139 r->fl.mode 5", "0x1139 n.bytes DCBA"
+# and "@i ADDR NAME" for each variable that came from an inlined copy's
+# frame; values in the form perf-run's print(args) uses: integers in decimal, enums by
 # NAME=NUMBER, pointers in hex, char arrays as text up to the NUL, floating point
 # with the digits that read back (%.9g float, %.17g double), "<optimized out>"
 # where gdb has no value.
 import os
+import sys
 
 import gdb
 
 BIN = os.environ["VALUES_BIN"]
+# Its own file: on stdout the program's output, which need not end in a
+# newline, could run into a line.
+OUT = open(os.environ["VALUES_OUT"], "w") if os.environ.get("VALUES_OUT") else sys.stdout
 ADDRS = [int(a, 16) for a in os.environ["VALUES_ADDRS"].split()]
 
 
@@ -121,6 +126,7 @@ gdb.execute("unset environment LINES")
 gdb.execute("unset environment COLUMNS")
 gdb.execute("unset environment VALUES_BIN")
 gdb.execute("unset environment VALUES_ADDRS")
+gdb.execute("unset environment VALUES_OUT")
 gdb.execute("starti", to_string=True)
 base = load_base()
 bps = {}
@@ -157,8 +163,11 @@ while len(seen) < len(ADDRS):
                 out.append((sym.name, "<%s>" % e))
             for n, text in out:
                 if text is not None:
-                    print("0x%x %s %s" % (pc, n, text))
+                    print("@v 0x%x %s %s" % (pc, n, text), file=OUT)  # @v: not gdb's
+            if f.type() == gdb.INLINE_FRAME:
+                print("@i 0x%x %s" % (pc, sym.name), file=OUT)  # from an inlined copy's frame
         f = f.older() if f.type() == gdb.INLINE_FRAME else None
+OUT.flush()
 try:
     gdb.execute("kill", to_string=True)
 except gdb.error:

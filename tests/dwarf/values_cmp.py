@@ -2,15 +2,22 @@
 # values_cmp.py - compares variable values read at probe addresses with
 # gdb's (tests/dwarf/values.sh).
 #
-#   values_cmp.py [-v] GDB OURS [PERF]
+#   values_cmp.py [-v] [--xmm XMM] [--gdb-entry ENTRY INLINE] GDB OURS [PERF]
+#   values_cmp.py --sum CC LEVEL < count lines   one summary line
 #
 # GDB: "ADDR NAME VALUE" lines from gdb_frames.py.
 # OURS: perf-run output: "@ADDR" lines (printf of the probe's address)
 #   each followed by the print(args) record of that hit.
 # PERF: "ADDR NAME VALUE" lines of the values perf probe fetched.
+# XMM: "ADDR NAME" of the variables only in xmm registers at ADDR; ENTRY
+# of those perf-run reads as entry values, INLINE of those gdb shows from
+# an inlined copy's frame (see compare()).
 # Only the first hit of each address counts.  Prints one line of counts:
-#   "ours A (equal E, differ D, gdb has none N), lacking L; perf ..."
+#   "ours read A (equal E, differ D, unstable U, gdb has none N), lacking L
+#   (xmm X) of gdb G; perf ..." (lacking: values gdb shows that are not
+#   read; unstable: see compare())
 # and, with -v, each difference.  Exit status 1 if any of OURS differs.
+import re
 import sys
 
 
@@ -116,10 +123,46 @@ def same(v, g):
         return False
 
 
-def compare(label, mine, gdb, verbose):
-    n = equal = differ = nogdb = 0
+def as_text(mine, gdb):
+    """A byte array perf-run prints as numbers, where gdb shows it as text
+    (up to the NUL): joined into gdb's form."""
+    arrays = {}
+    for (a, k), v in mine.items():
+        m = re.match(r"(.*)\[(\d+)\]$", k)
+        if m and (a, m.group(1)) in gdb and (a, m.group(1)) not in mine:
+            arrays.setdefault((a, m.group(1)), {})[int(m.group(2))] = v
+    if not arrays:
+        return mine
+    out = dict(mine)
+    for key, elems in arrays.items():
+        try:
+            b = bytes(int(elems[i], 0) & 0xFF for i in range(len(elems)))
+        except (KeyError, ValueError):
+            continue
+        for i in range(len(elems)):
+            del out[(key[0], "%s[%d]" % (key[1], i))]
+        out[key] = b.split(b"\0")[0].decode("latin-1")
+    return out
+
+
+def top_name(key):
+    return (key[0], key[1].split(".")[0].split("[")[0])
+
+
+def compare(label, mine, gdb, verbose, xmm=frozenset(), third=None, gdb_entry=frozenset()):
+    """Counts of mine against gdb: (read, equal, differ, unstable, gdb has
+    none, lacking, of those xmm-only, gdb's values).  Unstable: mine, gdb's
+    and third's (perf probe's) are three different values, as memory not
+    yet written (a local before its first store, at -O0) reads in three
+    runs; not counted as differing.  gdb_entry: variables of an inlined
+    copy's frame that are entry values (DW_OP_entry_value): gdb 13
+    evaluates those against the wrong call site (its own outer frame shows
+    the "@entry" value perf-run reads); differences there are counted as
+    unstable and shown as such, not as differing."""
+    n = equal = differ = unstable = nogdb = lacking = in_xmm = 0
+    mine = as_text(mine, gdb)
     # perf probe fetches a whole struct as its first bytes: not compared
-    records = {(a, k.split(".")[0].split("[")[0]) for a, k in gdb if "." in k or "[" in k}
+    records = {top_name(k) for k in gdb if "." in k[1] or "[" in k[1]}
     for key, v in sorted(mine.items()):
         if unknown(v) or (key not in gdb and key in records):
             continue
@@ -131,31 +174,95 @@ def compare(label, mine, gdb, verbose):
                 print("  %s 0x%x %s: %s, gdb %s" % (label, key[0], key[1], v, g or "has none"))
         elif same(v, g):
             equal += 1
+        elif third and not unknown(third.get(key)) and not same(third[key], g) \
+                and not same(v, third[key]) and not same(third[key], v):
+            unstable += 1
+            if verbose:
+                print("  %s 0x%x %s: %s, gdb %s, perf %s (unstable)"
+                      % (label, key[0], key[1], v, g, third[key]))
+        elif top_name(key) in gdb_entry:
+            unstable += 1
+            if verbose:
+                print("  %s 0x%x %s: %s, gdb %s (gdb's entry value in an inlined frame)"
+                      % (label, key[0], key[1], v, g))
         else:
             differ += 1
             if verbose:
                 print("  %s 0x%x %s: %s, gdb %s" % (label, key[0], key[1], v, g))
-    addrs = {a for a, _ in mine}
-    lack = sorted(k for k, g in gdb.items() if not unknown(g) and unknown(mine.get(k))
-                  and k[0] in addrs and k not in records)
-    for k in lack if verbose else ():
-        print("  %s 0x%x %s: %s, gdb %s" % (label, k[0], k[1], mine.get(k, "none"), gdb[k]))
-    lacking = len(lack)
-    return n, equal, differ, nogdb, lacking
+    known = sorted(k for k, g in gdb.items() if not unknown(g) and k not in records)
+    for k in known:
+        if not unknown(mine.get(k)):
+            continue
+        lacking += 1
+        x = top_name(k) in xmm
+        in_xmm += x
+        if verbose:
+            print("  %s 0x%x %s: %s, gdb %s%s" % (label, k[0], k[1], mine.get(k, "none"), gdb[k],
+                                                 " (xmm)" if x else ""))
+    return n, equal, differ, unstable, nogdb, lacking, in_xmm, len(known)
+
+
+FIELDS = ("read %d (equal %d, differ %d, unstable %d, gdb has none %d), lacking %d (xmm %d) "
+          "of gdb %d")
+NF = FIELDS.count("%d")
+
+
+def read_xmm(path):
+    out = set()
+    try:
+        with open(path) as f:
+            for line in f:
+                a = line.split()
+                if len(a) == 2:
+                    out.add((int(a[0], 16), a[1]))
+    except OSError:
+        pass
+    return out
+
+
+def summarise(cc, lvl):
+    """Sums the count lines of values_cmp runs on stdin into one line."""
+    tot = {}
+    pat = re.compile(r"(\w+) " + re.escape(FIELDS).replace("%d", r"(\d+)"))
+    for line in sys.stdin:
+        for part in line.rstrip("\n").split("; "):
+            m = pat.match(part)
+            if m:
+                t = tot.setdefault(m.group(1), [0] * NF)
+                for i in range(NF):
+                    t[i] += int(m.group(i + 2))
+    o = tot.get("ours", [0] * NF)
+    pp = tot.get("perf", [0] * NF)
+    g, x = o[7], o[6]
+    pct = lambda a, b: "%.1f%%" % (100.0 * a / b) if b else "-"
+    print("%-8s -O%s: gdb %d; perf-run equal %d (%s, %s of non-xmm), wrong %d, unstable %d, "
+          "beyond gdb %d, missing %d; perf probe equal %d (%s), wrong %d; xmm-only %d"
+          % (cc, lvl, g, o[1], pct(o[1], g), pct(o[1], g - x), o[2], o[3], o[4], o[5] - x,
+             pp[1], pct(pp[1], g), pp[2], x))
 
 
 def main():
     args = sys.argv[1:]
+    if args and args[0] == "--sum":
+        summarise(args[1], args[2])
+        return 0
     verbose = bool(args) and args[0] == "-v"
     if verbose:
         args = args[1:]
+    xmm, gdb_entry = set(), set()
+    if args and args[0] == "--xmm":
+        xmm = read_xmm(args[1])
+        args = args[2:]
+    if args and args[0] == "--gdb-entry":  # ENTRY-VARS INLINE-FRAME-VARS
+        gdb_entry = read_xmm(args[1]) & read_xmm(args[2])
+        args = args[3:]
     gdb = read_triples(args[0])
     ours = read_ours(args[1])
-    res = [("ours", compare("ours", ours, gdb, verbose))]
-    if len(args) > 2:
-        res.append(("perf", compare("perf", read_triples(args[2]), gdb, verbose)))
-    print("; ".join("%s %d (equal %d, differ %d, gdb has none %d), lacking %d" % ((k,) + r)
-                    for k, r in res))
+    perf = read_triples(args[2]) if len(args) > 2 else None
+    res = [("ours", compare("ours", ours, gdb, verbose, xmm, perf, gdb_entry))]
+    if perf is not None:
+        res.append(("perf", compare("perf", perf, gdb, verbose, third=ours)))
+    print("; ".join(("%s " + FIELDS) % ((k,) + r) for k, r in res))
     # Our values that differ fail, and so does a gdb that saw nothing;
     # perf probe's differences are only counted (values.sh).
     return 1 if res[0][1][2] or not gdb else 0

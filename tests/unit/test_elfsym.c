@@ -104,9 +104,39 @@ static void test_word_sizes(void)
 	unlink(path);
 }
 
+/* tests/dwarf/twocu: a static helper() in each of two units.  By name
+ * there is one; by address (a raw uprobe address in the second) both. */
+static void test_same_name(void)
+{
+	char path[] = "/tmp/pr-elfsym-XXXXXX", cmd[512];
+	struct elfsym *s;
+	int fd = mkstemp(path), n, helpers = 0;
+
+	if (fd < 0)
+		return;
+	close(fd);
+	snprintf(cmd, sizeof(cmd), "${CC:-cc} -O0 -o %s tests/dwarf/twocu/a_part.c "
+		 "tests/dwarf/twocu/b_part.c 2>/dev/null", path);
+	if (system(cmd)) {
+		printf("skip: cannot build tests/dwarf/twocu\n");
+		unlink(path);
+		return;
+	}
+	n = elfsym_match(path, "helper", &s);
+	unit_expect("same-named statics: one by name", n == 1);
+	elfsym_free(s, n);
+	n = elfsym_every(path, &s);
+	for (int i = 0; i < n; i++)
+		helpers += !strcmp(s[i].name, "helper");
+	unit_expect("same-named statics: elfsym_every keeps both", helpers == 2);
+	elfsym_free(s, n);
+	unlink(path);
+}
+
 int main(void)
 {
 	test_libc();
 	test_word_sizes();
+	test_same_name();
 	return unit_summary();
 }

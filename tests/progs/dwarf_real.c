@@ -1,0 +1,111 @@
+/*
+ * dwarf_real.c - the forms tests/dwarf/realcode.sh found on real code
+ * (cjson, lua, zlib) that perf-run read wrong: floating-point constants
+ * DWARF gives as DW_OP_implicit_value, an int constant 255 given in one
+ * byte, and parameters it gives as their
+ * value at the function's entry (DW_OP_entry_value) in a recursive
+ * function, where a deeper call's entry is not this frame's, and an
+ * address in a function inlined into itself.
+ * tests/dwarf/values.sh reads them against gdb.  Prints to stderr what a
+ * trace must see.  "dwarf_real wait N" polls N times in poll_loop, for a
+ * trace attached by -p after its entry (tests/runtime/dwarf.test).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+volatile long g_sink;
+volatile double g_fsink;
+
+/* At -O1+ step and scale are constants: DW_OP_implicit_value 8 bytes. */
+__attribute__((noinline)) double fp_const(int n)
+{
+	double step = 0.25, scale = -3.5;
+	double acc = 0;
+
+	for (int i = 0; i < n; i++)
+		acc += step * i;        /* FP loop */
+	g_fsink = acc;
+	return acc * scale;        /* FP scale */
+}
+
+struct node {
+	int v;
+	struct node *l, *r;
+};
+
+/* After the left call t is dead, so DWARF says "t's value at entry"; the
+ * last entry seen is the left child's, not this frame's. */
+__attribute__((noinline)) long tree_sum(const struct node *t, int depth)
+{
+	long s = t->v;
+	const struct node *r = t->r;
+
+	if (t->l) {
+		s += tree_sum(t->l, depth + 1);
+		g_sink = s;            /* TREE after left */
+	}
+	if (r)
+		s += tree_sum(r, depth + 1);
+	return s;
+}
+
+/* t is dead in the loop: DWARF gives it as its value at the entry. */
+__attribute__((noinline)) long poll_loop(const struct node *t, int rounds)
+{
+	long s = t->v;
+
+	for (int i = 0; i < rounds; i++) {
+		usleep(20000);
+		g_sink = s + i;        /* POLL body */
+	}
+	return s;
+}
+
+/* At -O3 gcc inlines walk into itself a few levels deep; an inlined
+ * copy's DW_AT_entry_pc is inside its code, not where its ranges begin. */
+__attribute__((noinline)) static int is_big(const struct node *c)
+{
+	return c->v > 2;
+}
+
+static double walk(const struct node *t, int depth)
+{
+	double sum = 0;
+
+	for (const struct node *c = t->l; c; c = c->r) {
+		if (is_big(c))
+			sum += c->v * (depth + 1);
+		else if (c->v)
+			sum += (double)(unsigned char)c->v;
+		sum += walk(c, depth + 1);   /* WALK recurse */
+	}
+	return sum;
+}
+
+/* Called only with 255: gcc's clone has reg as DW_AT_const_value in
+ * DW_FORM_data1, 0xff, which is 255 in an int, not -1. */
+__attribute__((noinline)) static long with_const(const struct node *t, int reg)
+{
+	g_sink = t->v + reg;          /* CONST body */
+	return reg;
+}
+
+static struct node leaf_a = { 2, 0, 0 }, leaf_b = { 3, 0, 0 };
+static struct node mid = { 5, &leaf_a, 0 }, root = { 7, &mid, &leaf_b };
+
+int main(int argc, char **argv)
+{
+	if (argc > 2 && !strcmp(argv[1], "wait"))
+		return (int)poll_loop(&root, atoi(argv[2])) - 7;
+	double f = fp_const(argc + 3);
+	long t = tree_sum(&root, argc);
+	double w = walk(&root, argc);
+
+	t += with_const(&root, 255) + with_const(&mid, 255);
+
+	fprintf(stderr, "fp_const n=%d step=0.25 scale=-3.5 -> %g tree_sum %ld walk %g\n",
+		argc + 3, f, t, w);
+	return 0;
+}
