@@ -17,3 +17,13 @@ tests/progs/unwind_o2: tests/progs/unwind_o2.c
 tests/progs/unwind_o2_clang: tests/progs/unwind_o2.c
 	clang-19 -g -O2 -fomit-frame-pointer -Wall -Wextra -Werror -o $@ $<
 progs: tests/progs/unwind_o2_clang
+
+# The library unwind_late dlopen()s, without frame pointers: its unwind
+# tables are loaded while the trace runs.
+tests/progs/libunwind_late.so: tests/progs/libunwind_late.so.c
+	$(CC) $(PROG_CFLAGS) -O2 -fomit-frame-pointer -shared -fPIC -o $@ $<
+
+# unwind_sig: a signal handler's stack through the signal frame, -O2
+# without frame pointers.
+tests/progs/unwind_sig: tests/progs/unwind_sig.c
+	$(CC) $(PROG_CFLAGS) -O2 -fomit-frame-pointer -o $@ $<

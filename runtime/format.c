@@ -221,7 +221,11 @@ static void fmt_stack(struct fmt_buf *b, const struct type *t, uint64_t v,
 	fmt_putc(b, '\n');
 	for (int i = 0; i < FMT_MAX_FRAMES && ips[i] && (!t->frames || i < t->frames); i++) {
 		uint64_t off = 0;
-		const char *name = NULL;
+		const char *name = NULL, *note = t->is_user ? sym_user_note(ips[i]) : NULL;
+		if (note) {   /* where the unwinder stopped, and why */
+			fmt_addf(b, "%*s%s\n", t->perf_mode ? 0 : indent, t->perf_mode ? "\t" : "", note);
+			continue;
+		}
 		if (c->sym)
 			name = t->is_user ? sym_user(c->sym, pid, ips[i], &off)
 					  : sym_kernel(c->sym, ips[i], &off);

@@ -24,6 +24,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "../compiler/program.h"
 #include "symbols.h"
 
 struct ksym {
@@ -46,7 +47,17 @@ struct sym {
 	struct upid *u;
 	size_t nu;
 	char *debuginfo_path;
+	pid_t fb_pid;               /* sym_fallback's process, 0 if none */
+	char *(*fb)(void *);
+	void *fb_arg;
 };
+
+void sym_fallback(struct sym *s, pid_t pid, char *(*fn)(void *), void *arg)
+{
+	s->fb_pid = pid;
+	s->fb = fn;
+	s->fb_arg = arg;
+}
 
 struct sym *sym_new(void)
 {
@@ -385,8 +396,22 @@ static Dwfl_Module *sym_prev_module(struct sym *s, pid_t pid, uint64_t addr)
 	return NULL;
 }
 
+const char *sym_user_note(uint64_t addr)
+{
+	if (addr == PR_UW_PC_LOADING)
+		return "[unknown: unwind tables loading]";
+	if (addr == PR_UW_PC_NOROOM)
+		return "[unknown: no room for unwind tables]";
+	return NULL;
+}
+
 const char *sym_user(struct sym *s, pid_t pid, uint64_t addr, uint64_t *off)
 {
+	const char *note = sym_user_note(addr);
+	if (note) {
+		*off = 0;
+		return note;
+	}
 	Dwfl *d = sym_dwfl(s, pid);
 	Dwfl_Module *m = d ? dwfl_addrmodule(d, addr) : NULL;
 	if (!m && pid > 0 && sym_may_reread(s, pid)) {
@@ -394,6 +419,17 @@ const char *sym_user(struct sym *s, pid_t pid, uint64_t addr, uint64_t *off)
 		sym_refresh(s, pid);
 		d = sym_dwfl(s, pid);
 		m = d ? dwfl_addrmodule(d, addr) : NULL;
+	}
+	if (!m && pid > 0 && pid == s->fb_pid) {
+		/* gone, or a zombie whose /proc maps are empty: what it mapped,
+		 * from the fallback, if it has news */
+		char *text = s->fb(s->fb_arg);
+		if (text) {
+			sym_refresh_text(s, pid, text);
+			free(text);
+			d = sym_dwfl(s, pid);
+			m = d ? dwfl_addrmodule(d, addr) : NULL;
+		}
 	}
 	if (!m)
 		m = sym_prev_module(s, pid, addr);
