@@ -502,7 +502,10 @@ static void find_object(struct ub *u, LLVMValueRef s, LLVMValueRef q, LLVMValueR
 	/* -EBUSY: not run; anything else (no mapping there) ends the stack */
 	LLVMBuildCondBr(u->b, cmp(u, LLVMIntEQ, rc, K(u, (uint64_t)-16)), busy, u->stop);
 	LLVMPositionBuilderAtEnd(u->b, busy);
-	cache_get(u, s, q, task, o, done, u->stop);
+	LLVMBasicBlockRef uncached = LLVMAppendBasicBlockInContext(g->ctx, u->fn, "uncached");
+	cache_get(u, s, q, task, o, done, uncached);
+	LLVMPositionBuilderAtEnd(u->b, uncached);
+	note_stop(u, s, PR_UW_PC_BUSY, PR_UW_NOTE_BUSY);
 	LLVMPositionBuilderAtEnd(u->b, got);
 	st64(u, s, S_OSTART, ld64(u, s, S_VSTART));
 	st64(u, s, S_OEND, ld64(u, s, S_VEND));

@@ -167,10 +167,13 @@ struct pr_uw_obj { uint32_t lo, hi; };
  * the ring uw_missq so that it loads the object's rows into the maps. */
 struct pr_uw_miss { uint64_t dev, ino, tgid, start, end, pgoff; };
 /* Frames that end a stack with a note instead of a pc: the next object's
- * rows were still being loaded, or did not fit; counted in uw_notes. */
+ * rows were still being loaded, or did not fit, or (in an interrupt, where
+ * bpf_find_vma runs once) its mapping was not cached yet; counted in
+ * uw_notes. */
 #define PR_UW_PC_LOADING 0xffffffffffffff01ull
 #define PR_UW_PC_NOROOM  0xffffffffffffff02ull
-enum { PR_UW_NOTE_LOADING, PR_UW_NOTE_NOROOM, PR_UW_NNOTES };
+#define PR_UW_PC_BUSY    0xffffffffffffff03ull
+enum { PR_UW_NOTE_LOADING, PR_UW_NOTE_NOROOM, PR_UW_NOTE_BUSY, PR_UW_NNOTES };
 #define PR_UW_DEPTH 127           /* frames, as the stack map's value */
 #define PR_UW_MAX_OBJS 4096
 #define PR_UW_MAX_STACKS 16384

@@ -402,6 +402,8 @@ const char *sym_user_note(uint64_t addr)
 		return "[unknown: unwind tables loading]";
 	if (addr == PR_UW_PC_NOROOM)
 		return "[unknown: no room for unwind tables]";
+	if (addr == PR_UW_PC_BUSY)
+		return "[unknown: mapping not cached yet]";
 	return NULL;
 }
 

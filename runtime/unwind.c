@@ -787,6 +787,11 @@ void uw_report(const struct uw *u)
 			n[PR_UW_NOTE_LOADING] == 1 ? " ends" : "s end",
 			n[PR_UW_NOTE_LOADING] == 1 ? "it reached" : "they reached",
 			u->late, u->late == 1 ? "" : "s");
+	if (n[PR_UW_NOTE_BUSY])
+		fprintf(stderr, "perf-run: %llu user stack%s at [unknown: mapping not cached yet]: "
+			"in an interrupt (profile, tracepoints) the kernel finds one mapping per "
+			"sample, and a process's first samples have not cached the others yet\n",
+			(unsigned long long)n[PR_UW_NOTE_BUSY], n[PR_UW_NOTE_BUSY] == 1 ? " ends" : "s end");
 	if (n[PR_UW_NOTE_NOROOM])
 		fprintf(stderr, "perf-run: %llu user stack%s at [unknown: no room for unwind "
 			"tables]: %d object%s did not fit in the %zu rows of the table; "
