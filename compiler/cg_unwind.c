@@ -35,7 +35,8 @@ enum {
 	S_OSTART = 40, S_OEND = 48, S_OBASE = 56, S_LO = 64, S_HI = 68, S_HAS = 72,
 	S_VSTART = 80, S_VEND = 88, S_VPGOFF = 96, S_DEV = 104, S_INO = 112, S_FOUND = 120,
 	S_IPS = 128, S_TMP = S_IPS + PR_UW_DEPTH * 8, S_TGID = S_TMP + 16, S_MM = S_TGID + 8,
-	S_STAGE = S_MM + 8, S_SIG = S_STAGE + 16 + 16 * 40, S_SIZE = S_SIG + 8,
+	S_STAGE = S_MM + 8, S_SIG = S_STAGE + 16 + 16 * 40, S_DEPTH = S_SIG + 8,
+	S_SIZE = S_DEPTH + 8,
 };
 /* The mappings of a process found last (uw_procs, per CPU, by tgid): mm,
  * the next slot to replace, then UW_NCACHE copies of the state's 40 bytes
@@ -427,7 +428,9 @@ static void note_stop(struct ub *u, LLVMValueRef s, uint64_t pc, unsigned note)
 	struct cg *g = u->g;
 	LLVMValueRef n = ld64(u, s, S_N), key = entry_alloca(u, g->i32, "note");
 
-	need(u, cmp(u, LLVMIntULT, n, K(u, PR_UW_DEPTH)));
+	/* not past ustack(n)'s n frames: the note would make another key */
+	need(u, LLVMBuildAnd(u->b, cmp(u, LLVMIntULT, n, K(u, PR_UW_DEPTH)),
+			     cmp(u, LLVMIntULT, n, ld64(u, s, S_DEPTH)), ""));
 	LLVMValueRef slot = LLVMBuildAdd(u->b, K(u, S_IPS), LLVMBuildShl(u->b, n, K(u, 3), ""), "");
 	LLVMBuildStore(u->b, K(u, pc), LLVMBuildGEP2(u->b, g->i8, s, &slot, 1, ""));
 	st64(u, s, S_N, LLVMBuildAdd(u->b, n, K(u, 1), ""));
@@ -852,6 +855,7 @@ LLVMValueRef cg_ustack_cfi(struct cg *g, unsigned frames)
 	 * can; the others may run in an interrupt */
 	bool irq = k != PK_UPROBE && k != PK_URETPROBE && k != PK_USDT;
 	unsigned depth = frames && frames < PR_UW_DEPTH ? frames : PR_UW_DEPTH;
+	st64(&u, s, S_DEPTH, K(&u, depth));
 	LLVMValueRef a[4] = { LLVMConstInt(g->i32, depth, 0), frame_callback(g, &o, irq), zk,
 			      K(&u, 0) };
 	call(&u, H_LOOP, a, 4);
@@ -862,4 +866,21 @@ LLVMValueRef cg_ustack_cfi(struct cg *g, unsigned frames)
 				       K(&u, 0xffffffffu), "");
 	LLVMValueRef tgid = LLVMBuildLShr(g->b, cg_pid_tgid(g), K(&u, 32), "");
 	return LLVMBuildOr(g->b, id, LLVMBuildShl(g->b, tgid, K(&u, 32), ""), "");
+}
+
+/*
+ * The frame-pointer walk's stack map for stacks of n frames (kstack(n),
+ * ustack(n) without CFI): the kernel keeps and hashes only as many frames
+ * as the map's value holds, so stacks that differ below frame n share an
+ * id, as in bpftrace (a map per depth).  NULL for all frames.
+ */
+LLVMValueRef cg_stackmap_n(struct cg *g, unsigned frames)
+{
+	char name[32];
+
+	if (!frames || frames >= PR_UW_DEPTH)
+		return NULL;
+	g->slp_stack = true;    /* not allowed in a sleepable program */
+	snprintf(name, sizeof(name), "stacks_%u", frames);
+	return map_of(g, name, BPF_MAP_TYPE_STACK_TRACE, 16384, 4, frames * 8);
 }

@@ -202,7 +202,12 @@ int fmt_stack_fd(const struct fmt_ctx *c, const struct type *t)
 	if (!c)
 		return -1;
 	/* 0 is stdin, never a map: a context that does not set it has none */
-	return t->is_user && c->ustack_fd > 0 ? c->ustack_fd : c->stack_fd;
+	if (t->is_user && c->ustack_fd > 0)
+		return c->ustack_fd;
+	if (t->frames && t->frames < FMT_MAX_FRAMES && c->stack_n_fds &&
+	    c->stack_n_fds[t->frames] > 0)
+		return c->stack_n_fds[t->frames];
+	return c->stack_fd;
 }
 
 static void fmt_stack(struct fmt_buf *b, const struct type *t, uint64_t v,

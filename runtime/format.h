@@ -31,6 +31,7 @@ struct fmt_ctx {
 	struct sym *sym;   /* NULL: addresses print as hex */
 	int stack_fd;      /* BPF_MAP_TYPE_STACK_TRACE fd, -1 if none */
 	int ustack_fd;     /* user stacks unwound through CFI (same values), -1 if none */
+	const int *stack_n_fds; /* [n]: the map of stacks cut to n frames ("stacks_N"), or -1 */
 	int stack_indent;  /* spaces before each frame: 8 for values, 4 for keys */
 	bool src_lines;    /* -v: user frames also show (file:line) where known */
 	const struct program *prog; /* names PR_SITE_TAG symbols; may be NULL */

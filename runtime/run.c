@@ -68,6 +68,7 @@ struct rt {
 	int child_execs;   /* the child's execs when rt_child_exec last ran */
 	struct ev_ctx ev;
 	struct uw *uw;     /* ustack's unwind tables (unwind.h), NULL if none */
+	int stack_n_fds[FMT_MAX_FRAMES];   /* "stacks_N" maps (fmt_ctx), -1 if none */
 	void *counters;    /* the program's .bss, mapped read-only; NULL if none */
 	size_t counters_len;
 };
@@ -536,6 +537,12 @@ static int rt_setup_output(struct rt *r)
 			.ustack_fd = ld_map_fd(r->obj, r->p->ustack_map_name),
 			.stack_indent = 8, .src_lines = r->o->verbose > 0 },
 	};
+	for (int i = 0; i < FMT_MAX_FRAMES; i++) {
+		char name[32];
+		snprintf(name, sizeof(name), "stacks_%d", i);
+		r->stack_n_fds[i] = i ? ld_map_fd(r->obj, name) : -1;
+	}
+	r->ev.fc.stack_n_fds = r->stack_n_fds;
 	int nfold = 0;
 	for (int i = 0; i < r->p->nmaps; i++)
 		nfold += mp_foldable(&r->p->maps[i]);
