@@ -27,3 +27,7 @@ tests/progs/libunwind_late.so: tests/progs/libunwind_late.so.c
 # without frame pointers.
 tests/progs/unwind_sig: tests/progs/unwind_sig.c
 	$(CC) $(PROG_CFLAGS) -O2 -fomit-frame-pointer -o $@ $<
+
+# unwind_inline: inlined frames in user stacks, -O2 without frame pointers.
+tests/progs/unwind_inline: tests/progs/unwind_inline.c
+	$(CC) $(PROG_CFLAGS) -O2 -fomit-frame-pointer -o $@ $<

@@ -25,6 +25,8 @@ struct sym;
 /* Frames in one entry of the stack map (its value is this many u64s, as
  * codegen.c defines it). */
 #define FMT_MAX_FRAMES 127
+/* Inlined functions shown at one pc of a user stack, at most. */
+#define FMT_MAX_INLINED 16
 
 /* What values that name kernel or user addresses need to be printed. */
 struct fmt_ctx {

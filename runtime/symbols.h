@@ -40,6 +40,17 @@ const char *sym_user_note(uint64_t addr);
 /* The file of the object that holds a user address (as the process mapped
  * it), or NULL. */
 const char *sym_user_module(struct sym *s, pid_t pid, uint64_t addr);
+/* The functions inlined at a user address, from DWARF (dwarf_getscopes),
+ * innermost first, each with its source line (the pc's line for the
+ * innermost, then each copy's call site); out[n], after the n returned,
+ * holds the line in the function the copy is in (name empty).  0 and
+ * out[0]'s line alone where nothing is inlined; max >= 1. */
+struct sym_frame {
+	char name[128];
+	char file[256];   /* empty if unknown */
+	int line;
+};
+int sym_user_inlined(struct sym *s, pid_t pid, uint64_t addr, struct sym_frame *out, int max);
 /* Source file and line of a user address (needs debuginfo), or NULL. */
 const char *sym_user_line(struct sym *s, pid_t pid, uint64_t addr, int *line);
 
