@@ -8,7 +8,10 @@
  * the rows array (runtime/unwind.c fills both, program.h lays them out),
  * and the caller's pc, sp and rbp are read from the user stack.  An object
  * without rows is walked by its frame pointer; a pc no rule covers ends
- * the stack.  The pcs, kept in a per-CPU state, are given a stack id by a
+ * the stack.  A file-backed object with no entry yet is sent to the
+ * runtime once (uw_seen, ring uw_missq), and the stack ends there with a
+ * note frame (PR_UW_PC_LOADING); the kernel's signal frame is followed
+ * through the saved ucontext.  The pcs, kept in a per-CPU state, are given a stack id by a
  * hash keyed by the whole array, so that equal stacks share an id and
  * @[ustack] still aggregates in the kernel; the runtime prints an id's
  * pcs from the id -> pcs hash as it does the stack map's.

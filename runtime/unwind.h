@@ -4,6 +4,10 @@
  * -p process's mappings, and the libraries each of them needs), rows built
  * from .eh_frame by libdw (dwarf_cfi_addrframe), put into the program's
  * BPF maps before the probes are attached (program.h, struct pr_uw_row).
+ * Objects the BPF side meets later (a dlopen'd library, a process that
+ * started after us, any process under a system-wide probe) are asked for
+ * through a ring and loaded into the rows map's headroom while the trace
+ * runs (uw_poll); stacks that reach one before that end at a counted note.
  * A script without ustack builds nothing.
  */
 #ifndef PR_UNWIND_H
