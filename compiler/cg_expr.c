@@ -265,9 +265,13 @@ LLVMValueRef cg_stack_id(struct cg *g, const struct type *t)
 	LLVMValueRef cfi = user ? cg_ustack_cfi(g, t->frames) : NULL;
 	if (cfi)
 		return cfi;
-	LLVMValueRef args[3] = { g->ctxarg, cg_stackmap(g), cg_const(g, user ? BPF_F_USER_STACK : 0) };
+	LLVMValueRef map = cg_stackmap_n(g, t->frames);
+	LLVMValueRef args[3] = { g->ctxarg, map ? map : cg_stackmap(g),
+				 cg_const(g, user ? BPF_F_USER_STACK : 0) };
 	LLVMValueRef id = mask32(g, cg_helper(g, H_GET_STACKID, args, 3));
 
+	if (!user)   /* a kernel stack is the same in every process: one key */
+		return id;
 	return LLVMBuildOr(g->b, id, LLVMBuildShl(g->b, tgid(g), cg_const(g, 32), ""), "");
 }
 

@@ -8,7 +8,10 @@
  * the rows array (runtime/unwind.c fills both, program.h lays them out),
  * and the caller's pc, sp and rbp are read from the user stack.  An object
  * without rows is walked by its frame pointer; a pc no rule covers ends
- * the stack.  The pcs, kept in a per-CPU state, are given a stack id by a
+ * the stack.  A file-backed object with no entry yet is sent to the
+ * runtime once (uw_seen, ring uw_missq), and the stack ends there with a
+ * note frame (PR_UW_PC_LOADING); the kernel's signal frame is followed
+ * through the saved ucontext.  The pcs, kept in a per-CPU state, are given a stack id by a
  * hash keyed by the whole array, so that equal stacks share an id and
  * @[ustack] still aggregates in the kernel; the runtime prints an id's
  * pcs from the id -> pcs hash as it does the stack map's.
@@ -35,7 +38,8 @@ enum {
 	S_OSTART = 40, S_OEND = 48, S_OBASE = 56, S_LO = 64, S_HI = 68, S_HAS = 72,
 	S_VSTART = 80, S_VEND = 88, S_VPGOFF = 96, S_DEV = 104, S_INO = 112, S_FOUND = 120,
 	S_IPS = 128, S_TMP = S_IPS + PR_UW_DEPTH * 8, S_TGID = S_TMP + 16, S_MM = S_TGID + 8,
-	S_STAGE = S_MM + 8, S_SIZE = S_STAGE + 16 + 16 * 40,
+	S_STAGE = S_MM + 8, S_SIG = S_STAGE + 16 + 16 * 40, S_DEPTH = S_SIG + 8,
+	S_SIZE = S_DEPTH + 8,
 };
 /* The mappings of a process found last (uw_procs, per CPU, by tgid): mm,
  * the next slot to replace, then UW_NCACHE copies of the state's 40 bytes
@@ -420,6 +424,59 @@ static void cache_get(struct ub *u, LLVMValueRef s, LLVMValueRef q, LLVMValueRef
 	u->stop = saved;
 }
 
+/* Ends the stack with the note frame pc (PR_UW_PC_*), counted in
+ * uw_notes[note]. */
+static void note_stop(struct ub *u, LLVMValueRef s, uint64_t pc, unsigned note)
+{
+	struct cg *g = u->g;
+	LLVMValueRef n = ld64(u, s, S_N), key = entry_alloca(u, g->i32, "note");
+
+	/* not past ustack(n)'s n frames: the note would make another key */
+	need(u, LLVMBuildAnd(u->b, cmp(u, LLVMIntULT, n, K(u, PR_UW_DEPTH)),
+			     cmp(u, LLVMIntULT, n, ld64(u, s, S_DEPTH)), ""));
+	LLVMValueRef slot = LLVMBuildAdd(u->b, K(u, S_IPS), LLVMBuildShl(u->b, n, K(u, 3), ""), "");
+	LLVMBuildStore(u->b, K(u, pc), LLVMBuildGEP2(u->b, g->i8, s, &slot, 1, ""));
+	st64(u, s, S_N, LLVMBuildAdd(u->b, n, K(u, 1), ""));
+	LLVMBuildStore(u->b, LLVMConstInt(g->i32, note, 0), key);
+	LLVMValueRef la[2] = { map_of(g, "uw_notes", BPF_MAP_TYPE_ARRAY, PR_UW_NNOTES, 4, 8), key };
+	LLVMValueRef p = LLVMBuildIntToPtr(u->b, call(u, H_MAP_LOOKUP, la, 2), g->ptr, "");
+	need(u, LLVMBuildIsNotNull(u->b, p, ""));
+	LLVMBuildAtomicRMW(u->b, LLVMAtomicRMWBinOpAdd, p, K(u, 1), LLVMAtomicOrderingMonotonic, 0);
+	LLVMBuildBr(u->b, u->stop);
+}
+
+/* The object in the state (S_DEV, S_INO, S_V*) has no entry: sent once
+ * (uw_seen keeps it until the runtime has loaded it) through uw_missq. */
+static void report_miss(struct ub *u, LLVMValueRef s)
+{
+	struct cg *g = u->g;
+	LLVMValueRef seen = map_of(g, "uw_seen", BPF_MAP_TYPE_HASH, 1024,
+				   sizeof(struct pr_uw_key), 8);
+	LLVMValueRef ring = map_of(g, "uw_missq", BPF_MAP_TYPE_RINGBUF, 1u << 16, 0, 0);
+	LLVMBasicBlockRef send = LLVMAppendBasicBlockInContext(g->ctx, u->fn, "miss_send");
+	LLVMBasicBlockRef unsent = LLVMAppendBasicBlockInContext(g->ctx, u->fn, "miss_unsent");
+	LLVMBasicBlockRef out = LLVMAppendBasicBlockInContext(g->ctx, u->fn, "miss_done");
+
+	st64(u, s, S_TMP, K(u, 1));
+	LLVMValueRef ua[4] = { seen, at(u, s, S_DEV), at(u, s, S_TMP), K(u, BPF_NOEXIST) };
+	LLVMBuildCondBr(u->b, cmp(u, LLVMIntEQ, call(u, H_MAP_UPDATE, ua, 4), K(u, 0)), send, out);
+	LLVMPositionBuilderAtEnd(u->b, send);
+	st64(u, s, S_STAGE, ld64(u, s, S_DEV));
+	st64(u, s, S_STAGE + 8, ld64(u, s, S_INO));
+	st64(u, s, S_STAGE + 16, LLVMBuildLShr(u->b, call(u, H_PID_TGID, NULL, 0), K(u, 32), ""));
+	st64(u, s, S_STAGE + 24, ld64(u, s, S_VSTART));
+	st64(u, s, S_STAGE + 32, ld64(u, s, S_VEND));
+	st64(u, s, S_STAGE + 40, ld64(u, s, S_VPGOFF));
+	LLVMValueRef ra[4] = { ring, at(u, s, S_STAGE), K(u, sizeof(struct pr_uw_miss)), K(u, 0) };
+	LLVMBuildCondBr(u->b, cmp(u, LLVMIntEQ, call(u, H_RINGBUF_OUTPUT, ra, 4), K(u, 0)), out,
+			unsent);
+	LLVMPositionBuilderAtEnd(u->b, unsent);   /* the ring is full: asked again later */
+	LLVMValueRef da[2] = { seen, at(u, s, S_DEV) };
+	call(u, H_MAP_DELETE, da, 2);
+	LLVMBuildBr(u->b, out);
+	LLVMPositionBuilderAtEnd(u->b, out);
+}
+
 /* The object of pc q, unless q is in the one found last: its mapping
  * (bpf_find_vma) and its rows.  Stops where nothing is mapped. */
 static void find_object(struct ub *u, LLVMValueRef s, LLVMValueRef q, LLVMValueRef zk,
@@ -451,7 +508,10 @@ static void find_object(struct ub *u, LLVMValueRef s, LLVMValueRef q, LLVMValueR
 	/* -EBUSY: not run; anything else (no mapping there) ends the stack */
 	LLVMBuildCondBr(u->b, cmp(u, LLVMIntEQ, rc, K(u, (uint64_t)-16)), busy, u->stop);
 	LLVMPositionBuilderAtEnd(u->b, busy);
-	cache_get(u, s, q, task, o, done, u->stop);
+	LLVMBasicBlockRef uncached = LLVMAppendBasicBlockInContext(g->ctx, u->fn, "uncached");
+	cache_get(u, s, q, task, o, done, uncached);
+	LLVMPositionBuilderAtEnd(u->b, uncached);
+	note_stop(u, s, PR_UW_PC_BUSY, PR_UW_NOTE_BUSY);
 	LLVMPositionBuilderAtEnd(u->b, got);
 	st64(u, s, S_OSTART, ld64(u, s, S_VSTART));
 	st64(u, s, S_OEND, ld64(u, s, S_VEND));
@@ -459,15 +519,36 @@ static void find_object(struct ub *u, LLVMValueRef s, LLVMValueRef q, LLVMValueR
 					 LLVMBuildShl(u->b, ld64(u, s, S_VPGOFF), K(u, 12), ""), ""));
 	LLVMValueRef la[2] = { objs_map(g), at(u, s, S_DEV) };
 	LLVMValueRef ob = LLVMBuildIntToPtr(u->b, call(u, H_MAP_LOOKUP, la, 2), g->ptr, "");
-	LLVMBasicBlockRef has = LLVMAppendBasicBlockInContext(g->ctx, u->fn, "rows");
-	LLVMBasicBlockRef none = LLVMAppendBasicBlockInContext(g->ctx, u->fn, "norows");
+	LLVMBasicBlockRef has = LLVMAppendBasicBlockInContext(g->ctx, u->fn, "known");
+	LLVMBasicBlockRef none = LLVMAppendBasicBlockInContext(g->ctx, u->fn, "unknown");
 	LLVMBasicBlockRef keep = LLVMAppendBasicBlockInContext(g->ctx, u->fn, "keep");
 	LLVMBuildCondBr(u->b, LLVMBuildIsNotNull(u->b, ob, ""), has, none);
 	LLVMPositionBuilderAtEnd(u->b, has);
+	LLVMValueRef lo = ld(u, g->i32, ob, 0), hi = ld(u, g->i32, ob, 4);
+	LLVMBasicBlockRef fits = LLVMAppendBasicBlockInContext(g->ctx, u->fn, "fits");
+	LLVMBasicBlockRef noroom = LLVMAppendBasicBlockInContext(g->ctx, u->fn, "noroom");
+	LLVMBuildCondBr(u->b, cmp(u, LLVMIntUGT, lo, hi), noroom, fits);
+	LLVMPositionBuilderAtEnd(u->b, noroom);
+	note_stop(u, s, PR_UW_PC_NOROOM, PR_UW_NOTE_NOROOM);
+	LLVMPositionBuilderAtEnd(u->b, fits);
 	LLVMBuildStore(u->b, LLVMBuildLoad2(u->b, g->i64, ob, ""), at(u, s, S_LO)); /* lo, hi */
-	st64(u, s, S_HAS, K(u, 1));
+	/* lo == hi: an object without CFI, walked by its frame pointer */
+	st64(u, s, S_HAS, LLVMBuildZExt(u->b, cmp(u, LLVMIntUGT, hi, lo), g->i64, ""));
 	LLVMBuildBr(u->b, keep);
 	LLVMPositionBuilderAtEnd(u->b, none);
+	/* a file the runtime has not read yet: asked for, and this stack ends
+	 * with a note; anonymous memory (JIT code) has no rows to ask for */
+	LLVMValueRef dev = ld64(u, s, S_DEV), ino = ld64(u, s, S_INO);
+	LLVMValueRef vdso = LLVMBuildAnd(u->b, cmp(u, LLVMIntEQ, dev, K(u, PR_UW_VDSO_DEV)),
+					 cmp(u, LLVMIntEQ, ino, K(u, PR_UW_VDSO_INO)), "");
+	LLVMBasicBlockRef miss = LLVMAppendBasicBlockInContext(g->ctx, u->fn, "miss");
+	LLVMBasicBlockRef anon = LLVMAppendBasicBlockInContext(g->ctx, u->fn, "anon");
+	LLVMBuildCondBr(u->b, LLVMBuildAnd(u->b, cmp(u, LLVMIntNE, ino, K(u, 0)),
+					   LLVMBuildNot(u->b, vdso, ""), ""), miss, anon);
+	LLVMPositionBuilderAtEnd(u->b, miss);
+	report_miss(u, s);
+	note_stop(u, s, PR_UW_PC_LOADING, PR_UW_NOTE_LOADING);
+	LLVMPositionBuilderAtEnd(u->b, anon);
 	st64(u, s, S_HAS, K(u, 0));
 	LLVMBuildBr(u->b, keep);
 	LLVMPositionBuilderAtEnd(u->b, keep);
@@ -563,6 +644,18 @@ static LLVMValueRef cfi_step(struct ub *u, LLVMValueRef s, LLVMValueRef row, LLV
 	return cfa;
 }
 
+/* The kernel's signal frame (__restore_rt): sp points at the ucontext;
+ * the interrupted code's rip, rsp and rbp are read from it. */
+static LLVMValueRef sig_step(struct ub *u, LLVMValueRef s, LLVMValueRef sp)
+{
+	read_slot(u, s, S_TMP, LLVMBuildAdd(u->b, sp, K(u, PR_UW_SIG_RIP), ""));
+	read_slot(u, s, S_TMP + 8, LLVMBuildAdd(u->b, sp, K(u, PR_UW_SIG_RSP), ""));
+	read_slot(u, s, S_BP, LLVMBuildAdd(u->b, sp, K(u, PR_UW_SIG_RBP), ""));
+	st64(u, s, S_BPOK, K(u, 1));
+	st64(u, s, S_SIG, K(u, 1));
+	return ld64(u, s, S_TMP + 8);
+}
+
 /* An object without rows: its frame pointer chain. */
 static LLVMValueRef fp_step(struct ub *u, LLVMValueRef s)
 {
@@ -599,18 +692,31 @@ static LLVMValueRef frame_callback(struct cg *g, const struct uw_offs *o, bool i
 	LLVMValueRef slot = LLVMBuildAdd(u.b, K(&u, S_IPS), LLVMBuildShl(u.b, n, K(&u, 3), ""), "");
 	LLVMBuildStore(u.b, pc, LLVMBuildGEP2(u.b, g->i8, s, &slot, 1, ""));
 	st64(&u, s, S_N, LLVMBuildAdd(u.b, n, K(&u, 1), ""));
-	LLVMValueRef q = LLVMBuildSub(u.b, pc, LLVMBuildZExt(u.b, cmp(&u, LLVMIntNE, n, K(&u, 0)),
-							     g->i64, ""), "");
+	/* the pc a signal interrupted is not a return address */
+	LLVMValueRef after_sig = cmp(&u, LLVMIntNE, ld64(&u, s, S_SIG), K(&u, 0));
+	LLVMValueRef q = LLVMBuildSub(u.b, pc, LLVMBuildZExt(u.b,
+		LLVMBuildAnd(u.b, cmp(&u, LLVMIntNE, n, K(&u, 0)), LLVMBuildNot(u.b, after_sig, ""), ""),
+		g->i64, ""), "");
+	st64(&u, s, S_SIG, K(&u, 0));
 	find_object(&u, s, q, zk, o, irq);
 	LLVMBasicBlockRef cfi = LLVMAppendBasicBlockInContext(g->ctx, u.fn, "cfi");
+	LLVMBasicBlockRef rule = LLVMAppendBasicBlockInContext(g->ctx, u.fn, "rule");
+	LLVMBasicBlockRef sig = LLVMAppendBasicBlockInContext(g->ctx, u.fn, "sigframe");
 	LLVMBasicBlockRef fp = LLVMAppendBasicBlockInContext(g->ctx, u.fn, "fp");
 	LLVMBasicBlockRef next = LLVMAppendBasicBlockInContext(g->ctx, u.fn, "next");
 	LLVMValueRef sp0 = ld64(&u, s, S_SP);
 	LLVMBuildCondBr(u.b, cmp(&u, LLVMIntNE, ld64(&u, s, S_HAS), K(&u, 0)), cfi, fp);
 	LLVMPositionBuilderAtEnd(u.b, cfi);
 	LLVMValueRef row = find_row(&u, s, LLVMBuildSub(u.b, q, ld64(&u, s, S_OBASE), ""));
+	LLVMValueRef cr = LLVMBuildAnd(u.b, ld(&u, g->i8, row, 7), K(&u, 15), "");
+	LLVMBuildCondBr(u.b, cmp(&u, LLVMIntEQ, cr, K(&u, PR_UW_SIG)), sig, rule);
+	LLVMPositionBuilderAtEnd(u.b, rule);
 	LLVMValueRef c1 = cfi_step(&u, s, row, pc);
 	LLVMBasicBlockRef cfi_end = LLVMGetInsertBlock(u.b);
+	LLVMBuildBr(u.b, next);
+	LLVMPositionBuilderAtEnd(u.b, sig);
+	LLVMValueRef c3 = sig_step(&u, s, sp0);
+	LLVMBasicBlockRef sig_end = LLVMGetInsertBlock(u.b);
 	LLVMBuildBr(u.b, next);
 	LLVMPositionBuilderAtEnd(u.b, fp);
 	LLVMValueRef c2 = fp_step(&u, s);
@@ -618,12 +724,19 @@ static LLVMValueRef frame_callback(struct cg *g, const struct uw_offs *o, bool i
 	LLVMBuildBr(u.b, next);
 	LLVMPositionBuilderAtEnd(u.b, next);
 	LLVMValueRef cfa = LLVMBuildPhi(u.b, g->i64, "cfa");
-	LLVMValueRef iv[2] = { c1, c2 };
-	LLVMBasicBlockRef ib[2] = { cfi_end, fp_end };
-	LLVMAddIncoming(cfa, iv, ib, 2);
+	LLVMTypeRef i1 = LLVMInt1TypeInContext(g->ctx);
+	LLVMValueRef anywhere = LLVMBuildPhi(u.b, i1, "anywhere");
+	LLVMValueRef iv[3] = { c1, c2, c3 };
+	LLVMValueRef av[3] = { LLVMConstInt(i1, 0, 0), LLVMConstInt(i1, 0, 0), LLVMConstInt(i1, 1, 0) };
+	LLVMBasicBlockRef ib[3] = { cfi_end, fp_end, sig_end };
+	LLVMAddIncoming(cfa, iv, ib, 3);
+	LLVMAddIncoming(anywhere, av, ib, 3);
 	/* the stack grows down: a caller's frame is above; anything else is
-	 * a wrong rule or a corrupt stack, and ends it */
-	need(&u, cmp(&u, LLVMIntUGT, cfa, sp0));
+	 * a wrong rule or a corrupt stack, and ends it.  A signal can have
+	 * come on another stack (sigaltstack): the interrupted sp is anywhere
+	 * but 0. */
+	need(&u, LLVMBuildOr(u.b, LLVMBuildAnd(u.b, anywhere, cmp(&u, LLVMIntNE, cfa, K(&u, 0)), ""),
+			     cmp(&u, LLVMIntUGT, cfa, sp0), ""));
 	st64(&u, s, S_SP, cfa);
 	st64(&u, s, S_PC, ld64(&u, s, S_TMP));
 	LLVMBuildRet(u.b, K(&u, 0));
@@ -737,6 +850,7 @@ LLVMValueRef cg_ustack_cfi(struct cg *g, unsigned frames)
 	load_regs(g, &u, s);
 	st64(&u, s, S_N, K(&u, 0));
 	st64(&u, s, S_BPOK, K(&u, 1));
+	st64(&u, s, S_SIG, K(&u, 0));
 	st64(&u, s, S_OSTART, K(&u, 0));
 	st64(&u, s, S_OEND, K(&u, 0));
 	cg_memset0(g, at(&u, s, S_IPS), PR_UW_DEPTH * 8);
@@ -744,6 +858,7 @@ LLVMValueRef cg_ustack_cfi(struct cg *g, unsigned frames)
 	 * can; the others may run in an interrupt */
 	bool irq = k != PK_UPROBE && k != PK_URETPROBE && k != PK_USDT;
 	unsigned depth = frames && frames < PR_UW_DEPTH ? frames : PR_UW_DEPTH;
+	st64(&u, s, S_DEPTH, K(&u, depth));
 	LLVMValueRef a[4] = { LLVMConstInt(g->i32, depth, 0), frame_callback(g, &o, irq), zk,
 			      K(&u, 0) };
 	call(&u, H_LOOP, a, 4);
@@ -754,4 +869,21 @@ LLVMValueRef cg_ustack_cfi(struct cg *g, unsigned frames)
 				       K(&u, 0xffffffffu), "");
 	LLVMValueRef tgid = LLVMBuildLShr(g->b, cg_pid_tgid(g), K(&u, 32), "");
 	return LLVMBuildOr(g->b, id, LLVMBuildShl(g->b, tgid, K(&u, 32), ""), "");
+}
+
+/*
+ * The frame-pointer walk's stack map for stacks of n frames (kstack(n),
+ * ustack(n) without CFI): the kernel keeps and hashes only as many frames
+ * as the map's value holds, so stacks that differ below frame n share an
+ * id, as in bpftrace (a map per depth).  NULL for all frames.
+ */
+LLVMValueRef cg_stackmap_n(struct cg *g, unsigned frames)
+{
+	char name[32];
+
+	if (!frames || frames >= PR_UW_DEPTH)
+		return NULL;
+	g->slp_stack = true;    /* not allowed in a sleepable program */
+	snprintf(name, sizeof(name), "stacks_%u", frames);
+	return map_of(g, name, BPF_MAP_TYPE_STACK_TRACE, 16384, 4, frames * 8);
 }

@@ -192,6 +192,9 @@ LLVMValueRef cg_callback_fn(struct cg *g, const char *name, int n, const char *c
  * pr_uw_row tables); NULL where it cannot be (no kernel BTF, BEGIN/END):
  * then the caller uses bpf_get_stackid.  The value is a T_STACK's. */
 LLVMValueRef cg_ustack_cfi(struct cg *g, unsigned frames);
+/* The stack map of stacks cut to frames frames ("stacks_N", FMT's
+ * stack_n_fds), NULL for whole stacks (cg_stackmap). */
+LLVMValueRef cg_stackmap_n(struct cg *g, unsigned frames);
 
 /* cg_expr.c */
 LLVMValueRef cg_expr(struct cg *g, struct node *n);

@@ -144,9 +144,11 @@ struct program {
  * RBP + cfa_off; PLT: rsp + cfa_off, + 8 more when (rip & 15) >= rbp_off
  * (the .plt entries' expression); the return address at CFA - 8; rbp
  * (rule >> 4) unchanged, or read at CFA + rbp_off, or unknown.  UNKNOWN
- * ends the stack there, END is the outermost frame (_start).
+ * ends the stack there, END is the outermost frame (_start).  SIG is the
+ * kernel's signal frame (__restore_rt): rsp points at the ucontext, whose
+ * saved rip, rsp and rbp are the interrupted code's (PR_UW_SIG_*).
  */
-enum { PR_UW_UNKNOWN, PR_UW_RSP, PR_UW_RBP, PR_UW_END, PR_UW_PLT };
+enum { PR_UW_UNKNOWN, PR_UW_RSP, PR_UW_RBP, PR_UW_END, PR_UW_PLT, PR_UW_SIG };
 enum { PR_UW_BP_SAME, PR_UW_BP_AT, PR_UW_BP_UNDEF };
 struct pr_uw_row {
 	uint32_t off;
@@ -160,9 +162,27 @@ struct pr_uw_key { uint64_t dev, ino; };
 /* the vDSO's key: no file, no device */
 #define PR_UW_VDSO_DEV 0
 #define PR_UW_VDSO_INO 1
+/* lo == hi: an object without rows (its frame pointers are followed);
+ * lo > hi: its rows did not fit in the rows map (PR_UW_PC_NOROOM). */
 struct pr_uw_obj { uint32_t lo, hi; };
+/* offsets in the ucontext of the signal frame: uc_mcontext's rbp, rsp, rip */
+#define PR_UW_SIG_RBP 120
+#define PR_UW_SIG_RSP 160
+#define PR_UW_SIG_RIP 168
+/* An object first seen by the BPF program (a dlopen'd library, a process
+ * that appeared later): its key and mapping, sent to the runtime through
+ * the ring uw_missq so that it loads the object's rows into the maps. */
+struct pr_uw_miss { uint64_t dev, ino, tgid, start, end, pgoff; };
+/* Frames that end a stack with a note instead of a pc: the next object's
+ * rows were still being loaded, or did not fit, or (in an interrupt, where
+ * bpf_find_vma runs once) its mapping was not cached yet; counted in
+ * uw_notes. */
+#define PR_UW_PC_LOADING 0xffffffffffffff01ull
+#define PR_UW_PC_NOROOM  0xffffffffffffff02ull
+#define PR_UW_PC_BUSY    0xffffffffffffff03ull
+enum { PR_UW_NOTE_LOADING, PR_UW_NOTE_NOROOM, PR_UW_NOTE_BUSY, PR_UW_NNOTES };
 #define PR_UW_DEPTH 127           /* frames, as the stack map's value */
-#define PR_UW_MAX_OBJS 512
+#define PR_UW_MAX_OBJS 4096
 #define PR_UW_MAX_STACKS 16384
 
 /* Written by the runtime into the config map before anything runs. */

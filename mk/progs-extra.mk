@@ -18,3 +18,17 @@ tests/progs/unwind_o2_clang: tests/progs/unwind_o2.c
 	clang-19 -g -O2 -fomit-frame-pointer -Wall -Wextra -Werror -o $@ $<
 progs: tests/progs/unwind_o2_clang
 CLEAN_EXTRA += tests/progs/unwind_o2_clang
+
+# The library unwind_late dlopen()s, without frame pointers: its unwind
+# tables are loaded while the trace runs.
+tests/progs/libunwind_late.so: tests/progs/libunwind_late.so.c
+	$(CC) $(PROG_CFLAGS) -O2 -fomit-frame-pointer -shared -fPIC -o $@ $<
+
+# unwind_sig: a signal handler's stack through the signal frame, -O2
+# without frame pointers.
+tests/progs/unwind_sig: tests/progs/unwind_sig.c
+	$(CC) $(PROG_CFLAGS) -O2 -fomit-frame-pointer -o $@ $<
+
+# unwind_inline: inlined frames in user stacks, -O2 without frame pointers.
+tests/progs/unwind_inline: tests/progs/unwind_inline.c
+	$(CC) $(PROG_CFLAGS) -O2 -fomit-frame-pointer -o $@ $<

@@ -197,12 +197,42 @@ static void fmt_perf_frame(struct fmt_buf *b, const struct type *t, pid_t pid, u
 	fmt_putc(b, '\n');
 }
 
+static const char *fmt_base(const char *path)
+{
+	const char *s = strrchr(path, '/');
+	return s ? s + 1 : path;
+}
+
+/* A function inlined at ip: `name [inlined]` (with -v its line), or in
+ * perf's lines "\tADDR name+OFF (inlined)" and its line below, as perf
+ * script -F +srcline prints it (the offset is the containing symbol's). */
+static void fmt_inlined(struct fmt_buf *b, const struct type *t, uint64_t ip,
+			const struct sym_frame *f, uint64_t off, bool lines, int indent)
+{
+	if (t->perf_mode) {
+		fmt_addf(b, "\t%llx %s+%llu (inlined)\n", (unsigned long long)ip, f->name,
+			 (unsigned long long)off);
+		if (f->file[0])
+			fmt_addf(b, "  %s:%d\n", fmt_base(f->file), f->line);
+		return;
+	}
+	fmt_addf(b, "%*s%s [inlined]", indent, "", f->name);
+	if (lines && f->file[0])
+		fmt_addf(b, " (%s:%d)", f->file, f->line);
+	fmt_putc(b, '\n');
+}
+
 int fmt_stack_fd(const struct fmt_ctx *c, const struct type *t)
 {
 	if (!c)
 		return -1;
 	/* 0 is stdin, never a map: a context that does not set it has none */
-	return t->is_user && c->ustack_fd > 0 ? c->ustack_fd : c->stack_fd;
+	if (t->is_user && c->ustack_fd > 0)
+		return c->ustack_fd;
+	if (t->frames && t->frames < FMT_MAX_FRAMES && c->stack_n_fds &&
+	    c->stack_n_fds[t->frames] > 0)
+		return c->stack_n_fds[t->frames];
+	return c->stack_fd;
 }
 
 static void fmt_stack(struct fmt_buf *b, const struct type *t, uint64_t v,
@@ -221,12 +251,25 @@ static void fmt_stack(struct fmt_buf *b, const struct type *t, uint64_t v,
 	fmt_putc(b, '\n');
 	for (int i = 0; i < FMT_MAX_FRAMES && ips[i] && (!t->frames || i < t->frames); i++) {
 		uint64_t off = 0;
-		const char *name = NULL;
+		const char *name = NULL, *note = t->is_user ? sym_user_note(ips[i]) : NULL;
+		if (note) {   /* where the unwinder stopped, and why */
+			fmt_addf(b, "%*s%s\n", t->perf_mode ? 0 : indent, t->perf_mode ? "\t" : "", note);
+			continue;
+		}
 		if (c->sym)
 			name = t->is_user ? sym_user(c->sym, pid, ips[i], &off)
 					  : sym_kernel(c->sym, ips[i], &off);
+		/* functions inlined there, from DWARF; a caller's at its call */
+		struct sym_frame inl[FMT_MAX_INLINED + 1];
+		int ni = name && t->is_user ?
+			 sym_user_inlined(c->sym, pid, ips[i] - (i > 0), inl, FMT_MAX_INLINED + 1) : -1;
+		bool lines = c->src_lines || t->perf_mode;
+		for (int k = 0; k < ni; k++)
+			fmt_inlined(b, t, ips[i], &inl[k], off, lines, indent);
 		if (t->perf_mode) {
 			fmt_perf_frame(b, t, pid, ips[i], name, off, c);
+			if (ni >= 0 && inl[ni].file[0])
+				fmt_addf(b, "  %s:%d\n", fmt_base(inl[ni].file), inl[ni].line);
 			continue;
 		}
 		fmt_addf(b, "%*s", indent, "");
@@ -236,7 +279,9 @@ static void fmt_stack(struct fmt_buf *b, const struct type *t, uint64_t v,
 			fmt_addf(b, "0x%llx", (unsigned long long)ips[i]);
 		int line = 0;
 		const char *file = c->src_lines && c->sym && t->is_user ?
-				   sym_user_line(c->sym, pid, ips[i], &line) : NULL;
+				   (ni >= 0 && inl[ni].file[0] ? (line = inl[ni].line, inl[ni].file)
+							       : sym_user_line(c->sym, pid, ips[i], &line))
+				   : NULL;
 		if (file)
 			fmt_addf(b, " (%s:%d)", file, line);
 		fmt_putc(b, '\n');

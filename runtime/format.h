@@ -25,12 +25,15 @@ struct sym;
 /* Frames in one entry of the stack map (its value is this many u64s, as
  * codegen.c defines it). */
 #define FMT_MAX_FRAMES 127
+/* Inlined functions shown at one pc of a user stack, at most. */
+#define FMT_MAX_INLINED 16
 
 /* What values that name kernel or user addresses need to be printed. */
 struct fmt_ctx {
 	struct sym *sym;   /* NULL: addresses print as hex */
 	int stack_fd;      /* BPF_MAP_TYPE_STACK_TRACE fd, -1 if none */
 	int ustack_fd;     /* user stacks unwound through CFI (same values), -1 if none */
+	const int *stack_n_fds; /* [n]: the map of stacks cut to n frames ("stacks_N"), or -1 */
 	int stack_indent;  /* spaces before each frame: 8 for values, 4 for keys */
 	bool src_lines;    /* -v: user frames also show (file:line) where known */
 	const struct program *prog; /* names PR_SITE_TAG symbols; may be NULL */

@@ -664,6 +664,12 @@ static void mp_fold_stack(struct fmt_buf *b, const struct type *t, const void *p
 			name = hex;
 		}
 		mp_fold_frame(b, name);
+		/* then the functions inlined there, outermost first */
+		struct sym_frame inl[FMT_MAX_INLINED + 1];
+		int ni = c->sym && t->is_user && name != hex ?
+			 sym_user_inlined(c->sym, pid, ips[i] - (i > 0), inl, FMT_MAX_INLINED + 1) : 0;
+		while (ni-- > 0)
+			mp_fold_frame(b, inl[ni].name);
 	}
 }
 

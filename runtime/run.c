@@ -70,6 +70,7 @@ struct rt {
 	struct ev_ctx ev;
 	bool detached;     /* rt_detach ran: no more watchpoints are set */
 	struct uw *uw;     /* ustack's unwind tables (unwind.h), NULL if none */
+	int stack_n_fds[FMT_MAX_FRAMES];   /* "stacks_N" maps (fmt_ctx), -1 if none */
 	void *counters;    /* the program's .bss, mapped read-only; NULL if none */
 	size_t counters_len;
 };
@@ -333,6 +334,20 @@ static void rt_child_gone(struct rt *r)
 	free(text);
 }
 
+/* symbols.h's fallback for the traced command: its mappings from the perf
+ * mmap records, when they hold some not yet given (a short command's
+ * records can be read after it has died, before rt_loop sees it go). */
+static char *rt_child_maps(void *arg)
+{
+	struct rt *r = arg;
+	struct child *c = r->o->child;
+
+	if (!c->mr)
+		return NULL;
+	child_poll(c);
+	return c->maps_new ? child_maps_text(c) : NULL;
+}
+
 /* child.h's on_exec: the child runs a new program (the first exec leaves
  * only our fork, whose mappings need not be kept). */
 static void rt_child_exec(void *arg, pid_t pid)
@@ -344,6 +359,7 @@ static void rt_child_exec(void *arg, pid_t pid)
 	r->child_execs = execs;
 	if (!r->o->child->exited)
 		sym_refresh(r->sym, pid);
+	sym_fallback(r->sym, pid, rt_child_maps, r);
 	if (!r->sym_step)
 		r->sym_step = 5;
 	r->sym_next = rt_now_ms() + r->sym_step;
@@ -364,16 +380,18 @@ static int rt_poll_ms(const struct rt *r)
 static int rt_wait(struct rt *r, int timeout_ms)
 {
 	const struct child *c = r->o->child;
-	struct pollfd pf[3] = {
+	struct pollfd pf[4] = {
 		{ .fd = rt_wake[0], .events = POLLIN },
 		{ .fd = r->rb ? ring_buffer__epoll_fd(r->rb) : -1, .events = POLLIN },
 		{ .fd = c && !c->exited ? c->pidfd : -1, .events = POLLIN },   /* its exit */
+		{ .fd = uw_poll_fd(r->uw), .events = POLLIN },   /* objects ustack met unread */
 	};
 	char buf[64];
 
-	poll(pf, 3, timeout_ms);   /* fds of -1 are left out */
+	poll(pf, 4, timeout_ms);   /* fds of -1 are left out */
 	while (rt_wake[0] >= 0 && read(rt_wake[0], buf, sizeof(buf)) > 0)
 		;
+	uw_poll(r->uw);
 	return r->rb ? ring_buffer__consume(r->rb) : 0;
 }
 
@@ -570,6 +588,12 @@ static int rt_setup_output(struct rt *r)
 			.ustack_fd = ld_map_fd(r->obj, r->p->ustack_map_name),
 			.stack_indent = 8, .src_lines = r->o->verbose > 0 },
 	};
+	for (int i = 0; i < FMT_MAX_FRAMES; i++) {
+		char name[32];
+		snprintf(name, sizeof(name), "stacks_%d", i);
+		r->stack_n_fds[i] = i ? ld_map_fd(r->obj, name) : -1;
+	}
+	r->ev.fc.stack_n_fds = r->stack_n_fds;
 	int nfold = 0;
 	for (int i = 0; i < r->p->nmaps; i++)
 		nfold += mp_foldable(&r->p->maps[i]);
@@ -603,6 +627,7 @@ static int rt_finish(struct rt *r)
 		ev_print_maps(&r->ev, true);
 	ev_flush(&r->ev);
 	rt_report_losses(r);
+	uw_report(r->uw);
 	return r->ev.write_errno ? -1 : 0;
 }
 

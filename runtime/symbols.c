@@ -18,12 +18,15 @@
 #include <string.h>
 #include <time.h>
 
+#include <dwarf.h>
+#include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 #include <gelf.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "../compiler/program.h"
 #include "symbols.h"
 
 struct ksym {
@@ -46,7 +49,17 @@ struct sym {
 	struct upid *u;
 	size_t nu;
 	char *debuginfo_path;
+	pid_t fb_pid;               /* sym_fallback's process, 0 if none */
+	char *(*fb)(void *);
+	void *fb_arg;
 };
+
+void sym_fallback(struct sym *s, pid_t pid, char *(*fn)(void *), void *arg)
+{
+	s->fb_pid = pid;
+	s->fb = fn;
+	s->fb_arg = arg;
+}
 
 struct sym *sym_new(void)
 {
@@ -385,8 +398,24 @@ static Dwfl_Module *sym_prev_module(struct sym *s, pid_t pid, uint64_t addr)
 	return NULL;
 }
 
+const char *sym_user_note(uint64_t addr)
+{
+	if (addr == PR_UW_PC_LOADING)
+		return "[unknown: unwind tables loading]";
+	if (addr == PR_UW_PC_NOROOM)
+		return "[unknown: no room for unwind tables]";
+	if (addr == PR_UW_PC_BUSY)
+		return "[unknown: mapping not cached yet]";
+	return NULL;
+}
+
 const char *sym_user(struct sym *s, pid_t pid, uint64_t addr, uint64_t *off)
 {
+	const char *note = sym_user_note(addr);
+	if (note) {
+		*off = 0;
+		return note;
+	}
 	Dwfl *d = sym_dwfl(s, pid);
 	Dwfl_Module *m = d ? dwfl_addrmodule(d, addr) : NULL;
 	if (!m && pid > 0 && sym_may_reread(s, pid)) {
@@ -394,6 +423,17 @@ const char *sym_user(struct sym *s, pid_t pid, uint64_t addr, uint64_t *off)
 		sym_refresh(s, pid);
 		d = sym_dwfl(s, pid);
 		m = d ? dwfl_addrmodule(d, addr) : NULL;
+	}
+	if (!m && pid > 0 && pid == s->fb_pid) {
+		/* gone, or a zombie whose /proc maps are empty: what it mapped,
+		 * from the fallback, if it has news */
+		char *text = s->fb(s->fb_arg);
+		if (text) {
+			sym_refresh_text(s, pid, text);
+			free(text);
+			d = sym_dwfl(s, pid);
+			m = d ? dwfl_addrmodule(d, addr) : NULL;
+		}
 	}
 	if (!m)
 		m = sym_prev_module(s, pid, addr);
@@ -430,3 +470,73 @@ const char *sym_user_line(struct sym *s, pid_t pid, uint64_t addr, int *line)
 	return dwfl_lineinfo(l, NULL, line, NULL, NULL, NULL);
 }
 
+
+/* The file of a DW_AT_call_file index in cu's line table, or NULL. */
+static const char *sym_call_file(Dwarf_Die *cu, Dwarf_Die *die)
+{
+	Dwarf_Attribute a;
+	Dwarf_Word idx;
+	Dwarf_Files *files;
+	size_t n;
+
+	if (!dwarf_attr(die, DW_AT_call_file, &a) || dwarf_formudata(&a, &idx) ||
+	    dwarf_getsrcfiles(cu, &files, &n) || idx >= n)
+		return NULL;
+	return dwarf_filesrc(files, idx, NULL, NULL);
+}
+
+static void sym_frame_set(struct sym_frame *f, const char *name, const char *file, int line)
+{
+	snprintf(f->name, sizeof(f->name), "%s", name ? name : "");
+	snprintf(f->file, sizeof(f->file), "%s", file ? file : "");
+	f->line = file ? line : 0;
+}
+
+int sym_user_inlined(struct sym *s, pid_t pid, uint64_t addr, struct sym_frame *out, int max)
+{
+	Dwfl *d = sym_dwfl(s, pid);
+	Dwfl_Module *m = d ? dwfl_addrmodule(d, addr) : NULL;
+	Dwarf_Addr bias = 0;
+	Dwarf_Die *cu = m ? dwfl_module_addrdie(m, addr, &bias) : NULL, *scopes = NULL;
+	Dwfl_Line *l = m ? dwfl_module_getsrc(m, addr) : NULL;
+	int line = 0, n = 0, ns;
+	const char *file = l ? dwfl_lineinfo(l, NULL, &line, NULL, NULL, NULL) : NULL;
+
+	if (max < 1)
+		return 0;
+	ns = cu ? dwarf_getscopes(cu, addr - bias, &scopes) : 0;
+	/* past an inlined copy dwarf_getscopes goes on into its abstract
+	 * definition: the concrete scopes around the innermost copy instead */
+	for (int i = 0; i < ns; i++) {
+		int tag = dwarf_tag(&scopes[i]);
+		if (tag == DW_TAG_subprogram)
+			break;
+		if (tag == DW_TAG_inlined_subroutine) {
+			Dwarf_Die die = scopes[i];
+			free(scopes);
+			scopes = NULL;
+			ns = dwarf_getscopes_die(&die, &scopes);
+			break;
+		}
+	}
+	/* innermost first, up to the function the code is in */
+	for (int i = 0; i < ns && n < max - 1; i++) {
+		int tag = dwarf_tag(&scopes[i]);
+		if (tag == DW_TAG_subprogram)
+			break;
+		if (tag != DW_TAG_inlined_subroutine)
+			continue;
+		Dwarf_Attribute a;
+		const char *name = dwarf_attr_integrate(&scopes[i], DW_AT_name, &a) ?
+				   dwarf_formstring(&a) : NULL;
+		sym_frame_set(&out[n++], name ? name : "??", file, line);
+		/* the caller's line: where this copy was inlined */
+		Dwarf_Word cl = 0;
+		file = sym_call_file(cu, &scopes[i]);
+		line = dwarf_attr(&scopes[i], DW_AT_call_line, &a) && !dwarf_formudata(&a, &cl) ?
+		       (int)cl : 0;
+	}
+	free(scopes);
+	sym_frame_set(&out[n], NULL, file, line);
+	return n;
+}

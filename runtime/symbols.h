@@ -22,6 +22,11 @@ void sym_refresh(struct sym *s, pid_t pid);
  * format, executable mappings only, as child_maps_text() gives them after
  * the process has gone): each file is placed by its program headers. */
 void sym_refresh_text(struct sym *s, pid_t pid, const char *maps);
+/* Where pid's mappings come from when an address is in none that /proc
+ * gave (the process has gone, or is a zombie): fn(arg) returns them as
+ * sym_refresh_text() takes them, malloc'd, or NULL if it knows nothing
+ * new.  One process at a time (the traced command). */
+void sym_fallback(struct sym *s, pid_t pid, char *(*fn)(void *), void *arg);
 /* The process has exec'd: what was read of it stays, behind its new
  * program, for addresses of the old one still to be printed. */
 void sym_exec(struct sym *s, pid_t pid);
@@ -29,9 +34,23 @@ void sym_exec(struct sym *s, pid_t pid);
  * name lives as long as s. */
 const char *sym_kernel(struct sym *s, uint64_t addr, uint64_t *off);
 const char *sym_user(struct sym *s, pid_t pid, uint64_t addr, uint64_t *off);
+/* The note that a frame of a user stack unwound through CFI stands for
+ * (program.h's PR_UW_PC_*: the stack ended there), or NULL. */
+const char *sym_user_note(uint64_t addr);
 /* The file of the object that holds a user address (as the process mapped
  * it), or NULL. */
 const char *sym_user_module(struct sym *s, pid_t pid, uint64_t addr);
+/* The functions inlined at a user address, from DWARF (dwarf_getscopes),
+ * innermost first, each with its source line (the pc's line for the
+ * innermost, then each copy's call site); out[n], after the n returned,
+ * holds the line in the function the copy is in (name empty).  0 and
+ * out[0]'s line alone where nothing is inlined; max >= 1. */
+struct sym_frame {
+	char name[128];
+	char file[256];   /* empty if unknown */
+	int line;
+};
+int sym_user_inlined(struct sym *s, pid_t pid, uint64_t addr, struct sym_frame *out, int max);
 /* Source file and line of a user address (needs debuginfo), or NULL. */
 const char *sym_user_line(struct sym *s, pid_t pid, uint64_t addr, int *line);
 

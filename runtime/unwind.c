@@ -46,7 +46,20 @@ struct uw {
 	struct uw_objent *objs;
 	int nobjs;
 	double build_ms;
+	int verbose;
+	/* after uw_fill: the rows map mapped (room for map_rows rows), the
+	 * maps late objects go into, and the ring of the BPF side's misses */
+	struct pr_uw_row *map;
+	size_t map_rows;
+	int objs_fd, seen_fd, notes_fd;
+	struct ring_buffer *rb;
+	int late, late_failed, noroom;   /* objects loaded at run time, unreadable, too big */
+	double late_ms;
 };
+
+/* Rows the rows map has room for beyond the start-up set, for objects
+ * seen first at run time: 4 MB, about 18 times libc's. */
+#define UW_HEADROOM_ROWS (1u << 19)
 
 /* An ELF being read: its PT_LOAD headers turn a vaddr into a file offset. */
 struct uw_elf {
@@ -126,6 +139,10 @@ static uint8_t uw_cfa_rule(Dwarf_Frame *f, struct pr_uw_row *r)
 		r->cfa_off = (int16_t)ops[0].number2;
 		return ops[0].number == UW_REG_RSP ? PR_UW_RSP : PR_UW_RBP;
 	}
+	/* the signal frame's: the sp saved in the ucontext at rsp */
+	if (n == 2 && ops[0].atom == DW_OP_breg7 && ops[0].number == PR_UW_SIG_RSP &&
+	    ops[1].atom == DW_OP_deref)
+		return PR_UW_SIG;
 	return uw_plt_cfa(ops, n, r) ? PR_UW_PLT : PR_UW_UNKNOWN;
 }
 
@@ -139,6 +156,10 @@ static struct pr_uw_row uw_row(Dwarf_Frame *f, uint32_t off)
 	int64_t at;
 	uint8_t cfa = uw_cfa_rule(f, &r), bp = PR_UW_BP_UNDEF;
 
+	if (cfa == PR_UW_SIG) {   /* every register is read from the ucontext */
+		r.rule = cfa;
+		return r;
+	}
 	if (dwarf_frame_register(f, UW_REG_RIP, mem, &ops, &n))
 		cfa = PR_UW_UNKNOWN;
 	else if (n == 0 && ops == mem)
@@ -174,8 +195,8 @@ static int uw_fde_rows(struct uw *u, const struct uw_elf *e, Dwarf_CFI *cfi,
 		dwarf_frame_info(f, &s, &en, &sig);
 		struct pr_uw_row r = uw_row(f, off);
 		free(f);
-		if (sig)
-			r.rule = PR_UW_UNKNOWN;   /* signal frames: not followed yet */
+		if (sig && r.rule != PR_UW_SIG)
+			r.rule = PR_UW_UNKNOWN;   /* a signal frame of another layout */
 		if (uw_push(u, &r))
 			return -1;
 		if (en <= a)
@@ -430,6 +451,21 @@ static int uw_cached_rows(struct uw *u, const char *path, const struct stat *st,
 	return rc;
 }
 
+/* The object at key, whose rows are [lo, nrows). */
+static int uw_add(struct uw *u, const char *path, const struct pr_uw_key *k, size_t lo)
+{
+	struct uw_objent *v = realloc(u->objs, (size_t)(u->nobjs + 1) * sizeof(*v));
+	char *name;
+
+	if (!v)
+		return -1;
+	u->objs = v;
+	if (!(name = strdup(path)))
+		return -1;
+	u->objs[u->nobjs++] = (struct uw_objent){ name, *k, { (uint32_t)lo, (uint32_t)u->nrows } };
+	return 0;
+}
+
 /* One object: its rows and the libraries it needs (into *more). */
 static int uw_object(struct uw *u, const char *path, pid_t pid, char ***more, int *nmore,
 		     int verbose)
@@ -458,14 +494,12 @@ static int uw_object(struct uw *u, const char *path, pid_t pid, char ***more, in
 	uw_needed(e.elf, pid, more, nmore);
 	uw_elf_close(&e);
 	close(fd);
-	if (rc || u->nrows == lo)
+	if (rc)
 		return rc;
-	struct uw_objent *v = realloc(u->objs, (size_t)(u->nobjs + 1) * sizeof(*v));
-	if (!v || !(path = strdup(path)))
+	/* without rows too: known as an object whose frame pointers are
+	 * followed, rather than asked for when first seen */
+	if (uw_add(u, path, &k, lo))
 		return -1;
-	u->objs = v;
-	u->objs[u->nobjs++] = (struct uw_objent){ (char *)path, k,
-		{ (uint32_t)lo, (uint32_t)u->nrows } };
 	if (verbose > 0)
 		fprintf(stderr, "perf-run: unwind: %s: %zu rows\n", path, u->nrows - lo);
 	return 0;
@@ -509,6 +543,84 @@ static void uw_vdso(struct uw *u, int verbose)
 	}
 	uw_elf_close(&e);
 	free(copy);
+}
+
+/* The file of the mapping m names, through /proc/PID/map_files (which
+ * opens it even if deleted or in another mount namespace); its path into
+ * name.  -1 once the process has gone. */
+static int uw_open_mapping(const struct pr_uw_miss *m, char *name, size_t size)
+{
+	char link[128];
+
+	snprintf(link, sizeof(link), "/proc/%llu/map_files/%llx-%llx", (unsigned long long)m->tgid,
+		 (unsigned long long)m->start, (unsigned long long)m->end);
+	ssize_t n = readlink(link, name, size - 1);
+	if (n <= 0)
+		return -1;
+	name[n] = 0;
+	return open(link, O_RDONLY | O_CLOEXEC);
+}
+
+/*
+ * The ring's record of an object the BPF side found without an entry (a
+ * library dlopen'd, a process that started after us): its rows into the
+ * rows map's room, then its entry, which later stacks find.  A process
+ * gone before it was read is forgotten (uw_seen), so that the next one to
+ * run the object asks again.
+ */
+static int uw_on_miss(void *ctx, void *data, size_t size)
+{
+	struct uw *u = ctx;
+	struct pr_uw_miss m;
+	struct pr_uw_key k;
+	struct stat st;
+	struct uw_elf e;
+	char name[4096];
+	double t0 = uw_now_ms(CLOCK_MONOTONIC);
+
+	if (size < sizeof(m))
+		return 0;
+	memcpy(&m, data, sizeof(m));
+	k = (struct pr_uw_key){ m.dev, m.ino };
+	memset(&e, 0, sizeof(e));
+	int fd = uw_known(u, &k) ? -1 : uw_open_mapping(&m, name, sizeof(name));
+	size_t lo = u->nrows;
+	if (fd < 0 || fstat(fd, &st)) {
+		if (fd >= 0)
+			close(fd);
+		if (!uw_known(u, &k))
+			u->late_failed++;
+		bpf_map_delete_elem(u->seen_fd, &k);
+		return 0;
+	}
+	/* not an ELF file, or one without CFI: known, with no rows */
+	if (!uw_elf_open(&e, fd, NULL, 0) && uw_cached_rows(u, name, &st, &e))
+		u->nrows = lo;
+	uw_elf_close(&e);
+	close(fd);
+	struct pr_uw_obj ob = { (uint32_t)lo, (uint32_t)u->nrows };
+	if (u->nrows > u->map_rows) {
+		u->nrows = lo;
+		ob = (struct pr_uw_obj){ 1, 0 };
+		u->noroom++;
+	} else {
+		memcpy(u->map + lo, u->rows + lo, (u->nrows - lo) * sizeof(*u->rows));
+	}
+	if (uw_add(u, name, &k, lo))
+		return 0;
+	u->objs[u->nobjs - 1].obj = ob;
+	/* the rows are in place before the entry that leads to them */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (bpf_map_update_elem(u->objs_fd, &k, &ob, BPF_ANY) == 0)
+		bpf_map_delete_elem(u->seen_fd, &k);
+	u->late++;
+	u->late_ms += uw_now_ms(CLOCK_MONOTONIC) - t0;
+	if (u->verbose > 0)
+		fprintf(stderr, "perf-run: unwind: %s: %u rows, loaded at run time for pid %llu "
+			"in %.1f ms%s\n", name, ob.hi > ob.lo ? ob.hi - ob.lo : 0,
+			(unsigned long long)m.tgid, uw_now_ms(CLOCK_MONOTONIC) - t0,
+			ob.lo > ob.hi ? " (no room: not loaded)" : "");
+	return 0;
 }
 
 /* The executable file mappings of a running process. */
@@ -565,6 +677,9 @@ void uw_free(struct uw *u)
 {
 	if (!u)
 		return;
+	ring_buffer__free(u->rb);
+	if (u->map)
+		munmap(u->map, u->map_rows * sizeof(*u->rows));
 	for (int i = 0; i < u->nobjs; i++)
 		free(u->objs[i].path);
 	free(u->objs);
@@ -604,28 +719,86 @@ struct uw *uw_build(const struct program *p, struct bpf_object *obj, pid_t pid,
 		uw_free(u);
 		return NULL;
 	}
-	bpf_map__set_max_entries(rows, (uint32_t)u->nrows);
+	const char *hr = getenv("PERF_RUN_USTACK_ROWS");
+	size_t room = hr && *hr ? strtoul(hr, NULL, 10) : UW_HEADROOM_ROWS;
+	if (room > (1u << 26) - u->nrows)
+		room = (1u << 26) - u->nrows;   /* the BPF side's search covers 2^26 rows */
+	u->map_rows = u->nrows + room;
+	u->verbose = verbose;
+	bpf_map__set_max_entries(rows, (uint32_t)u->map_rows);
 	bpf_map__set_map_flags(rows, bpf_map__map_flags(rows) | BPF_F_MMAPABLE);
 	return u;
+}
+
+static int uw_map_fd(struct bpf_object *obj, const char *name)
+{
+	struct bpf_map *m = bpf_object__find_map_by_name(obj, name);
+	return m ? bpf_map__fd(m) : -1;
 }
 
 int uw_fill(struct uw *u, const struct program *p, struct bpf_object *obj)
 {
 	struct bpf_map *rows = bpf_object__find_map_by_name(obj, p->uw_rows_name);
-	struct bpf_map *objs = bpf_object__find_map_by_name(obj, p->uw_objs_name);
-	size_t len = u->nrows * sizeof(*u->rows);
+	size_t len = u->map_rows * sizeof(*u->rows);
 
-	if (!rows || !objs)
+	u->objs_fd = uw_map_fd(obj, p->uw_objs_name);
+	u->seen_fd = uw_map_fd(obj, "uw_seen");
+	u->notes_fd = uw_map_fd(obj, "uw_notes");
+	if (!rows || u->objs_fd < 0)
 		return errno = ENOENT, -1;
 	void *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, bpf_map__fd(rows), 0);
 	if (m == MAP_FAILED)
 		return -1;
-	memcpy(m, u->rows, len);
-	munmap(m, len);
+	u->map = m;
+	memcpy(m, u->rows, u->nrows * sizeof(*u->rows));
 	for (int i = 0; i < u->nobjs; i++)
-		if (bpf_map_update_elem(bpf_map__fd(objs), &u->objs[i].key, &u->objs[i].obj, BPF_ANY))
+		if (bpf_map_update_elem(u->objs_fd, &u->objs[i].key, &u->objs[i].obj, BPF_ANY))
 			return -1;
+	int q = uw_map_fd(obj, "uw_missq");
+	if (q >= 0 && !(u->rb = ring_buffer__new(q, uw_on_miss, u, NULL)))
+		return -1;
 	return 0;
+}
+
+int uw_poll_fd(const struct uw *u)
+{
+	return u && u->rb ? ring_buffer__epoll_fd(u->rb) : -1;
+}
+
+void uw_poll(struct uw *u)
+{
+	if (u && u->rb)
+		ring_buffer__consume(u->rb);
+}
+
+void uw_report(const struct uw *u)
+{
+	uint64_t n[PR_UW_NNOTES] = { 0 };
+
+	if (!u || u->notes_fd < 0)
+		return;
+	for (uint32_t i = 0; i < PR_UW_NNOTES; i++)
+		bpf_map_lookup_elem(u->notes_fd, &i, &n[i]);
+	if (n[PR_UW_NOTE_LOADING])
+		fprintf(stderr, "perf-run: %llu user stack%s at [unknown: unwind tables loading]: "
+			"%s an object first seen during the run before its tables were loaded "
+			"(%d object%s loaded at run time)\n",
+			(unsigned long long)n[PR_UW_NOTE_LOADING],
+			n[PR_UW_NOTE_LOADING] == 1 ? " ends" : "s end",
+			n[PR_UW_NOTE_LOADING] == 1 ? "it reached" : "they reached",
+			u->late, u->late == 1 ? "" : "s");
+	if (n[PR_UW_NOTE_BUSY])
+		fprintf(stderr, "perf-run: %llu user stack%s at [unknown: mapping not cached yet]: "
+			"in an interrupt (profile, tracepoints) the kernel finds one mapping per "
+			"sample, and a process's first samples have not cached the others yet\n",
+			(unsigned long long)n[PR_UW_NOTE_BUSY], n[PR_UW_NOTE_BUSY] == 1 ? " ends" : "s end");
+	if (n[PR_UW_NOTE_NOROOM])
+		fprintf(stderr, "perf-run: %llu user stack%s at [unknown: no room for unwind "
+			"tables]: %d object%s did not fit in the %zu rows of the table; "
+			"PERF_RUN_USTACK_ROWS=N gives room for N rows more than the start needs\n",
+			(unsigned long long)n[PR_UW_NOTE_NOROOM],
+			n[PR_UW_NOTE_NOROOM] == 1 ? " ends" : "s end",
+			u->noroom, u->noroom == 1 ? "" : "s", u->map_rows);
 }
 
 bool uw_full(const struct program *p, struct bpf_object *obj)

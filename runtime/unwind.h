@@ -4,6 +4,10 @@
  * -p process's mappings, and the libraries each of them needs), rows built
  * from .eh_frame by libdw (dwarf_cfi_addrframe), put into the program's
  * BPF maps before the probes are attached (program.h, struct pr_uw_row).
+ * Objects the BPF side meets later (a dlopen'd library, a process that
+ * started after us, any process under a system-wide probe) are asked for
+ * through a ring and loaded into the rows map's headroom while the trace
+ * runs (uw_poll); stacks that reach one before that end at a counted note.
  * A script without ustack builds nothing.
  */
 #ifndef PR_UNWIND_H
@@ -26,6 +30,14 @@ struct uw *uw_build(const struct program *p, struct bpf_object *obj, pid_t pid,
 /* After load: writes the rows and the objects into their maps; -1 with
  * errno on failure. */
 int uw_fill(struct uw *u, const struct program *p, struct bpf_object *obj);
+/* The BPF side asks for objects it meets without an entry through a
+ * ring: its epoll fd (-1 if none), to wait on in the event loop, and
+ * uw_poll() loads what it asked for into the maps. */
+int uw_poll_fd(const struct uw *u);
+void uw_poll(struct uw *u);
+/* At exit, on stderr: stacks that ended at an object whose tables were
+ * still loading or did not fit. */
+void uw_report(const struct uw *u);
 /* The rows of one ELF file, built (not cached), sorted: for tests.
  * Returns the count, or -1 if it cannot be read; *rows is malloc'd. */
 long uw_file_rows(const char *path, struct pr_uw_row **rows);

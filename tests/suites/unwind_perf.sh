@@ -22,7 +22,11 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# name+decimal offset per line, leaf first, of perf script's first sample
+# name+decimal offset per line, leaf first, of perf script's first sample.
+# perf prints the functions inlined at a pc as lines "(inlined)" of the
+# same address before the function's own: as perf-run, "name [inlined]";
+# a pc whose last line is "(inlined)" too (libc's __libc_start_main_impl,
+# DWARF's name for the symbol __libc_start_main) is that function's.
 perf_frames() {
 	perf script -i "$1" -F ip,sym,symoff 2>/dev/null | awk '
 		function hex(s,  v, i, c) {
@@ -33,24 +37,39 @@ perf_frames() {
 			}
 			return v
 		}
-		NF == 0 { if (n) exit; next }
-		$1 == last { next }   # an inlined function at the same pc: one frame
+		function flush(  k) {
+			for (k = 0; k < g; k++)
+				print (k < g - 1 ? gname[k] " [inlined]" : gframe[k])
+			g = 0
+		}
+		NF == 0 { if (n) { flush(); exit } next }
+		$1 != last { flush() }
 		{ last = $1 }
-		$2 == "[unknown]" { print "?"; n++; next }
+		$2 == "[unknown]" { gname[g] = "?"; gframe[g++] = "?"; n++; next }
 		{ s = $2; i = index(s, "+0x")
 		  name = substr(s, 1, i - 1); off = hex(substr(s, i + 1))
-		  if (n) off++;   # perf: return address - 1
+		  if (n && !g) off++;   # perf: return address - 1
+		  else if (g) off = goff
+		  goff = off
 		  sub(/@.*/, "", name); sub(/_impl$/, "", name); sub(/^__GI_/, "", name)
-		  print name "+" off; n++ }'
+		  gname[g] = name; gframe[g++] = name "+" off; n++ }
+		END { flush() }'
 }
 
-# the same from perf-run's text output of the first stack key
+# the same from perf-run's text output of the first stack key.  Past a
+# signal frame perf differs in two ways that the awk undoes: it names the
+# frame at __restore_rt - 1, outside any symbol ([unknown]), and the next
+# pc is the interrupted instruction itself, not a return address (which
+# perf_frames takes it for).
 run_frames() {
 	awk '/^@\[$/ { on = 1; next } /^\]/ { if (on) exit } on {
 		s = $1; if (s ~ /^0x/) { print "?"; next }
-		i = index(s, "+"); name = substr(s, 1, i - 1)
+		i = index(s, "+"); name = i ? substr(s, 1, i - 1) : s
 		sub(/@.*/, "", name); sub(/_impl$/, "", name)
-		print name substr(s, i) }' "$1"
+		if ($2 == "[inlined]") { print name " [inlined]"; next }
+		if (name == "__restore_rt") { print "?"; sig = 1; next }
+		off = substr(s, i + 1) + sig; sig = 0
+		print name "+" off }' "$1"
 }
 
 # check NAME BIN FUNC WORKLOAD...: FUNC of BIN probed by both
@@ -91,6 +110,13 @@ check "gcc -O2 funcD: perf-run's stack is perf's" "$top/tests/progs/unwind_o2" f
 	"$top/tests/progs/unwind_o2" 3
 check "clang -O2 funcD: perf-run's stack is perf's" "$top/tests/progs/unwind_o2_clang" funcD \
 	"$top/tests/progs/unwind_o2_clang" 3
+check "a signal handler (-O2): through __restore_rt to the code the signal interrupted" \
+	"$top/tests/progs/unwind_sig" sig_probe "$top/tests/progs/unwind_sig" 3
+check "a probe in a library dlopen'd by the command (-O2): its tables from the probe" \
+	"$top/tests/progs/libunwind_late.so" late_c "$top/tests/progs/unwind_late" \
+	"$top/tests/progs/libunwind_late.so" 3
+check "inlined functions at a return address (-O2, DWARF): perf's inlined frames" \
+	"$top/tests/progs/unwind_inline" in_leaf "$top/tests/progs/unwind_inline" 2
 libc=$(ldd /bin/ls | awk '/libc.so/ { print $3 }')
 check "libc malloc under ls (stripped, libc from .eh_frame): perf-run's stack is perf's" \
 	"$libc" malloc /bin/ls /
