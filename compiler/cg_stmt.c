@@ -627,6 +627,7 @@ static void assign(struct cg *g, struct node *n)
 	if (n->op)
 		v = cg_arith(g, n->op, LLVMBuildLoad2(g->b, g->i64, x->slot, ""),
 			     step_scale(g, x->type, n->op, v), sgn);
+	v = cg_to_int_type(g, v, x->type);   /* a narrow $x wraps at its width */
 	cg_store_as(g, x->slot, x->type, v, n->op ? x->type : rv->type,
 		    cg_is_mem(x->type) ? x->type->size : 8);
 }
@@ -645,6 +646,7 @@ LLVMValueRef cg_incdec(struct cg *g, struct node *n)
 
 	old = LLVMBuildLoad2(g->b, g->i64, x->slot, "");
 	nv = cg_arith(g, op, old, step_scale(g, x->type, op, cg_const(g, 1)), true);
+	nv = cg_to_int_type(g, nv, x->type);
 	LLVMBuildStore(g->b, nv, x->slot);
 	return n->ival ? nv : old;
 }

@@ -216,6 +216,8 @@ static const struct type *integer(const struct btf_type *t)
 	/* plain `char` is signed on x86-64, as DWARF and C say: its arrays
 	 * (comm) are strings; unsigned char's are numbers */
 	bool is_char = btf_is_int(t) && t->size == 1 && !strcmp(name_of(t), "char");
+	if (is_char)
+		return type_char();
 	return type_int(t->size, is_char ||
 			(btf_is_int(t) && (btf_int_encoding(t) & BTF_INT_SIGNED)));
 }

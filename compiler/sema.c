@@ -154,7 +154,21 @@ static const struct type *widen_var(const struct type *t)
 {
 	if (t->kind == T_ENUM)
 		return t->size < 8 ? type_enum(t->name, 8, t->is_signed, t->enums, t->nenums) : t;
+	if (t->kind == T_INT)
+		return t;   /* its width shows: bswap($x), sizeof($x), printf %x */
 	return widen(t);
+}
+
+static const struct type *unify(const struct type *a, const struct type *b);
+
+/* A variable's type joined with a later assignment's: an integer takes
+ * the wider of the two (newer bpftrace resizes it; 0.17 drops the store). */
+static const struct type *unify_var(const struct type *a, const struct type *b)
+{
+	if (a && a->kind == T_INT && b->kind == T_INT)
+		return type_int(a->size > b->size ? a->size : b->size,
+				a->is_signed || b->is_signed);
+	return unify(a, b);
 }
 
 static bool storable(const struct type *t)
@@ -349,7 +363,7 @@ static void var_assign(struct sctx *c, struct node *v, const struct type *t, str
 	} else {
 		/* A longer string widens the variable; the next walk gives
 		 * every earlier use the wider type too. */
-		x->type = widen_var(unify(x->type, t));
+		x->type = widen_var(unify_var(x->type, t));
 	}
 	set_type(v, x->type);
 }
@@ -365,8 +379,8 @@ static const struct type *seeded_type(struct sctx *c, const char *name, const st
 
 		if (strcmp(sd->v[i].name, name))
 			continue;
-		u = unify(sd->v[i].type, t);
-		return u && (u->kind == T_STR) == (t->kind == T_STR) ? u : t;
+		u = unify_var(sd->v[i].type, t);
+		return u && (u->kind == T_STR) == (t->kind == T_STR) ? widen_var(u) : t;
 	}
 	return t;
 }
@@ -1152,8 +1166,7 @@ static const struct type *array_as_str(struct sctx *c, struct node *n, const str
 {
 	struct node *inner;
 
-	if (!t || t->kind != T_ARRAY || !t->elem || t->elem->size != 1 || !type_is_int(t->elem) ||
-	    !t->elem->is_signed || !is_place(n) || is_tp_field(c, n) || !(inner = ast_new(n->kind, n->loc)))
+	if (!t || t->kind != T_ARRAY || !t->elem || !t->elem->is_char || !is_place(n) || is_tp_field(c, n) || !(inner = ast_new(n->kind, n->loc)))
 		return t;
 	*inner = *n;
 	inner->next = NULL;
@@ -1654,7 +1667,8 @@ static const struct type *check_str(struct sctx *c, struct node *n)
 	if (t->kind == T_STR)
 		return type_str(t->size < len ? t->size : len);
 	if (t->kind == T_ARRAY && is_place(n->list) && t->elem && t->elem->size == 1)
-		return type_str(t->size && t->size < len ? t->size : len);
+		/* every element and a NUL: the read stops one short of the size */
+		return type_str(t->size && t->size <= len ? t->size + 1 : len);
 	if (!type_is_int(t) && t->kind != T_PTR) {
 		char b1[64];
 
@@ -2638,7 +2652,9 @@ static void check_assign(struct sctx *c, struct node *n)
 			err(c, rv->loc, "%s by zero", n->op == '/' ? "division" : "remainder");
 			return;
 		}
-		if (l->kind != T_PTR)
+		if (l->kind == T_INT && lv->kind == N_VAR)
+			t = l;   /* $x op= e keeps $x's width, as C does */
+		else if (l->kind != T_PTR)
 			t = arith_type(l, t);
 	} else {
 		t = check_value(c, rv);
@@ -2684,8 +2700,8 @@ static const struct type *check_incdec(struct sctx *c, struct node *n)
 			return NULL;
 		}
 		set_type(lv, x->type);
-		if (x->type->kind == T_PTR)
-			return x->type; /* steps by the pointee's size */
+		if (x->type->kind == T_PTR || x->type->kind == T_INT)
+			return x->type; /* a pointer steps by the pointee's size */
 		return type_int(8, x->type->is_signed);
 	}
 	if (lv->kind != N_MAP) {

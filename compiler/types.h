@@ -78,6 +78,8 @@ struct type {
 	bool is_user;               /* T_PTR: user address space; T_STACK: ustack */
 	bool is_union;              /* T_RECORD */
 	bool is_const;
+	bool is_char;               /* T_INT: plain C `char` (not signed char, int8_t):
+	                             * its arrays are strings, as bpftrace prints them */
 	bool str_more;              /* T_STR read by str() from memory: one byte more than
 	                             * is shown, only there to tell that the source went
 	                             * on (printed with a ".." trailer then) */
@@ -107,6 +109,8 @@ struct type {
 const struct type *type_void(void);
 const struct type *type_int(unsigned size, bool is_signed);
 const struct type *type_bool(void);
+/* Plain `char`: a signed byte whose arrays print as strings. */
+const struct type *type_char(void);
 const struct type *type_float(unsigned size);        /* 4 or 8 */
 const struct type *type_str(unsigned size);          /* interned per size */
 /* str() of a pointer: room for size - 1 characters shown, plus the byte

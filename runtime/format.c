@@ -356,8 +356,8 @@ static void fmt_array(struct fmt_buf *b, const struct type *t, const char *p,
 		      const struct fmt_ctx *c)
 {
 	const struct type *e = t->elem;
-	if (e && e->kind == T_INT && e->size == 1 && e->is_signed) {
-		/* char[]: a string; unsigned char[] is numbers, as in bpftrace */
+	if (e && e->kind == T_INT && e->is_char) {
+		/* char[]: a string; signed and unsigned char[] are numbers, as in bpftrace */
 		fmt_putn(b, p, strnlen(p, t->size));
 		return;
 	}
