@@ -501,7 +501,8 @@ static void mp_json_value(struct fmt_buf *b, const struct pr_map *m,
 	} else if (mp_kind(m) == AGG_STATS) {
 		fmt_addf(b, "{\"count\": %llu, \"average\": %lld, \"total\": %lld}",
 			 (unsigned long long)e->count, (long long)e->value, (long long)e->sum);
-	} else if (mp_kind(m) == AGG_NONE && m->value && m->value->kind == T_TUPLE) {
+	} else if (mp_kind(m) == AGG_NONE && m->value && (m->value->kind == T_TUPLE ||
+			m->value->kind == T_RECORD || m->value->kind == T_ARRAY)) {
 		if (e->raw)
 			fmt_json_value(b, m->value, e->raw, c);
 		else
