@@ -142,7 +142,7 @@ static const struct type *widen(const struct type *t)
 {
 	if (t->kind == T_INT || t->kind == T_ENUM)
 		return type_int(8, t->is_signed);
-	if (t->kind == T_BOOL)
+	if (t->kind == T_BOOL && !t->is_word)
 		return type_int(8, false);
 	return t;
 }
@@ -209,6 +209,8 @@ static const struct type *unify(const struct type *a, const struct type *b)
 	if (a->kind == T_ENUM && b->kind == T_ENUM && a->name && b->name &&
 	    !strcmp(a->name, b->name))
 		return a->size >= b->size ? a : b;   /* one enum: printed by name (%s) */
+	if (a->kind == T_BOOL && a->is_word && b->kind == T_BOOL && b->is_word)
+		return a;   /* true/false stays a bool */
 	if (type_is_int(a) && type_is_int(b))
 		return type_int(8, a->is_signed || b->is_signed);
 	if (a->kind == T_STR && b->kind == T_STR)
@@ -622,7 +624,7 @@ static const struct type *check_newer_ident(struct sctx *c, struct node *n)
 	if (!strcmp(s, "pcomm"))
 		return task_chain(c, n, "group_leader", "comm");
 	if (!strcmp(s, "true") || !strcmp(s, "false"))
-		return type_bool();
+		return type_truth();
 	if (!strcmp(s, "jiffies") || !strcmp(s, "ncpus"))
 		return type_int(8, false);
 	if (!strcmp(s, "probetype")) {
@@ -1293,7 +1295,7 @@ static const struct type *check_cast(struct sctx *c, struct node *n)
 	}
 	/* (bool)x is x != 0 (newer bpftrace's bool), not x's low byte */
 	if (!strcmp(n->b->name, "bool") && !n->b->ival)
-		t = type_bool();
+		t = type_truth();
 	set_type(n->b, t);
 	return t;
 }
@@ -1538,7 +1540,7 @@ static const struct type *check_has_key(struct sctx *c, struct node *n)
 	}
 	int mi = map_get(c, n->list);
 	map_keys(c, n->list, mi);
-	return type_bool();
+	return type_truth();
 }
 
 /* offsetof(struct X, a.b): a constant (the parser made the path a string). */
@@ -1980,6 +1982,32 @@ static const struct type *check_kaddr(struct sctx *c, struct node *n)
 	return type_int(8, false);
 }
 
+/* percpu_kaddr("sym"[, cpu]) (newer bpftrace): the address of a kernel
+ * per-CPU variable on this CPU or on cpu, through its BTF id (n->ival);
+ * 0 for a cpu past the last one. */
+static const struct type *check_percpu_kaddr(struct sctx *c, struct node *n)
+{
+	struct node *a = n->list;
+	int id;
+
+	if (!need_args(c, n, 1, 2) || (a->next && !int_arg(c, n, 1)))
+		return NULL;
+	if (a->kind != N_STR) {
+		err(c, a->loc, "percpu_kaddr() takes a string literal");
+		return NULL;
+	}
+	set_type(a, type_str(a->len + 1));
+	id = kbtf_percpu_var(a->name);
+	if (id < 0) {
+		err(c, a->loc, id == -ENODEV ? "percpu_kaddr() needs the kernel's BTF "
+		    "(/sys/kernel/btf/vmlinux), which this kernel lacks" :
+		    "the kernel's BTF has no per-CPU variable '%s'", a->name);
+		return NULL;
+	}
+	n->ival = (uint64_t)id;
+	return type_ptr(type_int(8, false), false);
+}
+
 /* ustack([mode,] [n]) / kstack(...): mode `bpftrace` or `perf` (bpftrace
  * 0.17 has no `raw`), n frames from 1 to PR_UW_DEPTH (127, 0.17's limit). */
 static const struct type *check_stack_call(struct sctx *c, struct node *n)
@@ -2349,7 +2377,7 @@ static const struct type *check_getopt(struct sctx *c, struct node *n)
 	free(n->name);
 	n->name = NULL;
 	fold_to_int(n, x);
-	return is_bool ? type_bool() : type_int(8, true);
+	return is_bool ? type_truth() : type_int(8, true);
 }
 
 static const struct type *check_call(struct sctx *c, struct node *n)
@@ -2394,6 +2422,8 @@ static const struct type *check_call(struct sctx *c, struct node *n)
 		return check_buf(c, n);
 	if (!strcmp(f, "kaddr"))
 		return check_kaddr(c, n);
+	if (!strcmp(f, "percpu_kaddr"))
+		return check_percpu_kaddr(c, n);
 	if (!strcmp(f, "uaddr"))
 		return check_uaddr(c, n);
 	if (!strcmp(f, "cgroupid"))

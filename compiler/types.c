@@ -29,6 +29,7 @@ static const struct type t_ints[2][4] = {
 	  { .kind = T_INT, .size = 4, .is_signed = true },
 	  { .kind = T_INT, .size = 8, .is_signed = true } },
 };
+static const struct type t_truth = { .kind = T_BOOL, .size = 8, .is_word = true };
 static const struct type t_char = { .kind = T_INT, .size = 1, .is_signed = true,
 				    .is_char = true };
 static const struct type t_ustack = { .kind = T_STACK, .size = 8, .is_user = true };
@@ -95,6 +96,11 @@ const struct type *type_ufmt(enum ufmt_kind k, uint32_t size, const char *fmt)
 bool type_ufmt_mem(const struct type *t)
 {
 	return t && t->kind == T_UFMT && t->ufmt >= UF_INET && t->ufmt != UF_CGPATH;
+}
+
+const struct type *type_truth(void)
+{
+	return &t_truth;
 }
 
 const struct type *type_char(void)

@@ -78,6 +78,9 @@ struct type {
 	bool is_user;               /* T_PTR: user address space; T_STACK: ustack */
 	bool is_union;              /* T_RECORD */
 	bool is_const;
+	bool is_word;               /* T_BOOL: newer bpftrace's `bool` (true, false,
+	                             * (bool)x, has_key()), printed true/false; a
+	                             * comparison stays 0.17's 0/1 */
 	bool is_char;               /* T_INT: plain C `char` (not signed char, int8_t):
 	                             * its arrays are strings, as bpftrace prints them */
 	bool str_more;              /* T_STR read by str() from memory: one byte more than
@@ -109,6 +112,8 @@ struct type {
 const struct type *type_void(void);
 const struct type *type_int(unsigned size, bool is_signed);
 const struct type *type_bool(void);
+/* Newer bpftrace's bool, printed "true"/"false" (is_word). */
+const struct type *type_truth(void);
 /* Plain `char`: a signed byte whose arrays print as strings. */
 const struct type *type_char(void);
 const struct type *type_float(unsigned size);        /* 4 or 8 */

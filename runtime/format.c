@@ -545,6 +545,13 @@ void fmt_value(struct fmt_buf *b, const struct type *t, const void *p,
 	case T_ENUM:
 		fmt_enum(b, t, fmt_int(t, p));
 		break;
+	case T_BOOL:
+		if (t->is_word) {   /* newer bpftrace's bool */
+			fmt_puts(b, fmt_int(t, p) ? "true" : "false");
+			break;
+		}
+		fmt_addf(b, "%lld", (long long)fmt_int(t, p));
+		break;
 	case T_USYM:
 	case T_KSYM:
 		fmt_sym(b, t, p, c);

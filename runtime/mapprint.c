@@ -400,7 +400,9 @@ static void mp_value_text(struct fmt_buf *b, const struct pr_map *m,
 			 (unsigned long long)e->count, (long long)e->value, (long long)e->sum);
 		break;
 	case AGG_NONE:
-		if (m->value && mp_is_int(m->value))
+		if (m->value && m->value->kind == T_BOOL && m->value->is_word)
+			fmt_puts(b, e->value ? "true" : "false");
+		else if (m->value && mp_is_int(m->value))
 			fmt_addf(b, "%lld", (long long)mp_div(e->value, div));
 		else if (e->raw)
 			fmt_value(b, m->value, e->raw, c);
@@ -507,6 +509,9 @@ static void mp_json_value(struct fmt_buf *b, const struct pr_map *m,
 			fmt_json_value(b, m->value, e->raw, c);
 		else
 			fmt_puts(b, "null");
+	} else if (mp_kind(m) == AGG_NONE && m->value && m->value->kind == T_BOOL &&
+		   m->value->is_word) {
+		fmt_puts(b, e->value ? "true" : "false");
 	} else if (mp_kind(m) == AGG_NONE && !(m->value && mp_is_int(m->value))) {
 		struct fmt_buf v;
 		fmt_init(&v);
