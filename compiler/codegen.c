@@ -405,6 +405,8 @@ static uint32_t agg_buckets(const struct type *v)
 		return hist_buckets((int)v->lh_step);
 	if (v->agg == AGG_LHIST)
 		return (uint32_t)((v->lh_max - v->lh_min) / v->lh_step) + 2;
+	if (v->agg == AGG_TSERIES)
+		return (uint32_t)v->lh_max;
 	return 1;
 }
 
@@ -431,7 +433,8 @@ static int define_script_maps(struct cg *g)
 		struct pr_map *m = &p->maps[i];
 		const struct type *v = sm->value;
 		bool agg = v->kind == T_AGG;
-		bool hist = agg && (v->agg == AGG_HIST || v->agg == AGG_LHIST);
+		bool hist = agg && (v->agg == AGG_HIST || v->agg == AGG_LHIST ||
+				    v->agg == AGG_TSERIES);   /* keyed by bucket too */
 		bool array = agg && !sm->key && !sm->deleted && !sm->decl_type;
 
 		m->name = strdup(sm->name);

@@ -1681,6 +1681,41 @@ static const struct type *check_str(struct sctx *c, struct node *n)
 	return type_str_read(len);
 }
 
+/* tseries(v, interval, n[, "avg"|"max"|"min"|"sum"]) (newer bpftrace): the
+ * interval in ns (a duration literal), 1 to 1000 intervals kept. */
+static const struct type *check_tseries(struct sctx *c, struct node *n)
+{
+	static const char *const aggs[] = { [TS_AVG] = "avg", [TS_MAX] = "max",
+					     [TS_MIN] = "min", [TS_SUM] = "sum" };
+	int64_t iv = 0, num = 0, mode = TS_LAST;
+	struct node *a = arg(n, 3);
+
+	if (!need_args(c, n, 3, 4) || !int_arg(c, n, 0) || !const_arg(c, n, 1, &iv) ||
+	    !const_arg(c, n, 2, &num))
+		return NULL;
+	if (iv <= 0) {
+		err(c, arg(n, 1)->loc, "tseries()'s interval must be above 0 (e.g. 100ms)");
+		return NULL;
+	}
+	if (num < 1 || num > 1000) {
+		err(c, arg(n, 2)->loc, "tseries() keeps 1 to 1000 intervals");
+		return NULL;
+	}
+	if (a) {
+		mode = -1;
+		for (int i = TS_AVG; a->kind == N_STR && i <= TS_SUM; i++)
+			if (!strcmp(a->name, aggs[i]))
+				mode = i;
+		if (mode < 0) {
+			err(c, a->loc, "tseries()'s aggregation is \"avg\", \"max\", \"min\" "
+			    "or \"sum\"");
+			return NULL;
+		}
+		set_type(a, type_str(a->len + 1));
+	}
+	return type_agg(AGG_TSERIES, mode, num, iv);
+}
+
 static const struct type *check_agg(struct sctx *c, struct node *n, enum agg_kind k)
 {
 	int64_t lo = 0, hi = 0, step = 0;
@@ -1697,6 +1732,8 @@ static const struct type *check_agg(struct sctx *c, struct node *n, enum agg_kin
 		}
 		return type_agg(k, lo, hi, step);
 	}
+	if (k == AGG_TSERIES)
+		return check_tseries(c, n);
 	if (k == AGG_HIST && arg(n, 1)) {
 		/* hist(x, k), newer bpftrace: 2^k buckets per power of two */
 		if (!need_args(c, n, 1, 2) || !int_arg(c, n, 0) || !const_arg(c, n, 1, &step))
@@ -2189,10 +2226,10 @@ static enum agg_kind agg_of(const char *name)
 	static const char *const names[] = {
 		[AGG_COUNT] = "count", [AGG_SUM] = "sum", [AGG_AVG] = "avg",
 		[AGG_MIN] = "min", [AGG_MAX] = "max", [AGG_STATS] = "stats",
-		[AGG_HIST] = "hist", [AGG_LHIST] = "lhist",
+		[AGG_HIST] = "hist", [AGG_LHIST] = "lhist", [AGG_TSERIES] = "tseries",
 	};
 
-	for (int k = AGG_COUNT; k <= AGG_LHIST; k++)
+	for (int k = AGG_COUNT; k <= AGG_TSERIES; k++)
 		if (!strcmp(name, names[k]))
 			return k;
 	return AGG_NONE;

@@ -182,6 +182,9 @@ const struct type *type_agg(enum agg_kind agg, int64_t lh_min, int64_t lh_max, i
 	case AGG_MIN: case AGG_MAX: case AGG_AVG: case AGG_STATS:
 		w.size = 16;
 		break;
+	case AGG_TSERIES:
+		w.size = TS_SLOT;
+		break;
 	default:
 		w.size = 8;
 	}
@@ -384,9 +387,10 @@ const char *agg_name(enum agg_kind agg)
 {
 	static const char *const names[] = {
 		"none", "count", "sum", "avg", "min", "max", "stats", "hist", "lhist",
+		"tseries",
 	};
 
-	return agg <= AGG_LHIST ? names[agg] : "?";
+	return agg <= AGG_TSERIES ? names[agg] : "?";
 }
 
 static size_t put(char *buf, size_t n, size_t at, const char *s)

@@ -56,7 +56,17 @@ enum ufmt_kind {
 enum agg_kind {
 	AGG_NONE = 0, AGG_COUNT, AGG_SUM, AGG_AVG, AGG_MIN, AGG_MAX,
 	AGG_STATS, AGG_HIST, AGG_LHIST,
+	AGG_TSERIES,  /* tseries(v, interval, n[, agg]) (newer bpftrace): lh_step is the
+	               * interval (ns), lh_max the intervals kept, lh_min the enum
+	               * ts_agg; one TS_SLOT-byte slot per interval, keyed as hist
+	               * buckets are, by (epoch % n) */
 };
+
+/* How tseries() folds the values of one interval. */
+enum ts_agg { TS_LAST = 0, TS_AVG, TS_MAX, TS_MIN, TS_SUM };
+/* A tseries slot: u64 epoch (wall ns / interval), s64 value (the sum for
+ * avg), u64 count, u64 ns of the last update (which CPU's `last` wins). */
+#define TS_SLOT 32
 
 struct field {
 	const char *name;
