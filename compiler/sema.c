@@ -892,6 +892,13 @@ static const struct type *check_binop(struct sctx *c, struct node *n)
 
 	if (!a || !b)
 		return NULL;
+	if ((a->kind == T_STR || b->kind == T_STR) && (n->op == TOK_EQ || n->op == TOK_NE)) {
+		/* a char[] field beside a string compares as one (curtask->comm == "sh") */
+		a = array_as_str(c, n->a, a);
+		b = array_as_str(c, n->b, b);
+		if (!a || !b)
+			return NULL;
+	}
 	if (a->kind == T_STR && b->kind == T_STR && (n->op == TOK_EQ || n->op == TOK_NE))
 		return type_bool();
 	if (a->kind == T_TUPLE && b->kind == T_TUPLE && (n->op == TOK_EQ || n->op == TOK_NE)) {
