@@ -477,8 +477,9 @@ static void agg_update(struct cg *g, const struct type *t, LLVMValueRef p, LLVMV
 	case AGG_COUNT: case AGG_HIST: case AGG_LHIST:
 		add_at(g, p, 0, cg_const(g, 1));
 		break;
-	case AGG_SUM:
+	case AGG_SUM:   /* the hits too: a keyless sum never hit prints nothing (0.17) */
 		add_at(g, p, 0, v);
+		add_at(g, p, 8, cg_const(g, 1));
 		break;
 	case AGG_AVG: case AGG_STATS:
 		add_at(g, p, 0, v);

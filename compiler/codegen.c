@@ -414,10 +414,10 @@ static uint32_t agg_buckets(const struct type *v)
  * An aggregation without keys (@ = count(), @ = hist(x)) is a per-CPU
  * array indexed by its hist bucket, or 0: its entries always exist, so a
  * hit is one inlined lookup and an add, with no update call and no full
- * map.  A count or sum is printed even when 0, as bpftrace prints its
- * keyless count; for the others an all-zero value is absent (the buckets,
- * the hits of avg and stats, the valid flag of min and max are zero until
- * the first hit).  A map the script delete()s stays a hash: an array
+ * map.  A count is printed even when 0, as bpftrace prints its keyless
+ * count; for the others an all-zero value is absent (the buckets, the hits
+ * of sum, avg and stats, the valid flag of min and max are zero until the
+ * first hit).  A map the script delete()s stays a hash: an array
  * entry cannot be removed from BPF on every CPU.
  */
 static int define_script_maps(struct cg *g)

@@ -179,8 +179,8 @@ const struct type *type_agg(enum agg_kind agg, int64_t lh_min, int64_t lh_max, i
 			  .lh_max = lh_max, .lh_step = lh_step };
 
 	switch (agg) {
-	case AGG_MIN: case AGG_MAX: case AGG_AVG: case AGG_STATS:
-		w.size = 16;
+	case AGG_SUM: case AGG_MIN: case AGG_MAX: case AGG_AVG: case AGG_STATS:
+		w.size = 16;   /* the value, then the hits (sum: to tell 0 from no hit) */
 		break;
 	case AGG_TSERIES:
 		w.size = TS_SLOT;

@@ -7,6 +7,7 @@
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
+#include <math.h>
 #include <pwd.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -676,7 +677,9 @@ void fmt_json_value(struct fmt_buf *b, const struct type *t, const void *p,
 	}
 	fmt_init(&v);
 	fmt_value(&v, t, p, c);
-	if (!t || t->kind == T_INT || t->kind == T_BOOL) {
+	if (t && t->kind == T_FLOAT && isfinite(fmt_float_of(t, p))) {
+		fmt_puts(b, v.s);   /* a JSON number */
+	} else if (!t || t->kind == T_INT || t->kind == T_BOOL) {
 		fmt_puts(b, v.s);
 	} else {
 		fmt_putc(b, '"');

@@ -57,12 +57,13 @@ static uint32_t mp_prefix(const struct pr_map *m)
 	return mp_bucketed(m) ? m->key_size - 8 : m->key_size;
 }
 
-/* An array entry exists from the start: a count or sum prints even when
- * 0, as bpftrace prints its keyless count; the others are absent while
- * they are zero on every CPU (see define_script_maps()). */
+/* An array entry exists from the start: a count prints even when 0, as
+ * bpftrace prints its keyless count; the others (a sum too, whose hits
+ * are counted beside it) are absent while they are zero on every CPU
+ * (see define_script_maps()). */
 static bool mp_array_absent(const struct pr_map *m, const char *v, size_t n)
 {
-	if (mp_kind(m) == AGG_COUNT || mp_kind(m) == AGG_SUM)
+	if (mp_kind(m) == AGG_COUNT)
 		return false;
 	for (size_t i = 0; i < n; i++)
 		if (v[i])
@@ -700,7 +701,8 @@ static void mp_json_value(struct fmt_buf *b, const struct pr_map *m,
 		fmt_addf(b, "{\"count\": %llu, \"average\": %lld, \"total\": %lld}",
 			 (unsigned long long)e->count, (long long)e->value, (long long)e->sum);
 	} else if (mp_kind(m) == AGG_NONE && m->value && (m->value->kind == T_TUPLE ||
-			m->value->kind == T_RECORD || m->value->kind == T_ARRAY)) {
+			m->value->kind == T_RECORD || m->value->kind == T_ARRAY ||
+			m->value->kind == T_FLOAT)) {
 		if (e->raw)
 			fmt_json_value(b, m->value, e->raw, c);
 		else
