@@ -501,8 +501,9 @@ static void agg_update(struct cg *g, const struct type *t, LLVMValueRef p, LLVMV
 }
 
 /* The current tseries() interval: wall-clock ns (boot time plus the
- * offset of when the program was built) over the interval, so that
- * intervals start on round wall-clock times, as bpftrace prints them. */
+ * wall-clock time of the boot, to the millisecond, so that a cached
+ * object keeps it) over the interval, so that intervals start on round
+ * wall-clock times, as bpftrace prints them. */
 struct ts_now {
 	LLVMValueRef ns, epoch;
 };
@@ -517,7 +518,9 @@ static struct ts_now ts_now(struct cg *g, const struct type *t)
 	int64_t off = (rt.tv_sec - bt.tv_sec) * 1000000000ll + (rt.tv_nsec - bt.tv_nsec);
 	LLVMValueRef args[1] = { NULL };
 
-	n.ns = LLVMBuildAdd(g->b, cg_helper(g, H_KTIME_BOOT, args, 0), cg_const(g, (uint64_t)off), "");
+	off -= off % 1000000;
+	n.ns = LLVMBuildAdd(g->b, cg_helper(g, H_KTIME_BOOT, args, 0),
+			    cg_const(g, (uint64_t)off), "");
 	n.epoch = LLVMBuildUDiv(g->b, n.ns, cg_const(g, (uint64_t)t->lh_step), "epoch");
 	return n;
 }

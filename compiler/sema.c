@@ -1175,7 +1175,8 @@ static const struct type *array_as_str(struct sctx *c, struct node *n, const str
 {
 	struct node *inner;
 
-	if (!t || t->kind != T_ARRAY || !t->elem || !t->elem->is_char || !is_place(n) || is_tp_field(c, n) || !(inner = ast_new(n->kind, n->loc)))
+	if (!t || t->kind != T_ARRAY || !t->elem || !t->elem->is_char || !is_place(n) ||
+	    is_tp_field(c, n) || !(inner = ast_new(n->kind, n->loc)))
 		return t;
 	*inner = *n;
 	inner->next = NULL;
