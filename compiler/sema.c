@@ -1084,7 +1084,7 @@ static const struct type *check_tuple(struct sctx *c, struct node *n)
 		if (!t)
 			return NULL;
 		t = array_as_str(c, e, t);
-		if (!storable(t)) {
+		if (!storable(t) && !(agg_copyable(t) && agg_source(c, e))) {
 			err(c, e->loc, "a tuple cannot hold %s", tname(t, b1, sizeof(b1)));
 			return NULL;
 		}
@@ -1111,6 +1111,13 @@ static const struct type *tuple_elem(struct sctx *c, struct node *n, const struc
 	}
 	if (i >= (unsigned long)a->nfields) {
 		err(c, n->loc, "%s has no element %lu", tname(a, b1, sizeof(b1)), i);
+		return NULL;
+	}
+	if (a->fields[i].type->kind == T_RECORD || a->fields[i].type->kind == T_ARRAY) {
+		/* its bytes are in the tuple, not at an address a field read takes */
+		err(c, n->loc, "element %lu of %s is %s, which a tuple holds only to print or "
+		    "store whole", i, tname(a, b1, sizeof(b1)),
+		    tname(a->fields[i].type, (char[64]){ 0 }, 64));
 		return NULL;
 	}
 	return a->fields[i].type;
