@@ -379,6 +379,22 @@ static LLVMValueRef path_call(struct cg *g, struct node *n)
 	return buf;
 }
 
+/* percpu_kaddr(): the per-CPU variable's BTF id (sema) as a pseudo load
+ * (BPF_PSEUDO_BTF_ID, of vmlinux), then this CPU's or cpu's copy. */
+static LLVMValueRef percpu_kaddr(struct cg *g, struct node *n)
+{
+	unsigned id = LLVMLookupIntrinsicID("llvm.bpf.pseudo", 15);
+	LLVMValueRef fn = LLVMGetIntrinsicDeclaration(g->mod, id, NULL, 0);
+	LLVMValueRef args[2] = { cg_const(g, 3), cg_const(g, n->ival) };
+	LLVMValueRef p = LLVMBuildCall2(g->b, LLVMGlobalGetValueType(fn), fn, args, 2, "");
+
+	if (!n->list->next)
+		return cg_helper(g, H_THIS_CPU_PTR, &p, 1);
+	args[0] = p;
+	args[1] = cg_expr(g, n->list->next);
+	return cg_helper(g, H_PER_CPU_PTR, args, 2);
+}
+
 LLVMValueRef cg_func_call(struct cg *g, struct node *n)
 {
 	const char *f = n->name;
@@ -397,6 +413,8 @@ LLVMValueRef cg_func_call(struct cg *g, struct node *n)
 		return cg_ctx_load(g, (unsigned)n->ival, 8);   /* sema's pt_regs offset */
 	if (!strcmp(f, "kaddr"))
 		return cg_const(g, n->ival);   /* sema found it */
+	if (!strcmp(f, "percpu_kaddr"))
+		return percpu_kaddr(g, n);
 	if (!strcmp(f, "uaddr"))
 		return uaddr_call(g, n);
 	if (!strcmp(f, "ustack") || !strcmp(f, "kstack"))   /* mode, n: in the type */

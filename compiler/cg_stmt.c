@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <linux/bpf.h>
 #include <string.h>
+#include <time.h>
 
 #include "codegen_int.h"
 #include "lexer.h"
@@ -476,8 +477,9 @@ static void agg_update(struct cg *g, const struct type *t, LLVMValueRef p, LLVMV
 	case AGG_COUNT: case AGG_HIST: case AGG_LHIST:
 		add_at(g, p, 0, cg_const(g, 1));
 		break;
-	case AGG_SUM:
+	case AGG_SUM:   /* the hits too: a keyless sum never hit prints nothing (0.17) */
 		add_at(g, p, 0, v);
+		add_at(g, p, 8, cg_const(g, 1));
 		break;
 	case AGG_AVG: case AGG_STATS:
 		add_at(g, p, 0, v);
@@ -498,6 +500,61 @@ static void agg_update(struct cg *g, const struct type *t, LLVMValueRef p, LLVMV
 	}
 }
 
+/* The current tseries() interval: wall-clock ns (boot time plus the
+ * wall-clock time of the boot, to the millisecond, so that a cached
+ * object keeps it) over the interval, so that intervals start on round
+ * wall-clock times, as bpftrace prints them. */
+struct ts_now {
+	LLVMValueRef ns, epoch;
+};
+
+static struct ts_now ts_now(struct cg *g, const struct type *t)
+{
+	struct timespec rt, bt;
+	struct ts_now n;
+
+	clock_gettime(CLOCK_REALTIME, &rt);
+	clock_gettime(CLOCK_BOOTTIME, &bt);
+	int64_t off = (rt.tv_sec - bt.tv_sec) * 1000000000ll + (rt.tv_nsec - bt.tv_nsec);
+	LLVMValueRef args[1] = { NULL };
+
+	off -= off % 1000000;
+	n.ns = LLVMBuildAdd(g->b, cg_helper(g, H_KTIME_BOOT, args, 0),
+			    cg_const(g, (uint64_t)off), "");
+	n.epoch = LLVMBuildUDiv(g->b, n.ns, cg_const(g, (uint64_t)t->lh_step), "epoch");
+	return n;
+}
+
+/* A tseries slot (TS_SLOT): a slot of an older interval starts afresh. */
+static void ts_update(struct cg *g, const struct type *t, LLVMValueRef p, LLVMValueRef v,
+		      struct ts_now now)
+{
+	LLVMValueRef ep = LLVMBuildLoad2(g->b, g->i64, p, "");
+	LLVMValueRef cur = LLVMBuildLoad2(g->b, g->i64, cg_gep(g, p, 8), "");
+	LLVMValueRef cnt = LLVMBuildLoad2(g->b, g->i64, cg_gep(g, p, 16), "");
+	LLVMValueRef fresh = LLVMBuildOr(g->b, LLVMBuildICmp(g->b, LLVMIntNE, ep, now.epoch, ""),
+					 LLVMBuildICmp(g->b, LLVMIntEQ, cnt, cg_const(g, 0), ""), "");
+	LLVMValueRef agg = v;
+
+	switch ((enum ts_agg)t->lh_min) {
+	case TS_AVG: case TS_SUM:
+		agg = LLVMBuildAdd(g->b, cur, v, "");
+		break;
+	case TS_MAX: case TS_MIN:
+		agg = LLVMBuildSelect(g->b, LLVMBuildICmp(g->b, t->lh_min == TS_MIN ? LLVMIntSLT :
+							  LLVMIntSGT, v, cur, ""), v, cur, "");
+		break;
+	default:
+		break;
+	}
+	LLVMBuildStore(g->b, now.epoch, p);
+	LLVMBuildStore(g->b, LLVMBuildSelect(g->b, fresh, v, agg, ""), cg_gep(g, p, 8));
+	LLVMBuildStore(g->b, LLVMBuildSelect(g->b, fresh, cg_const(g, 1),
+					     LLVMBuildAdd(g->b, cnt, cg_const(g, 1), ""), ""),
+		       cg_gep(g, p, 16));
+	LLVMBuildStore(g->b, now.ns, cg_gep(g, p, 24));
+}
+
 /* @m[key] = val; a failed update (map full) is counted. */
 static void update_counted(struct cg *g, int mi, LLVMValueRef key, LLVMValueRef val)
 {
@@ -507,6 +564,15 @@ static void update_counted(struct cg *g, int mi, LLVMValueRef key, LLVMValueRef 
 	cg_count(g, CG_DROPS);
 	LLVMBuildBr(g->b, ok);
 	LLVMPositionBuilderAtEnd(g->b, ok);
+}
+
+static void agg_or_ts(struct cg *g, const struct type *t, LLVMValueRef p, LLVMValueRef v,
+		      struct ts_now now)
+{
+	if (t->agg == AGG_TSERIES)
+		ts_update(g, t, p, v, now);
+	else
+		agg_update(g, t, p, v);
 }
 
 /*
@@ -521,7 +587,12 @@ static void assign_agg(struct cg *g, struct node *lv, struct node *call)
 	const struct type *t = g->prog->maps[mi].value;
 	uint32_t vs = g->prog->maps[mi].value_size;
 	LLVMValueRef v = call->list ? cg_expr(g, call->list) : NULL, bucket = NULL;
+	struct ts_now now = { NULL, NULL };
 
+	if (t->agg == AGG_TSERIES) {
+		now = ts_now(g, t);
+		bucket = LLVMBuildURem(g->b, now.epoch, cg_const(g, (uint64_t)t->lh_max), "slot");
+	}
 	if (t->agg == AGG_HIST)
 		bucket = hist_bucket(g, v, call->list->type->is_signed);
 	if (t->agg == AGG_HIST && t->lh_step > 0)
@@ -535,7 +606,7 @@ static void assign_agg(struct cg *g, struct node *lv, struct node *call)
 	if (g->prog->maps[mi].array) {
 		/* the index is in bounds: the lookup cannot fail */
 		done = cg_if(g, LLVMBuildIsNotNull(g->b, p, ""), "aggdone");
-		agg_update(g, t, p, v);
+		agg_or_ts(g, t, p, v, now);
 		LLVMBuildBr(g->b, done);
 		LLVMPositionBuilderAtEnd(g->b, done);
 		return;
@@ -544,12 +615,12 @@ static void assign_agg(struct cg *g, struct node *lv, struct node *call)
 	done = cg_block(g, "aggdone");
 	LLVMBuildCondBr(g->b, LLVMBuildIsNotNull(g->b, p, ""), have, init);
 	LLVMPositionBuilderAtEnd(g->b, have);
-	agg_update(g, t, p, v);
+	agg_or_ts(g, t, p, v, now);
 	LLVMBuildBr(g->b, done);
 	LLVMPositionBuilderAtEnd(g->b, init);
 	LLVMValueRef first = cg_alloca(g, vs, "first");
 	cg_memset0(g, first, vs);
-	agg_update(g, t, first, v);
+	agg_or_ts(g, t, first, v, now);
 	update_counted(g, mi, key, first);
 	LLVMBuildBr(g->b, done);
 	LLVMPositionBuilderAtEnd(g->b, done);
@@ -627,6 +698,7 @@ static void assign(struct cg *g, struct node *n)
 	if (n->op)
 		v = cg_arith(g, n->op, LLVMBuildLoad2(g->b, g->i64, x->slot, ""),
 			     step_scale(g, x->type, n->op, v), sgn);
+	v = cg_to_int_type(g, v, x->type);   /* a narrow $x wraps at its width */
 	cg_store_as(g, x->slot, x->type, v, n->op ? x->type : rv->type,
 		    cg_is_mem(x->type) ? x->type->size : 8);
 }
@@ -645,6 +717,7 @@ LLVMValueRef cg_incdec(struct cg *g, struct node *n)
 
 	old = LLVMBuildLoad2(g->b, g->i64, x->slot, "");
 	nv = cg_arith(g, op, old, step_scale(g, x->type, op, cg_const(g, 1)), true);
+	nv = cg_to_int_type(g, nv, x->type);
 	LLVMBuildStore(g->b, nv, x->slot);
 	return n->ival ? nv : old;
 }

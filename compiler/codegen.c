@@ -405,6 +405,8 @@ static uint32_t agg_buckets(const struct type *v)
 		return hist_buckets((int)v->lh_step);
 	if (v->agg == AGG_LHIST)
 		return (uint32_t)((v->lh_max - v->lh_min) / v->lh_step) + 2;
+	if (v->agg == AGG_TSERIES)
+		return (uint32_t)v->lh_max;
 	return 1;
 }
 
@@ -412,10 +414,10 @@ static uint32_t agg_buckets(const struct type *v)
  * An aggregation without keys (@ = count(), @ = hist(x)) is a per-CPU
  * array indexed by its hist bucket, or 0: its entries always exist, so a
  * hit is one inlined lookup and an add, with no update call and no full
- * map.  A count or sum is printed even when 0, as bpftrace prints its
- * keyless count; for the others an all-zero value is absent (the buckets,
- * the hits of avg and stats, the valid flag of min and max are zero until
- * the first hit).  A map the script delete()s stays a hash: an array
+ * map.  A count is printed even when 0, as bpftrace prints its keyless
+ * count; for the others an all-zero value is absent (the buckets, the hits
+ * of sum, avg and stats, the valid flag of min and max are zero until the
+ * first hit).  A map the script delete()s stays a hash: an array
  * entry cannot be removed from BPF on every CPU.
  */
 static int define_script_maps(struct cg *g)
@@ -431,7 +433,8 @@ static int define_script_maps(struct cg *g)
 		struct pr_map *m = &p->maps[i];
 		const struct type *v = sm->value;
 		bool agg = v->kind == T_AGG;
-		bool hist = agg && (v->agg == AGG_HIST || v->agg == AGG_LHIST);
+		bool hist = agg && (v->agg == AGG_HIST || v->agg == AGG_LHIST ||
+				    v->agg == AGG_TSERIES);   /* keyed by bucket too */
 		bool array = agg && !sm->key && !sm->deleted && !sm->decl_type;
 
 		m->name = strdup(sm->name);

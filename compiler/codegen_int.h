@@ -26,6 +26,7 @@ enum {
 	H_SEND_SIGNAL = 109, H_READ_USER = 112, H_READ_KERNEL = 113,
 	H_READ_USER_STR = 114, H_READ_KERNEL_STR = 115, H_RINGBUF_OUTPUT = 130,
 	H_GET_FUNC_IP = 173, H_JIFFIES64 = 118, H_FOR_EACH_MAP_ELEM = 164,
+	H_KTIME_BOOT = 125, H_PER_CPU_PTR = 153, H_THIS_CPU_PTR = 154,
 };
 
 /* Temporaries this large live in a per-CPU array ("heap") instead of the

@@ -604,6 +604,8 @@ static const struct type *scalar(CXType t)
 {
 	long long size = lc.clang_Type_getSizeOf(t);
 
+	if (t.kind == CXType_Char_S)
+		return type_char();   /* not signed char: its arrays are strings */
 	if (size == 1 || size == 2 || size == 4 || size == 8)
 		return type_int((unsigned)size, kind_signed(t.kind));
 	if (size > 8)

@@ -126,6 +126,10 @@ static const struct type *base_type(Dwarf_Die *d)
 	if (enc == DW_ATE_complex_float || enc == DW_ATE_decimal_float)
 		return NULL;
 	bool sign = enc == DW_ATE_signed || enc == DW_ATE_signed_char;
+	const char *name = dwarf_diename(d);
+
+	if (size == 1 && sign && name && !strcmp(name, "char"))
+		return type_char();   /* not "signed char": its arrays are strings */
 	return type_int((unsigned)size, sign);
 }
 

@@ -56,6 +56,33 @@ static struct btf *kbtf_load(void)
 	return vm;
 }
 
+int kbtf_percpu_var(const char *name)
+{
+	struct btf *b = kbtf_load();
+	int id, n;
+
+	if (!b)
+		return -ENODEV;
+	id = btf__find_by_name_kind(b, name, BTF_KIND_VAR);
+	if (id <= 0)
+		return -ENOENT;
+	/* a VAR of the per-CPU section, not any global */
+	n = (int)btf__type_cnt(b);
+	for (int i = 1; i < n; i++) {
+		const struct btf_type *t = btf__type_by_id(b, (uint32_t)i);
+		const struct btf_var_secinfo *v;
+
+		if (!btf_is_datasec(t) || strcmp(btf__name_by_offset(b, t->name_off), ".data..percpu"))
+			continue;
+		v = btf_var_secinfos(t);
+		for (int j = 0; j < btf_vlen(t); j++)
+			if ((int)v[j].type == id)
+				return id;
+		return -ENOENT;
+	}
+	return -ENOENT;
+}
+
 int kbtf_available(void)
 {
 	return access(KBTF_PATH, R_OK) == 0;
@@ -216,6 +243,8 @@ static const struct type *integer(const struct btf_type *t)
 	/* plain `char` is signed on x86-64, as DWARF and C say: its arrays
 	 * (comm) are strings; unsigned char's are numbers */
 	bool is_char = btf_is_int(t) && t->size == 1 && !strcmp(name_of(t), "char");
+	if (is_char)
+		return type_char();
 	return type_int(t->size, is_char ||
 			(btf_is_int(t) && (btf_int_encoding(t) & BTF_INT_SIGNED)));
 }

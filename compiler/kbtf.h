@@ -44,6 +44,10 @@ bool kbtf_enum_value(const char *name, int64_t *v);
  * formats name such pointers' targets, most scripts never read them.
  * NULL if cname names no struct or union. */
 const struct type *kbtf_record_stub(const char *cname);
+/* The BTF id of the kernel's per-CPU variable `name` (a VAR of the
+ * .data..percpu section), for percpu_kaddr(); -ENOENT if there is none
+ * (-ENODEV: no kernel BTF). */
+int kbtf_percpu_var(const char *name);
 /* Is there kernel BTF at all (without loading it)? */
 int kbtf_available(void);
 

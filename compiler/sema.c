@@ -142,7 +142,7 @@ static const struct type *widen(const struct type *t)
 {
 	if (t->kind == T_INT || t->kind == T_ENUM)
 		return type_int(8, t->is_signed);
-	if (t->kind == T_BOOL)
+	if (t->kind == T_BOOL && !t->is_word)
 		return type_int(8, false);
 	return t;
 }
@@ -154,7 +154,21 @@ static const struct type *widen_var(const struct type *t)
 {
 	if (t->kind == T_ENUM)
 		return t->size < 8 ? type_enum(t->name, 8, t->is_signed, t->enums, t->nenums) : t;
+	if (t->kind == T_INT)
+		return t;   /* its width shows: bswap($x), sizeof($x), printf %x */
 	return widen(t);
+}
+
+static const struct type *unify(const struct type *a, const struct type *b);
+
+/* A variable's type joined with a later assignment's: an integer takes
+ * the wider of the two (newer bpftrace resizes it; 0.17 drops the store). */
+static const struct type *unify_var(const struct type *a, const struct type *b)
+{
+	if (a && a->kind == T_INT && b->kind == T_INT)
+		return type_int(a->size > b->size ? a->size : b->size,
+				a->is_signed || b->is_signed);
+	return unify(a, b);
 }
 
 static bool storable(const struct type *t)
@@ -195,6 +209,8 @@ static const struct type *unify(const struct type *a, const struct type *b)
 	if (a->kind == T_ENUM && b->kind == T_ENUM && a->name && b->name &&
 	    !strcmp(a->name, b->name))
 		return a->size >= b->size ? a : b;   /* one enum: printed by name (%s) */
+	if (a->kind == T_BOOL && a->is_word && b->kind == T_BOOL && b->is_word)
+		return a;   /* true/false stays a bool */
 	if (type_is_int(a) && type_is_int(b))
 		return type_int(8, a->is_signed || b->is_signed);
 	if (a->kind == T_STR && b->kind == T_STR)
@@ -349,7 +365,7 @@ static void var_assign(struct sctx *c, struct node *v, const struct type *t, str
 	} else {
 		/* A longer string widens the variable; the next walk gives
 		 * every earlier use the wider type too. */
-		x->type = widen_var(unify(x->type, t));
+		x->type = widen_var(unify_var(x->type, t));
 	}
 	set_type(v, x->type);
 }
@@ -365,8 +381,8 @@ static const struct type *seeded_type(struct sctx *c, const char *name, const st
 
 		if (strcmp(sd->v[i].name, name))
 			continue;
-		u = unify(sd->v[i].type, t);
-		return u && (u->kind == T_STR) == (t->kind == T_STR) ? u : t;
+		u = unify_var(sd->v[i].type, t);
+		return u && (u->kind == T_STR) == (t->kind == T_STR) ? widen_var(u) : t;
 	}
 	return t;
 }
@@ -608,7 +624,7 @@ static const struct type *check_newer_ident(struct sctx *c, struct node *n)
 	if (!strcmp(s, "pcomm"))
 		return task_chain(c, n, "group_leader", "comm");
 	if (!strcmp(s, "true") || !strcmp(s, "false"))
-		return type_bool();
+		return type_truth();
 	if (!strcmp(s, "jiffies") || !strcmp(s, "ncpus"))
 		return type_int(8, false);
 	if (!strcmp(s, "probetype")) {
@@ -876,6 +892,13 @@ static const struct type *check_binop(struct sctx *c, struct node *n)
 
 	if (!a || !b)
 		return NULL;
+	if ((a->kind == T_STR || b->kind == T_STR) && (n->op == TOK_EQ || n->op == TOK_NE)) {
+		/* a char[] field beside a string compares as one (curtask->comm == "sh") */
+		a = array_as_str(c, n->a, a);
+		b = array_as_str(c, n->b, b);
+		if (!a || !b)
+			return NULL;
+	}
 	if (a->kind == T_STR && b->kind == T_STR && (n->op == TOK_EQ || n->op == TOK_NE))
 		return type_bool();
 	if (a->kind == T_TUPLE && b->kind == T_TUPLE && (n->op == TOK_EQ || n->op == TOK_NE)) {
@@ -1061,7 +1084,7 @@ static const struct type *check_tuple(struct sctx *c, struct node *n)
 		if (!t)
 			return NULL;
 		t = array_as_str(c, e, t);
-		if (!storable(t)) {
+		if (!storable(t) && !(agg_copyable(t) && agg_source(c, e))) {
 			err(c, e->loc, "a tuple cannot hold %s", tname(t, b1, sizeof(b1)));
 			return NULL;
 		}
@@ -1088,6 +1111,13 @@ static const struct type *tuple_elem(struct sctx *c, struct node *n, const struc
 	}
 	if (i >= (unsigned long)a->nfields) {
 		err(c, n->loc, "%s has no element %lu", tname(a, b1, sizeof(b1)), i);
+		return NULL;
+	}
+	if (a->fields[i].type->kind == T_RECORD || a->fields[i].type->kind == T_ARRAY) {
+		/* its bytes are in the tuple, not at an address a field read takes */
+		err(c, n->loc, "element %lu of %s is %s, which a tuple holds only to print or "
+		    "store whole", i, tname(a, b1, sizeof(b1)),
+		    tname(a->fields[i].type, (char[64]){ 0 }, 64));
 		return NULL;
 	}
 	return a->fields[i].type;
@@ -1152,8 +1182,8 @@ static const struct type *array_as_str(struct sctx *c, struct node *n, const str
 {
 	struct node *inner;
 
-	if (!t || t->kind != T_ARRAY || !t->elem || t->elem->size != 1 || !type_is_int(t->elem) ||
-	    !t->elem->is_signed || !is_place(n) || is_tp_field(c, n) || !(inner = ast_new(n->kind, n->loc)))
+	if (!t || t->kind != T_ARRAY || !t->elem || !t->elem->is_char || !is_place(n) ||
+	    is_tp_field(c, n) || !(inner = ast_new(n->kind, n->loc)))
 		return t;
 	*inner = *n;
 	inner->next = NULL;
@@ -1280,7 +1310,7 @@ static const struct type *check_cast(struct sctx *c, struct node *n)
 	}
 	/* (bool)x is x != 0 (newer bpftrace's bool), not x's low byte */
 	if (!strcmp(n->b->name, "bool") && !n->b->ival)
-		t = type_bool();
+		t = type_truth();
 	set_type(n->b, t);
 	return t;
 }
@@ -1525,7 +1555,7 @@ static const struct type *check_has_key(struct sctx *c, struct node *n)
 	}
 	int mi = map_get(c, n->list);
 	map_keys(c, n->list, mi);
-	return type_bool();
+	return type_truth();
 }
 
 /* offsetof(struct X, a.b): a constant (the parser made the path a string). */
@@ -1654,7 +1684,8 @@ static const struct type *check_str(struct sctx *c, struct node *n)
 	if (t->kind == T_STR)
 		return type_str(t->size < len ? t->size : len);
 	if (t->kind == T_ARRAY && is_place(n->list) && t->elem && t->elem->size == 1)
-		return type_str(t->size && t->size < len ? t->size : len);
+		/* every element and a NUL: the read stops one short of the size */
+		return type_str(t->size && t->size <= len ? t->size + 1 : len);
 	if (!type_is_int(t) && t->kind != T_PTR) {
 		char b1[64];
 
@@ -1663,6 +1694,41 @@ static const struct type *check_str(struct sctx *c, struct node *n)
 		return NULL;
 	}
 	return type_str_read(len);
+}
+
+/* tseries(v, interval, n[, "avg"|"max"|"min"|"sum"]) (newer bpftrace): the
+ * interval in ns (a duration literal), 1 to 1000 intervals kept. */
+static const struct type *check_tseries(struct sctx *c, struct node *n)
+{
+	static const char *const aggs[] = { [TS_AVG] = "avg", [TS_MAX] = "max",
+					     [TS_MIN] = "min", [TS_SUM] = "sum" };
+	int64_t iv = 0, num = 0, mode = TS_LAST;
+	struct node *a = arg(n, 3);
+
+	if (!need_args(c, n, 3, 4) || !int_arg(c, n, 0) || !const_arg(c, n, 1, &iv) ||
+	    !const_arg(c, n, 2, &num))
+		return NULL;
+	if (iv <= 0) {
+		err(c, arg(n, 1)->loc, "tseries()'s interval must be above 0 (e.g. 100ms)");
+		return NULL;
+	}
+	if (num < 1 || num > 1000) {
+		err(c, arg(n, 2)->loc, "tseries() keeps 1 to 1000 intervals");
+		return NULL;
+	}
+	if (a) {
+		mode = -1;
+		for (int i = TS_AVG; a->kind == N_STR && i <= TS_SUM; i++)
+			if (!strcmp(a->name, aggs[i]))
+				mode = i;
+		if (mode < 0) {
+			err(c, a->loc, "tseries()'s aggregation is \"avg\", \"max\", \"min\" "
+			    "or \"sum\"");
+			return NULL;
+		}
+		set_type(a, type_str(a->len + 1));
+	}
+	return type_agg(AGG_TSERIES, mode, num, iv);
 }
 
 static const struct type *check_agg(struct sctx *c, struct node *n, enum agg_kind k)
@@ -1681,6 +1747,8 @@ static const struct type *check_agg(struct sctx *c, struct node *n, enum agg_kin
 		}
 		return type_agg(k, lo, hi, step);
 	}
+	if (k == AGG_TSERIES)
+		return check_tseries(c, n);
 	if (k == AGG_HIST && arg(n, 1)) {
 		/* hist(x, k), newer bpftrace: 2^k buckets per power of two */
 		if (!need_args(c, n, 1, 2) || !int_arg(c, n, 0) || !const_arg(c, n, 1, &step))
@@ -1966,6 +2034,32 @@ static const struct type *check_kaddr(struct sctx *c, struct node *n)
 	return type_int(8, false);
 }
 
+/* percpu_kaddr("sym"[, cpu]) (newer bpftrace): the address of a kernel
+ * per-CPU variable on this CPU or on cpu, through its BTF id (n->ival);
+ * 0 for a cpu past the last one. */
+static const struct type *check_percpu_kaddr(struct sctx *c, struct node *n)
+{
+	struct node *a = n->list;
+	int id;
+
+	if (!need_args(c, n, 1, 2) || (a->next && !int_arg(c, n, 1)))
+		return NULL;
+	if (a->kind != N_STR) {
+		err(c, a->loc, "percpu_kaddr() takes a string literal");
+		return NULL;
+	}
+	set_type(a, type_str(a->len + 1));
+	id = kbtf_percpu_var(a->name);
+	if (id < 0) {
+		err(c, a->loc, id == -ENODEV ? "percpu_kaddr() needs the kernel's BTF "
+		    "(/sys/kernel/btf/vmlinux), which this kernel lacks" :
+		    "the kernel's BTF has no per-CPU variable '%s'", a->name);
+		return NULL;
+	}
+	n->ival = (uint64_t)id;
+	return type_ptr(type_int(8, false), false);
+}
+
 /* ustack([mode,] [n]) / kstack(...): mode `bpftrace` or `perf` (bpftrace
  * 0.17 has no `raw`), n frames from 1 to PR_UW_DEPTH (127, 0.17's limit). */
 static const struct type *check_stack_call(struct sctx *c, struct node *n)
@@ -2147,10 +2241,10 @@ static enum agg_kind agg_of(const char *name)
 	static const char *const names[] = {
 		[AGG_COUNT] = "count", [AGG_SUM] = "sum", [AGG_AVG] = "avg",
 		[AGG_MIN] = "min", [AGG_MAX] = "max", [AGG_STATS] = "stats",
-		[AGG_HIST] = "hist", [AGG_LHIST] = "lhist",
+		[AGG_HIST] = "hist", [AGG_LHIST] = "lhist", [AGG_TSERIES] = "tseries",
 	};
 
-	for (int k = AGG_COUNT; k <= AGG_LHIST; k++)
+	for (int k = AGG_COUNT; k <= AGG_TSERIES; k++)
 		if (!strcmp(name, names[k]))
 			return k;
 	return AGG_NONE;
@@ -2393,7 +2487,7 @@ static const struct type *check_getopt(struct sctx *c, struct node *n)
 	free(n->name);
 	n->name = NULL;
 	fold_to_int(n, x);
-	return is_bool ? type_bool() : type_int(8, true);
+	return is_bool ? type_truth() : type_int(8, true);
 }
 
 static const struct type *check_call(struct sctx *c, struct node *n)
@@ -2446,6 +2540,8 @@ static const struct type *check_call(struct sctx *c, struct node *n)
 		return check_buf(c, n);
 	if (!strcmp(f, "kaddr"))
 		return check_kaddr(c, n);
+	if (!strcmp(f, "percpu_kaddr"))
+		return check_percpu_kaddr(c, n);
 	if (!strcmp(f, "uaddr"))
 		return check_uaddr(c, n);
 	if (!strcmp(f, "cgroupid"))
@@ -2704,7 +2800,9 @@ static void check_assign(struct sctx *c, struct node *n)
 			err(c, rv->loc, "%s by zero", n->op == '/' ? "division" : "remainder");
 			return;
 		}
-		if (l->kind != T_PTR)
+		if (l->kind == T_INT && lv->kind == N_VAR)
+			t = l;   /* $x op= e keeps $x's width, as C does */
+		else if (l->kind != T_PTR)
 			t = arith_type(l, t);
 	} else {
 		t = check_value(c, rv);
@@ -2750,8 +2848,8 @@ static const struct type *check_incdec(struct sctx *c, struct node *n)
 			return NULL;
 		}
 		set_type(lv, x->type);
-		if (x->type->kind == T_PTR)
-			return x->type; /* steps by the pointee's size */
+		if (x->type->kind == T_PTR || x->type->kind == T_INT)
+			return x->type; /* a pointer steps by the pointee's size */
 		return type_int(8, x->type->is_signed);
 	}
 	if (lv->kind != N_MAP) {

@@ -29,6 +29,9 @@ static const struct type t_ints[2][4] = {
 	  { .kind = T_INT, .size = 4, .is_signed = true },
 	  { .kind = T_INT, .size = 8, .is_signed = true } },
 };
+static const struct type t_truth = { .kind = T_BOOL, .size = 8, .is_word = true };
+static const struct type t_char = { .kind = T_INT, .size = 1, .is_signed = true,
+				    .is_char = true };
 static const struct type t_ustack = { .kind = T_STACK, .size = 8, .is_user = true };
 static const struct type t_kstack = { .kind = T_STACK, .size = 8 };
 static const struct type t_usym = { .kind = T_USYM, .size = 16 };
@@ -93,6 +96,16 @@ const struct type *type_ufmt(enum ufmt_kind k, uint32_t size, const char *fmt)
 bool type_ufmt_mem(const struct type *t)
 {
 	return t && t->kind == T_UFMT && t->ufmt >= UF_INET && t->ufmt != UF_CGPATH;
+}
+
+const struct type *type_truth(void)
+{
+	return &t_truth;
+}
+
+const struct type *type_char(void)
+{
+	return &t_char;
 }
 
 const struct type *type_int(unsigned size, bool is_signed)
@@ -166,8 +179,11 @@ const struct type *type_agg(enum agg_kind agg, int64_t lh_min, int64_t lh_max, i
 			  .lh_max = lh_max, .lh_step = lh_step };
 
 	switch (agg) {
-	case AGG_MIN: case AGG_MAX: case AGG_AVG: case AGG_STATS:
-		w.size = 16;
+	case AGG_SUM: case AGG_MIN: case AGG_MAX: case AGG_AVG: case AGG_STATS:
+		w.size = 16;   /* the value, then the hits (sum: to tell 0 from no hit) */
+		break;
+	case AGG_TSERIES:
+		w.size = TS_SLOT;
 		break;
 	default:
 		w.size = 8;
@@ -371,9 +387,10 @@ const char *agg_name(enum agg_kind agg)
 {
 	static const char *const names[] = {
 		"none", "count", "sum", "avg", "min", "max", "stats", "hist", "lhist",
+		"tseries",
 	};
 
-	return agg <= AGG_LHIST ? names[agg] : "?";
+	return agg <= AGG_TSERIES ? names[agg] : "?";
 }
 
 static size_t put(char *buf, size_t n, size_t at, const char *s)

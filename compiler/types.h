@@ -56,7 +56,17 @@ enum ufmt_kind {
 enum agg_kind {
 	AGG_NONE = 0, AGG_COUNT, AGG_SUM, AGG_AVG, AGG_MIN, AGG_MAX,
 	AGG_STATS, AGG_HIST, AGG_LHIST,
+	AGG_TSERIES,  /* tseries(v, interval, n[, agg]) (newer bpftrace): lh_step is the
+	               * interval (ns), lh_max the intervals kept, lh_min the enum
+	               * ts_agg; one TS_SLOT-byte slot per interval, keyed as hist
+	               * buckets are, by (epoch % n) */
 };
+
+/* How tseries() folds the values of one interval. */
+enum ts_agg { TS_LAST = 0, TS_AVG, TS_MAX, TS_MIN, TS_SUM };
+/* A tseries slot: u64 epoch (wall ns / interval), s64 value (the sum for
+ * avg), u64 count, u64 ns of the last update (which CPU's `last` wins). */
+#define TS_SLOT 32
 
 struct field {
 	const char *name;
@@ -78,6 +88,11 @@ struct type {
 	bool is_user;               /* T_PTR: user address space; T_STACK: ustack */
 	bool is_union;              /* T_RECORD */
 	bool is_const;
+	bool is_word;               /* T_BOOL: newer bpftrace's `bool` (true, false,
+	                             * (bool)x, has_key()), printed true/false; a
+	                             * comparison stays 0.17's 0/1 */
+	bool is_char;               /* T_INT: plain C `char` (not signed char, int8_t):
+	                             * its arrays are strings, as bpftrace prints them */
 	bool str_more;              /* T_STR read by str() from memory: one byte more than
 	                             * is shown, only there to tell that the source went
 	                             * on (printed with a ".." trailer then) */
@@ -107,6 +122,10 @@ struct type {
 const struct type *type_void(void);
 const struct type *type_int(unsigned size, bool is_signed);
 const struct type *type_bool(void);
+/* Newer bpftrace's bool, printed "true"/"false" (is_word). */
+const struct type *type_truth(void);
+/* Plain `char`: a signed byte whose arrays print as strings. */
+const struct type *type_char(void);
 const struct type *type_float(unsigned size);        /* 4 or 8 */
 const struct type *type_str(unsigned size);          /* interned per size */
 /* str() of a pointer: room for size - 1 characters shown, plus the byte

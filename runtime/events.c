@@ -220,14 +220,16 @@ static void ev_printv(struct ev_ctx *e, const struct pr_action *a, const char *r
 {
 	struct fmt_buf b;
 	const struct type *t = a->nargs ? a->args[0].type : NULL;
-	if (!t || a->args[0].offset + (t->kind == T_TUPLE ? t->size : 8) > len)
+	bool agg = t && (t->kind == T_TUPLE || t->kind == T_RECORD || t->kind == T_ARRAY);
+	if (!t || a->args[0].offset + (agg ? t->size : 8) > len)
 		return;
 	fmt_init(&b);
 	fmt_value(&b, a->args[0].type, rec + a->args[0].offset, &e->fc);
 	if (e->json) {
 		/* bpftrace: a number stays a JSON number, anything else a string */
 		enum type_kind k = a->args[0].type->kind;
-		if (k == T_INT || k == T_BOOL || k == T_TUPLE) {
+		if (k == T_INT || k == T_BOOL || k == T_TUPLE || k == T_RECORD ||
+		    (k == T_ARRAY && !(t->elem && t->elem->is_char))) {
 			struct fmt_buf j;
 			fmt_init(&j);
 			fmt_puts(&j, "{\"type\": \"value\", \"data\": ");

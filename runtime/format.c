@@ -7,6 +7,7 @@
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
+#include <math.h>
 #include <pwd.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -401,8 +402,8 @@ static void fmt_array(struct fmt_buf *b, const struct type *t, const char *p,
 		      const struct fmt_ctx *c)
 {
 	const struct type *e = t->elem;
-	if (e && e->kind == T_INT && e->size == 1 && e->is_signed) {
-		/* char[]: a string; unsigned char[] is numbers, as in bpftrace */
+	if (e && e->kind == T_INT && e->is_char) {
+		/* char[]: a string; signed and unsigned char[] are numbers, as in bpftrace */
 		fmt_putn(b, p, strnlen(p, t->size));
 		return;
 	}
@@ -590,6 +591,13 @@ void fmt_value(struct fmt_buf *b, const struct type *t, const void *p,
 	case T_ENUM:
 		fmt_enum(b, t, fmt_int(t, p));
 		break;
+	case T_BOOL:
+		if (t->is_word) {   /* newer bpftrace's bool */
+			fmt_puts(b, fmt_int(t, p) ? "true" : "false");
+			break;
+		}
+		fmt_addf(b, "%lld", (long long)fmt_int(t, p));
+		break;
 	case T_USYM:
 	case T_KSYM:
 		fmt_sym(b, t, p, c);
@@ -622,11 +630,85 @@ void fmt_value(struct fmt_buf *b, const struct type *t, const void *p,
 	}
 }
 
+/* A number as JSON, a name (an enum's) as a JSON string. */
+static void fmt_json_text(struct fmt_buf *b, const char *s)
+{
+	char *end;
+
+	if (*s && (strtoll(s, &end, 10), !*end)) {
+		fmt_puts(b, s);
+		return;
+	}
+	fmt_putc(b, '"');
+	fmt_json_str(b, s);
+	fmt_putc(b, '"');
+}
+
+/* { "a": 1, "p": { "x": 2 } }, spaced as bpftrace 0.17's JSON output. */
+static void fmt_json_record(struct fmt_buf *b, const struct type *t, const char *p,
+			    const struct fmt_ctx *c)
+{
+	fmt_puts(b, "{ ");
+	for (int i = 0; i < t->nfields; i++) {
+		const struct field *f = &t->fields[i];
+		struct fmt_buf v;
+
+		if (i)
+			fmt_puts(b, ", ");
+		fmt_putc(b, '"');
+		fmt_json_str(b, f->name ? f->name : "");
+		fmt_puts(b, "\": ");
+		fmt_init(&v);
+		if (f->bit_size && f->bit_size < 64 && f->bit_offset + f->bit_size <= 64)
+			fmt_bitfield(&v, f, p + f->offset);
+		else if (f->type && f->type->kind == T_PTR)
+			fmt_addf(&v, "%llu", (unsigned long long)fmt_int(f->type, p + f->offset));
+		else
+			fmt_json_value(b, f->type, p + f->offset, c);
+		if (v.len)
+			fmt_json_text(b, v.s);
+		fmt_free(&v);
+	}
+	fmt_puts(b, " }");
+}
+
+/* [1,2,3]; a char[] is a string, as in the text output. */
+static void fmt_json_array(struct fmt_buf *b, const struct type *t, const char *p,
+			   const struct fmt_ctx *c)
+{
+	const struct type *e = t->elem;
+
+	fmt_putc(b, '[');
+	for (uint32_t i = 0; e && i < t->count; i++) {
+		if (i)
+			fmt_putc(b, ',');
+		if (e->kind == T_INT || e->kind == T_ENUM || e->kind == T_BOOL) {
+			struct fmt_buf v;
+
+			fmt_init(&v);
+			fmt_packed_int(&v, e, p + i * e->size);
+			fmt_json_text(b, v.s);
+			fmt_free(&v);
+		} else {
+			fmt_json_value(b, e, p + i * e->size, c);
+		}
+	}
+	fmt_putc(b, ']');
+}
+
 void fmt_json_value(struct fmt_buf *b, const struct type *t, const void *p,
 		    const struct fmt_ctx *c)
 {
 	struct fmt_buf v;
 
+	if (t && t->kind == T_RECORD) {
+		fmt_json_record(b, t, p, c);
+		return;
+	}
+	if (t && t->kind == T_ARRAY && !(t->elem && t->elem->kind == T_INT && t->elem->is_char)) {
+		fmt_json_array(b, t, p, c);
+		return;
+	}
 	if (t && t->kind == T_TUPLE) {
 		fmt_putc(b, '[');
 		for (int i = 0; i < t->nfields; i++) {
@@ -640,7 +722,9 @@ void fmt_json_value(struct fmt_buf *b, const struct type *t, const void *p,
 	}
 	fmt_init(&v);
 	fmt_value(&v, t, p, c);
-	if (!t || t->kind == T_INT || t->kind == T_BOOL) {
+	if (t && t->kind == T_FLOAT && isfinite(fmt_float_of(t, p))) {
+		fmt_puts(b, v.s);   /* a JSON number */
+	} else if (!t || t->kind == T_INT || t->kind == T_BOOL) {
 		fmt_puts(b, v.s);
 	} else {
 		fmt_putc(b, '"');

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -34,8 +35,16 @@ static bool mp_is_hist(const struct pr_map *m)
 	return mp_kind(m) == AGG_HIST || mp_kind(m) == AGG_LHIST;
 }
 
+/* Keyed by a bucket after the script's keys: hist, lhist and tseries. */
+static bool mp_bucketed(const struct pr_map *m)
+{
+	return mp_is_hist(m) || mp_kind(m) == AGG_TSERIES;
+}
+
 int mp_nbuckets(const struct type *agg)
 {
+	if (agg->agg == AGG_TSERIES)   /* the slots' four u64 each */
+		return (int)agg->lh_max * (TS_SLOT / 8);
 	if (agg->agg == AGG_LHIST && agg->lh_step > 0)
 		return (int)(2 + (agg->lh_max - agg->lh_min) / agg->lh_step);
 	return (int)hist_buckets((int)agg->lh_step);
@@ -45,15 +54,16 @@ static uint32_t mp_prefix(const struct pr_map *m)
 {
 	if (m->array)
 		return 0;   /* the key is the bucket, or 0 */
-	return mp_is_hist(m) ? m->key_size - 8 : m->key_size;
+	return mp_bucketed(m) ? m->key_size - 8 : m->key_size;
 }
 
-/* An array entry exists from the start: a count or sum prints even when
- * 0, as bpftrace prints its keyless count; the others are absent while
- * they are zero on every CPU (see define_script_maps()). */
+/* An array entry exists from the start: a count prints even when 0, as
+ * bpftrace prints its keyless count; the others (a sum too, whose hits
+ * are counted beside it) are absent while they are zero on every CPU
+ * (see define_script_maps()). */
 static bool mp_array_absent(const struct pr_map *m, const char *v, size_t n)
 {
-	if (mp_kind(m) == AGG_COUNT || mp_kind(m) == AGG_SUM)
+	if (mp_kind(m) == AGG_COUNT)
 		return false;
 	for (size_t i = 0; i < n; i++)
 		if (v[i])
@@ -75,6 +85,40 @@ static bool mp_has_keys(const struct pr_map *m)
 }
 
 /* ---- reading ---- */
+
+/* One CPU's tseries slot into the folded one (both TS_SLOT): only the
+ * newest interval counts; within it, as the aggregation says, and the
+ * last update of all CPUs for `last`. */
+static void mp_ts_fold(const struct type *agg, uint64_t *to, const char *v)
+{
+	uint64_t s[4];
+
+	memcpy(s, v, sizeof(s));
+	if (!s[2] || (to[2] && s[0] < to[0]))
+		return;
+	if (!to[2] || s[0] > to[0]) {
+		memcpy(to, s, sizeof(s));
+		return;
+	}
+	int64_t a = (int64_t)to[1], b = (int64_t)s[1];
+	switch ((enum ts_agg)agg->lh_min) {
+	case TS_AVG: case TS_SUM:
+		to[1] = (uint64_t)(a + b);
+		break;
+	case TS_MAX:
+		to[1] = (uint64_t)(b > a ? b : a);
+		break;
+	case TS_MIN:
+		to[1] = (uint64_t)(b < a ? b : a);
+		break;
+	default:
+		if (s[3] > to[3])
+			to[1] = s[1];
+	}
+	to[2] += s[2];
+	if (s[3] > to[3])
+		to[3] = s[3];
+}
 
 static void mp_fold(const struct pr_map *m, struct mp_entry *e, const char *v,
 		    int ncpu, uint64_t bucket)
@@ -105,6 +149,10 @@ static void mp_fold(const struct pr_map *m, struct mp_entry *e, const char *v,
 			if (bucket < (uint64_t)e->nbuckets)
 				e->buckets[bucket] += (uint64_t)a;
 			break;
+		case AGG_TSERIES:
+			if ((bucket + 1) * (TS_SLOT / 8) <= (uint64_t)e->nbuckets)
+				mp_ts_fold(mp_agg(m), e->buckets + bucket * (TS_SLOT / 8), v);
+			break;
 		default:
 			break;
 		}
@@ -115,7 +163,7 @@ static struct mp_entry *mp_entry_for(const struct pr_map *m, struct mp_data *d,
 				     const char *key)
 {
 	uint32_t n = mp_prefix(m);
-	if (mp_is_hist(m))
+	if (mp_bucketed(m))
 		for (int i = d->n - 1; i >= 0; i--)
 			if (!n || !memcmp(d->e[i].key, key, n))
 				return &d->e[i];
@@ -128,7 +176,7 @@ static struct mp_entry *mp_entry_for(const struct pr_map *m, struct mp_data *d,
 	e->key = malloc(n ? n : 1);
 	if (e->key)
 		memcpy(e->key, key, n);
-	if (mp_is_hist(m)) {
+	if (mp_bucketed(m)) {
 		e->nbuckets = mp_nbuckets(mp_agg(m));
 		e->buckets = calloc((size_t)e->nbuckets, 8);
 	}
@@ -170,7 +218,7 @@ int mp_read(int fd, const struct pr_map *m, struct mp_data *out)
 			uint32_t idx;
 			memcpy(&idx, key, 4);
 			bucket = idx;
-		} else if (mp_is_hist(m)) {
+		} else if (mp_bucketed(m)) {
 			memcpy(&bucket, key + m->key_size - 8, 8);
 		}
 		if (mp_kind(m) == AGG_NONE) {
@@ -210,7 +258,7 @@ static int mp_cmp(const void *pa, const void *pb)
 {
 	const struct pr_map *m = mp_sort_map;
 	const struct mp_entry *a = pa, *b = pb;
-	bool by_value = !mp_is_hist(m) &&
+	bool by_value = !mp_bucketed(m) &&
 			(mp_kind(m) != AGG_NONE || (m->value && mp_is_int(m->value)));
 	if (by_value && a->value != b->value)
 		return a->value < b->value ? -1 : 1;
@@ -400,7 +448,9 @@ static void mp_value_text(struct fmt_buf *b, const struct pr_map *m,
 			 (unsigned long long)e->count, (long long)e->value, (long long)e->sum);
 		break;
 	case AGG_NONE:
-		if (m->value && mp_is_int(m->value))
+		if (m->value && m->value->kind == T_BOOL && m->value->is_word)
+			fmt_puts(b, e->value ? "true" : "false");
+		else if (m->value && mp_is_int(m->value))
 			fmt_addf(b, "%lld", (long long)mp_div(e->value, div));
 		else if (e->raw)
 			fmt_value(b, m->value, e->raw, c);
@@ -408,6 +458,147 @@ static void mp_value_text(struct fmt_buf *b, const struct pr_map *m,
 	default:
 		fmt_addf(b, "%lld", (long long)mp_div(e->value, div));
 	}
+}
+
+/* ---- tseries ---- */
+
+enum { TS_WIDTH = 53, TS_PAD = 21 };   /* the graph's columns; the min label's */
+
+/* Digits after the second a timestamp needs for interval iv (ns): 0, 3, 6
+ * or 9, as the finest unit that divides it. */
+static int mp_ts_digits(int64_t iv)
+{
+	return iv % 1000000000 == 0 ? 0 : iv % 1000000 == 0 ? 3 : iv % 1000 == 0 ? 6 : 9;
+}
+
+static void mp_ts_time(struct fmt_buf *b, uint64_t ns, int digits)
+{
+	time_t secs = (time_t)(ns / 1000000000u);
+	uint64_t frac = ns % 1000000000u;
+	struct tm tm;
+	char s[32];
+
+	localtime_r(&secs, &tm);
+	strftime(s, sizeof(s), "%H:%M:%S", &tm);
+	fmt_puts(b, s);
+	if (digits)
+		fmt_addf(b, ".%0*llu", digits,
+			 (unsigned long long)(frac / (digits == 3 ? 1000000u : digits == 6 ? 1000u : 1u)));
+}
+
+/* The min and max labels over the graph's columns, after `indent` spaces. */
+static void mp_ts_labels(struct fmt_buf *b, int indent, int64_t lo, int64_t hi)
+{
+	fmt_addf(b, "%*s%-*lld%*lld\n", indent, "", TS_PAD, (long long)lo, TS_WIDTH - TS_PAD,
+		 (long long)hi);
+}
+
+/* A slot's value, or false if epoch has none (slots: TS_SLOT each). */
+static bool mp_ts_value(const struct type *agg, const uint64_t *slots, uint64_t epoch,
+			int64_t *v)
+{
+	const uint64_t *s = slots + (epoch % (uint64_t)agg->lh_max) * (TS_SLOT / 8);
+
+	if (!s[2] || s[0] != epoch)
+		return false;
+	*v = (int64_t)s[1];
+	if (agg->lh_min == TS_AVG)
+		*v /= (int64_t)s[2];
+	return true;
+}
+
+/* A time series as newer bpftrace draws it: one row per interval, oldest
+ * first, from the first with a value to the newest (at most n), `-` for
+ * an interval without one; `*` at the value between the min and max of
+ * the rows, `.` on the zero column when 0 lies between them. */
+static void mp_ts_text(struct fmt_buf *b, const struct type *agg, const uint64_t *slots)
+{
+	uint64_t n = (uint64_t)agg->lh_max, last = 0, first = UINT64_MAX;
+	int64_t lo = INT64_MAX, hi = INT64_MIN, v;
+	int digits = mp_ts_digits(agg->lh_step), tsize = 8 + (digits ? digits + 1 : 0);
+
+	for (uint64_t i = 0; i < n; i++)
+		if (slots[i * (TS_SLOT / 8) + 2] && slots[i * (TS_SLOT / 8)] > last)
+			last = slots[i * (TS_SLOT / 8)];
+	for (uint64_t e = last >= n - 1 ? last - (n - 1) : 0; e <= last; e++)
+		if (mp_ts_value(agg, slots, e, &v)) {
+			if (first == UINT64_MAX)
+				first = e;
+			lo = v < lo ? v : lo;
+			hi = v > hi ? v : hi;
+		}
+	if (first == UINT64_MAX) {
+		fmt_puts(b, "<no data>\n");
+		return;
+	}
+	if (lo == hi) {   /* room on both sides of a flat line */
+		lo -= lo > INT64_MIN;
+		hi += hi < INT64_MAX;
+	}
+	double span = (double)hi - (double)lo;
+	int zero = lo < 0 && hi > 0 ? (int)((float)TS_WIDTH * (float)(-(double)lo) / (float)span) : 0;
+
+	mp_ts_labels(b, tsize + 1, lo, hi);
+	fmt_addf(b, "%-*s|", tsize + 1, digits == 0 ? "hh:mm:ss" : digits == 3 ? "hh:mm:ss.ms" :
+		 digits == 6 ? "hh:mm:ss.us" : "hh:mm:ss.ns");
+	for (int i = 0; i < TS_WIDTH - 2; i++)
+		fmt_putc(b, '_');
+	fmt_puts(b, "|\n");
+	for (uint64_t e = first; e <= last; e++) {
+		char line[TS_WIDTH + 1];
+
+		memset(line, ' ', TS_WIDTH);
+		line[TS_WIDTH] = 0;
+		line[0] = line[TS_WIDTH - 1] = '|';
+		if (zero > 0)
+			line[zero] = '.';
+		mp_ts_time(b, e * (uint64_t)agg->lh_step, digits);
+		fmt_putc(b, ' ');
+		if (!mp_ts_value(agg, slots, e, &v)) {
+			fmt_addf(b, "%s -\n", line);
+			continue;
+		}
+		int at = (int)((float)(TS_WIDTH - 1) * (float)((double)v - (double)lo) / (float)span);
+		line[at < 0 ? 0 : at > TS_WIDTH - 1 ? TS_WIDTH - 1 : at] = '*';
+		fmt_addf(b, "%s %lld\n", line, (long long)v);
+	}
+	fmt_addf(b, "%*sv", tsize + 1, "");
+	for (int i = 0; i < TS_WIDTH - 2; i++)
+		fmt_putc(b, '_');
+	fmt_puts(b, "v\n");
+	mp_ts_labels(b, tsize + 1, lo, hi);
+}
+
+/* -f json: [{"interval_start": "2025-01-02T10:41:46.700000000", "value": 1}, ...],
+ * the rows mp_ts_text draws, null for an interval without a value. */
+static void mp_ts_json(struct fmt_buf *b, const struct type *agg, const uint64_t *slots)
+{
+	uint64_t n = (uint64_t)agg->lh_max, last = 0, first = UINT64_MAX;
+	int64_t v;
+
+	for (uint64_t i = 0; i < n; i++)
+		if (slots[i * (TS_SLOT / 8) + 2] && slots[i * (TS_SLOT / 8)] > last)
+			last = slots[i * (TS_SLOT / 8)];
+	for (uint64_t e = last >= n - 1 ? last - (n - 1) : 0; e <= last && first == UINT64_MAX; e++)
+		if (mp_ts_value(agg, slots, e, &v))
+			first = e;
+	fmt_putc(b, '[');
+	for (uint64_t e = first; first != UINT64_MAX && e <= last; e++) {
+		uint64_t ns = e * (uint64_t)agg->lh_step;
+		time_t secs = (time_t)(ns / 1000000000u);
+		struct tm tm;
+		char s[32];
+
+		localtime_r(&secs, &tm);
+		strftime(s, sizeof(s), "%Y-%m-%dT%H:%M:%S", &tm);
+		fmt_addf(b, "%s{\"interval_start\": \"%s.%09llu\", \"value\": ", e > first ? "," : "",
+			 s, (unsigned long long)(ns % 1000000000u));
+		if (mp_ts_value(agg, slots, e, &v))
+			fmt_addf(b, "%lld}", (long long)v);
+		else
+			fmt_puts(b, "null}");
+	}
+	fmt_putc(b, ']');
 }
 
 static int mp_first(const struct pr_map *m, const struct mp_data *d, int64_t top)
@@ -422,6 +613,12 @@ void mp_text(struct fmt_buf *b, const struct pr_map *m, const struct mp_data *d,
 	for (int i = mp_first(m, d, top); i < d->n; i++) {
 		const struct mp_entry *e = &d->e[i];
 		mp_name(b, m, e, c);
+		if (mp_kind(m) == AGG_TSERIES) {   /* newer bpftrace: no space after ':' */
+			fmt_puts(b, ":\n");
+			mp_ts_text(b, mp_agg(m), e->buckets);
+			fmt_putc(b, '\n');
+			continue;
+		}
 		fmt_puts(b, ": ");
 		if (mp_is_hist(m)) {
 			fmt_putc(b, '\n');
@@ -496,16 +693,23 @@ static void mp_json_hist(struct fmt_buf *b, const struct type *agg, const uint64
 static void mp_json_value(struct fmt_buf *b, const struct pr_map *m,
 			  const struct mp_entry *e, int64_t div, const struct fmt_ctx *c)
 {
-	if (mp_is_hist(m)) {
+	if (mp_kind(m) == AGG_TSERIES) {
+		mp_ts_json(b, mp_agg(m), e->buckets);
+	} else if (mp_is_hist(m)) {
 		mp_json_hist(b, mp_agg(m), e->buckets, e->nbuckets);
 	} else if (mp_kind(m) == AGG_STATS) {
 		fmt_addf(b, "{\"count\": %llu, \"average\": %lld, \"total\": %lld}",
 			 (unsigned long long)e->count, (long long)e->value, (long long)e->sum);
-	} else if (mp_kind(m) == AGG_NONE && m->value && m->value->kind == T_TUPLE) {
+	} else if (mp_kind(m) == AGG_NONE && m->value && (m->value->kind == T_TUPLE ||
+			m->value->kind == T_RECORD || m->value->kind == T_ARRAY ||
+			m->value->kind == T_FLOAT)) {
 		if (e->raw)
 			fmt_json_value(b, m->value, e->raw, c);
 		else
 			fmt_puts(b, "null");
+	} else if (mp_kind(m) == AGG_NONE && m->value && m->value->kind == T_BOOL &&
+		   m->value->is_word) {
+		fmt_puts(b, e->value ? "true" : "false");
 	} else if (mp_kind(m) == AGG_NONE && !(m->value && mp_is_int(m->value))) {
 		struct fmt_buf v;
 		fmt_init(&v);
@@ -523,7 +727,7 @@ static void mp_json_value(struct fmt_buf *b, const struct pr_map *m,
 void mp_json(struct fmt_buf *b, const struct pr_map *m, const struct mp_data *d,
 	     int64_t top, int64_t div, const struct fmt_ctx *c)
 {
-	const char *type = mp_is_hist(m) ? "hist" :
+	const char *type = mp_is_hist(m) ? "hist" : mp_kind(m) == AGG_TSERIES ? "tseries" :
 			   mp_kind(m) == AGG_AVG || mp_kind(m) == AGG_STATS ? "stats" : "map";
 	fmt_addf(b, "{\"type\": \"%s\", \"data\": {\"", type);
 	fmt_json_str(b, m->name);

@@ -301,6 +301,12 @@ static char *vf_sentence(const struct program *p, const char *log, const char *m
 	} else if (vf_has(msg, "combined stack size") || vf_has(msg, "invalid write to stack")) {
 		r = asprintf(&s, "this probe needs more than the 512 bytes of stack a BPF program "
 			     "has (%s): use fewer or shorter strings and scratch variables", msg);
+	} else if (vf_has(msg, "failed to find the address for kernel symbol")) {
+		/* percpu_kaddr(): the kernel resolves the variable through kallsyms */
+		r = asprintf(&s, "this kernel cannot place a per-CPU variable of percpu_kaddr() "
+			     "(%s): its kallsyms lists no data symbols; it needs a kernel "
+			     "built with CONFIG_KALLSYMS_ALL",
+			     msg);
 	} else {
 		r = asprintf(&s, "the kernel verifier rejected this probe: %s",
 			     msg ? msg : "(no message)");

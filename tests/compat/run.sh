@@ -15,6 +15,10 @@
 # to both, e.g. -f json), SORT yes (compare the
 # lines sorted: for maps whose entries tie), TIMEOUT (seconds, default 10),
 # and SIGINT N (stop both after N seconds, for programs without exit()).
+# EXPECT lines (one per output line) mark a feature of newer bpftrace
+# (0.18 and later), which 0.17 has no output for: the case runs under
+# perf-run only and is compared with EXPECT, the output newer bpftrace's
+# documentation gives (DOCSAME/DOCDIFF, counted apart as `newer: N same of M`).
 # Only the attach banners ("Attaching N probes...", "Attached N probes in
 # T ms"), bpftrace's RLIMIT_MEMLOCK warning, trailing empty lines and, with
 # -f json, the empty lines bpftrace writes among its JSON are removed
@@ -39,7 +43,7 @@ command -v "$BPFTRACE" >/dev/null || { echo "compat: $BPFTRACE is not installed 
 TMP=$(mktemp -d /tmp/perf-run-compat.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
 trap 'exit 130' INT TERM
-same=0 total=0 reffail=0 bothfail=0
+same=0 total=0 reffail=0 bothfail=0 docsame=0 doctotal=0
 declare -a diffs=()
 
 normalise() {
@@ -71,10 +75,27 @@ run_one() {
 	echo "$rc" >"$out.rc"
 }
 
+# A newer feature: perf-run's output against the documented one (EXPECT).
+run_doc_case() {
+	printf '%s\n' "$expect" >"$TMP/ref"
+	run_one "$PERF_RUN" "$TMP/our"
+	normalise "$TMP/ref"
+	normalise "$TMP/our"
+	doctotal=$((doctotal + 1))
+	if [[ $(<"$TMP/our.rc") == 0 ]] && cmp -s "$TMP/ref.n" "$TMP/our.n"; then
+		echo "DOCSAME  $name"; docsame=$((docsame + 1))
+		return 0
+	fi
+	echo "DOCDIFF  $name (perf-run exit $(<"$TMP/our.rc"))"
+	diff "$TMP/ref.n" "$TMP/our.n" | head -n 12 | sed 's/^/    | /'
+	head -n 3 "$TMP/our.err" | sed 's/^/    ! /'
+}
+
 run_case() {
 	[[ -n $name ]] || return 0
 	if [[ -n $name_re ]] && ! [[ $name =~ $name_re ]]; then return 0; fi
 	printf '%s\n' "$prog" >"$TMP/prog.bt"
+	if ((has_expect)); then run_doc_case; return 0; fi
 	run_one "$BPFTRACE" "$TMP/ref"
 	run_one "$PERF_RUN" "$TMP/our"
 	normalise "$TMP/ref"
@@ -102,12 +123,12 @@ run_case() {
 
 run_file() {
 	local line key val
-	name= prog= ccmd= args= opts= sort=no tmo=10 sigint=
+	name= prog= ccmd= args= opts= sort=no tmo=10 sigint= expect= has_expect=0
 	while IFS= read -r line || [[ -n $line ]]; do
 		[[ $line =~ ^# ]] && continue
 		if [[ -z $line ]]; then
 			run_case
-			name= prog= ccmd= args= opts= sort=no tmo=10 sigint=
+			name= prog= ccmd= args= opts= sort=no tmo=10 sigint= expect= has_expect=0
 			continue
 		fi
 		key=${line%% *} val=${line#* }
@@ -120,6 +141,9 @@ run_file() {
 		SORT) sort=$val ;;
 		TIMEOUT) tmo=$val ;;
 		SIGINT) sigint=$val ;;
+		EXPECT)
+			[[ $line == EXPECT ]] && val=
+			if ((has_expect)); then expect+=$'\n'$val; else expect=$val has_expect=1; fi ;;
 		*) echo "$1: unknown key '$key'" >&2 ;;
 		esac
 	done <"$1"
@@ -168,6 +192,7 @@ files_given=$#
 if ((!tools_only)); then
 	for f in "$@"; do run_file "$f"; done
 	echo "compat: $same same of $total ($bothfail fail under both, $reffail run only under perf-run)"
+	((doctotal)) && echo "newer: $docsame same of $doctotal (newer bpftrace's features, against their documented output)"
 fi
 if ((tools_only)) || [[ -z $name_re && $files_given == 0 ]]; then run_tools; fi
 exit 0
