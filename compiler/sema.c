@@ -538,7 +538,7 @@ static const struct type *check_dwarf_var(struct sctx *c, struct node *n)
 			t = v->type;
 		}
 	}
-	c->cur->per_site = true;
+	c->cur->per_site = c->cur->dwarf_site = true;
 	return t;
 }
 
@@ -560,7 +560,7 @@ static const struct type *check_usdt_arg(struct sctx *c, struct node *n, int i)
 			sgn |= p->sites[j].uargs[i].is_signed;
 		}
 	}
-	c->cur->per_site = true;
+	c->cur->per_site = c->cur->dwarf_site = true;
 	return type_int(8, sgn);
 }
 
@@ -1584,7 +1584,7 @@ static const struct type *check_print_args(struct sctx *c, struct node *m)
 				return NULL;
 			}
 	}
-	c->cur->per_site = true;
+	c->cur->per_site = c->cur->dwarf_site = true;
 	return type_void();
 }
 
