@@ -1291,6 +1291,51 @@ static int emit_llvm(struct cg *g, unsigned dump)
 }
 
 /* A dump wants LLVM's own stages, so it always compiles. */
+/*
+ * LLVM 19's BTF writer completes every BTF type again at the start of each
+ * function with debug info, and its string table looks each name up by a
+ * linear search: each function costs the square of the globals (maps) the
+ * object has, a script with a probe and a map per function the cube of its
+ * size (1,000 of each: 6 s of a 7 s compile).  A function without debug
+ * info is skipped by the writer: past a budget, the probe functions lose
+ * theirs, so the object keeps the maps' BTF (libbpf needs it) but has no
+ * line info to map a verifier rejection to a statement: the error then
+ * names the probe (runtime/loader.c).  Objects with helper callbacks keep
+ * everything, since the kernel wants BTF of a callback's program.
+ */
+#define CG_BTF_BUDGET 20000000.0
+#define CG_SLOW_PROGS 500
+
+static bool is_prog_section(const char *name);
+
+static void lean_debug_info(struct cg *g)
+{
+	double nfn = 0, nvar = 0;
+
+	for (LLVMValueRef f = LLVMGetFirstFunction(g->mod); f; f = LLVMGetNextFunction(f)) {
+		const char *sec = LLVMGetSection(f);
+
+		if (!LLVMCountBasicBlocks(f))
+			continue;
+		if (!sec || !is_prog_section(sec))
+			return;   /* a callback */
+		nfn++;
+	}
+	for (LLVMValueRef v = LLVMGetFirstGlobal(g->mod); v; v = LLVMGetNextGlobal(v))
+		nvar++;
+	if (nfn * nvar * nvar / 2 < CG_BTF_BUDGET)
+		return;
+	for (LLVMValueRef f = LLVMGetFirstFunction(g->mod); f; f = LLVMGetNextFunction(f)) {
+		if (!LLVMCountBasicBlocks(f))
+			continue;
+		LLVMSetSubprogram(f, NULL);
+		for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(f); bb; bb = LLVMGetNextBasicBlock(bb))
+			for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i))
+				LLVMInstructionSetDebugLoc(i, NULL);
+	}
+	g->prog->lean_btf = true;
+}
+
 static int emit(struct cg *g, unsigned dump)
 {
 	char *ir = dump ? NULL : LLVMPrintModuleToString(g->mod);
@@ -1301,6 +1346,9 @@ static int emit(struct cg *g, unsigned dump)
 		g->prog->cached = true;
 		return 0;
 	}
+	/* LLVM takes about 1 ms a program: say why a large script is slow to start. */
+	if (!dump && g->prog->nprogs >= CG_SLOW_PROGS)
+		fprintf(stderr, "perf-run: compiling %d BPF programs...\n", g->prog->nprogs);
 	r = emit_llvm(g, dump);
 	if (!r && ir)
 		objcache_put(ir, g->prog->elf, g->prog->elf_size);
@@ -1454,6 +1502,7 @@ int cg_generate(struct sema_probe *probes, int nprobes, struct sema *s,
 	if (g.errors)
 		goto out;
 	cg_slp_finish(&g);
+	lean_debug_info(&g);
 	LLVMDIBuilderFinalize(g.di);
 	size_ringbuf(&g);
 	if (emit(&g, dump))
