@@ -299,20 +299,37 @@ static int probe_index(const struct cg *g)
 	return -1;
 }
 
+/* A uprobe site named by a symbol (a line probe's site is "file.c:N"). */
+static bool site_named(const struct probe *p, int site)
+{
+	if (p->kind != PK_UPROBE && p->kind != PK_URETPROBE)
+		return false;
+	for (const char *c = p->sites[site].func; c && *c; c++)
+		if (!(*c == '_' || (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+		      (*c >= '0' && *c <= '9')))
+			return false;
+	return p->sites[site].func != NULL;
+}
+
 /* The site whose function this program runs at, if there is exactly one
- * and it is named by a symbol (a line probe's site is "file.c:N"), else -1. */
+ * and it is named by a symbol, else -1. */
 static int site_func(const struct cg *g)
 {
 	const struct probe *p = g->probe;
 	int site = g->site >= 0 ? g->site : p->nsites == 1 ? 0 : -1;
 
-	if ((p->kind != PK_UPROBE && p->kind != PK_URETPROBE) || site < 0 || probe_index(g) < 0)
-		return -1;
-	for (const char *c = p->sites[site].func; c && *c; c++)
-		if (!(*c == '_' || (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
-		      (*c >= '0' && *c <= '9')))
-			return -1;
-	return p->sites[site].func ? site : -1;
+	return site >= 0 && probe_index(g) >= 0 && site_named(p, site) ? site : -1;
+}
+
+/* Every site of a program shared through the cookie is named by a symbol. */
+static bool sites_named(const struct cg *g)
+{
+	if (probe_index(g) != g->pidx)
+		return false;
+	for (int k = 0; k < g->probe->nsites; k++)
+		if (!site_named(g->probe, k))
+			return false;
+	return true;
 }
 
 static LLVMValueRef usym_of(struct cg *g, LLVMValueRef addr)
@@ -400,7 +417,7 @@ static LLVMValueRef ident(struct cg *g, struct node *n)
 		return cg_stack_id(g, type_stack(s[0] == 'u'));
 	if ((fv = newer_ident(g, n)))
 		return fv;
-	if (!strcmp(s, "probe") && p->sys_raw)
+	if (!strcmp(s, "probe") && (p->sys_raw || g->site_cookie))
 		return cg_sys_probe_name(g, n->type->size);
 	if (!strcmp(s, "probe")) {
 		char buf[1024];
@@ -421,6 +438,10 @@ static LLVMValueRef ident(struct cg *g, struct node *n)
 		/* Typed by the function's DWARF return type (sema): eax of an int
 		 * sign-extended, al of a bool as 0/1. */
 		return cg_to_int_type(g, cg_ctx_load(g, REG_AX, 8), n->type);
+	if (!strcmp(s, "func") && n->type->kind == T_USYM && g->site_cookie && sites_named(g))
+		/* the site's index is the cookie (below the tag's probe bits) */
+		return usym_of(g, LLVMBuildOr(g->b, g->sys_site,
+					      cg_const(g, PR_SITE_TAG | (uint64_t)g->pidx << 32), ""));
 	if (!strcmp(s, "func") && n->type->kind == T_USYM && site_func(g) >= 0)
 		return usym_of(g, cg_const(g, PR_SITE_TAG | (uint64_t)probe_index(g) << 32 |
 						(uint64_t)site_func(g)));

@@ -211,10 +211,33 @@ static LLVMValueRef pton_call(struct cg *g, struct node *n)
 	return cg_store_const_str(g, (const char *)b, count, count);
 }
 
+/* The address of a shared program's site, from a table by its cookie. */
+static LLVMValueRef site_addr(struct cg *g)
+{
+	const struct probe *p = g->probe;
+	char name[64];
+
+	snprintf(name, sizeof(name), "p%d_addrs", g->pidx);
+	LLVMValueRef tab = LLVMGetNamedGlobal(g->mod, name);
+	if (!tab) {
+		uint64_t *a = calloc((size_t)p->nsites, 8);
+
+		if (!a)
+			abort();
+		for (int i = 0; i < p->nsites; i++)
+			a[i] = p->sites[i].addr;
+		tab = cg_rodata(g, name, a, 8u * (uint32_t)p->nsites);
+		free(a);
+	}
+	LLVMValueRef at = LLVMBuildGEP2(g->b, g->i64, tab, &g->sys_site, 1, "");
+
+	return LLVMBuildLoad2(g->b, g->i64, at, "site_addr");
+}
+
 /* uaddr("sym"): sema's file address; in a PIE plus the load bias, the
  * probed address (the ip at a uprobe or usdt site, the function's address
- * at a uretprobe) less the site's address in the file (the program is
- * per site). */
+ * at a uretprobe) less the site's address in the file (known to a
+ * program per site, looked up by one that sites share). */
 static LLVMValueRef uaddr_call(struct cg *g, struct node *n)
 {
 	const struct probe_site *s;
@@ -225,7 +248,8 @@ static LLVMValueRef uaddr_call(struct cg *g, struct node *n)
 	s = &g->probe->sites[g->site < 0 ? 0 : g->site];
 	ip = g->probe->kind == PK_URETPROBE ? cg_helper(g, H_GET_FUNC_IP, &g->ctxarg, 1)
 					     : cg_ctx_load(g, REG_IP, 8);
-	return LLVMBuildAdd(g->b, LLVMBuildSub(g->b, ip, cg_const(g, s->addr), ""),
+	return LLVMBuildAdd(g->b, LLVMBuildSub(g->b, ip, g->site_cookie ? site_addr(g) :
+					       cg_const(g, s->addr), ""),
 			    cg_const(g, n->ival), "");
 }
 

@@ -56,6 +56,41 @@ struct pr_action *action_new(struct cg *g, enum pr_action_kind k, const char *fm
 
 static bool str_into(struct cg *g, struct node *n, LLVMValueRef dst);
 
+static bool same_action(const struct pr_action *a, const struct pr_action *b)
+{
+	if (a->kind != b->kind || (!a->fmt) != (!b->fmt) || (a->fmt && strcmp(a->fmt, b->fmt)) ||
+	    a->loc.line != b->loc.line || a->loc.col != b->loc.col || a->loc.len != b->loc.len ||
+	    a->size != b->size || a->map != b->map || a->top != b->top || a->div != b->div ||
+	    a->nargs != b->nargs)
+		return false;
+	/* The very same type objects (sema's, of the same expressions): an
+	 * equal-looking type built per site may print differently. */
+	for (int i = 0; i < a->nargs; i++)
+		if (a->args[i].type != b->args[i].type || a->args[i].offset != b->args[i].offset)
+			return false;
+	return true;
+}
+
+/* The action just made (the last one), or an identical one made for
+ * another site of the probe: sites whose code is otherwise the same then
+ * share one program (codegen.c, gen_shared). */
+static int action_reuse(struct cg *g, int id)
+{
+	struct program *p = g->prog;
+	struct pr_action *a = &p->actions[id];
+
+	if (g->act_share_from < 0 || id != p->nactions - 1)
+		return id;
+	for (int i = g->act_share_from; i < id; i++)
+		if (same_action(a, &p->actions[i])) {
+			free(a->fmt);
+			free(a->args);
+			p->nactions--;
+			return i;
+		}
+	return id;
+}
+
 /* Lays out args after the id, fills the record in place (strings are read
  * straight into their slots), emits it, and counts it as lost if the ring
  * buffer is full. */
@@ -76,6 +111,8 @@ static void emit_record(struct cg *g, int id, struct node *args)
 	g->prog->actions[id].args = pa;
 	g->prog->actions[id].nargs = n;
 	g->prog->actions[id].size = off;
+	id = action_reuse(g, id);
+	pa = g->prog->actions[id].args;
 	rec = cg_alloca(g, off, "rec");
 	LLVMBuildStore(g->b, cg_const(g, id), rec);
 	i = 0;

@@ -1,6 +1,7 @@
 /*
  * cg_syscall.c - the one program of a syscalls:* wildcard, attached to
- * raw_syscalls:sys_enter or sys_exit (syscalls.h).
+ * raw_syscalls:sys_enter or sys_exit (syscalls.h); its table of probe
+ * names also serves uprobe programs shared by sites (cg_expr.c).
  *
  * Its context is the raw tracepoint's: ctx[0] the syscall's struct
  * pt_regs, ctx[1] the syscall number (sys_enter) or its result
@@ -108,12 +109,13 @@ LLVMValueRef cg_sys_probe_name(struct cg *g, uint32_t size)
 {
 	const struct probe *p = g->probe;
 	char name[128], buf[1024];
-	size_t len;
 
 	/* 8-byte aligned entries, as the stack buffers of other strings. */
 	uint32_t stride = (size + 7) & ~7u;
 
-	snprintf(name, sizeof(name), "%s_names%u", LLVMGetValueName2(g->fn, &len), size);
+	/* One table per probe, whichever of its programs asks (a uprobe
+	 * wildcard's programs share it, indexed by their cookie). */
+	snprintf(name, sizeof(name), "p%d_names%u", g->pidx, size);
 	LLVMValueRef tab = LLVMGetNamedGlobal(g->mod, name);
 	if (!tab) {
 		char *all = calloc((size_t)p->nsites, stride);

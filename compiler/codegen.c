@@ -6,7 +6,9 @@
  *
  * Expressions are in cg_expr.c, statements, calls and actions in
  * cg_stmt.c, DWARF and USDT variables in cg_dwarf.c.  A body that reads
- * per-address variables gets one program per site.  Only the BPF target
+ * per-address variables gets one program per site, but the sites of a
+ * uprobe wildcard share one where their code is the same (gen_shared).
+ * Only the BPF target
  * is initialised.
  */
 #define _GNU_SOURCE
@@ -990,6 +992,16 @@ void cg_probe_body(struct cg *g, struct node *pn)
 	cg_block_stmts(g, pn->b);
 }
 
+/* The site of a program that several share: its attach cookie, which is
+ * its index in probe->sites (runtime/prov_uprobe.c), checked so that the
+ * tables indexed by it are in bounds for the verifier. */
+static void site_cookie(struct cg *g)
+{
+	g->sys_site = cg_helper(g, H_GET_ATTACH_COOKIE, &g->ctxarg, 1);
+	cg_ret0_unless(g, LLVMBuildICmp(g->b, LLVMIntULT, g->sys_site,
+					cg_const(g, (uint64_t)g->probe->nsites), ""), true);
+}
+
 static int gen_function(struct cg *g, struct node *pn, const struct probe *p, int idx,
 			int site)
 {
@@ -1010,11 +1022,14 @@ static int gen_function(struct cg *g, struct node *pn, const struct probe *p, in
 		snprintf(name, sizeof(name), "p%d_%s", idx, si.kind);
 	}
 	g->site = site;
+	g->pidx = idx;
 	for (char *c = name; *c; c++)
 		if (!((*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') || *c == '_'))
 			*c = '_';
 	g->probe = p;
 	func_begin(g, name, sec, pn);
+	if (g->site_cookie)
+		site_cookie(g);
 	if (p->sys_raw)
 		cg_sys_prologue(g);
 	if (g->s->has_exit && p->kind != PK_BEGIN && p->kind != PK_END)
@@ -1034,6 +1049,101 @@ static int gen_function(struct cg *g, struct node *pn, const struct probe *p, in
 	pp->sleepable = g->fn_sleepable;
 	g->prog->nprogs++;
 	return 0;
+}
+
+/* ---- programs shared by sites ---- */
+
+/* A function's IR without what differs between otherwise identical ones:
+ * its header (name, section) and metadata numbers (the debug locations of
+ * each function are in its own scope). */
+static char *fn_text(LLVMValueRef fn, uint64_t *hash)
+{
+	char *ir = LLVMPrintValueToString(fn), *body = strstr(ir, "{\n");
+	char *out = malloc(strlen(ir) + 1), *o = out;
+
+	if (!out)
+		abort();
+	*hash = 14695981039346656037ULL;
+	for (const char *c = body ? body : ir; *c; c++) {
+		*o++ = *c;
+		*hash = (*hash ^ (unsigned char)*c) * 1099511628211ULL;
+		if (*c == '!')
+			while (c[1] >= '0' && c[1] <= '9')
+				c++;
+	}
+	*o = '\0';
+	LLVMDisposeMessage(ir);
+	return out;
+}
+
+struct cg_group { int prog; uint64_t hash; char *text; };
+
+static void group_add(struct pr_prog *pp, int site)
+{
+	int *v = realloc(pp->sites, (size_t)(pp->nsites + 1) * sizeof(*v));
+
+	if (!v)
+		abort();
+	pp->sites = v;
+	v[pp->nsites++] = site;
+}
+
+/* The sites of a uprobe wildcard share programs through the attach
+ * cookie.  A body that reads only the site's name or address has one
+ * program for all of them.  One that reads DWARF or USDT locations is
+ * generated for each site, and a site whose code comes out identical to
+ * an earlier one's (the same locations read the same way) joins that
+ * program instead of having its own: sound for every kind of location,
+ * since what is compared is the code itself. */
+static void gen_shared(struct cg *g, const struct sema_probe *sp, const struct probe *p,
+		       int idx)
+{
+	struct cg_group *grp;
+	int ngrp = 0;
+
+	g->site_cookie = true;
+	if (!sp->dwarf_site) {
+		gen_function(g, sp->node, p, idx, -1);
+		g->site_cookie = false;
+		return;
+	}
+	grp = calloc((size_t)p->nsites, sizeof(*grp));
+	if (!grp)
+		abort();
+	g->act_share_from = g->prog->nactions;
+	for (int k = 0; k < p->nsites && !g->errors; k++) {
+		gen_function(g, sp->node, p, idx, k);
+		struct pr_prog *pp = &g->prog->progs[g->prog->nprogs - 1];
+		uint64_t h;
+		char *text = fn_text(g->fn, &h);
+		int j = 0;
+
+		while (j < ngrp && (grp[j].hash != h || g->prog->progs[grp[j].prog].sleepable !=
+				    pp->sleepable || strcmp(grp[j].text, text)))
+			j++;
+		if (j == ngrp) {
+			grp[ngrp++] = (struct cg_group){ g->prog->nprogs - 1, h, text };
+			group_add(pp, k);
+			continue;
+		}
+		free(text);
+		LLVMDeleteFunction(g->fn);
+		g->fn = NULL;
+		free(pp->name);
+		g->prog->nprogs--;
+		group_add(&g->prog->progs[grp[j].prog], k);
+	}
+	for (int j = 0; j < ngrp; j++)
+		free(grp[j].text);
+	free(grp);
+	g->act_share_from = -1;
+	g->site_cookie = false;
+}
+
+static bool shared_sites(const struct sema_probe *sp, const struct probe *p)
+{
+	return sp->per_site && !p->sys_raw && p->nsites > 1 &&
+	       (p->kind == PK_UPROBE || p->kind == PK_URETPROBE);
 }
 
 /* ---- module ---- */
@@ -1184,6 +1294,51 @@ static int emit_llvm(struct cg *g, unsigned dump)
 }
 
 /* A dump wants LLVM's own stages, so it always compiles. */
+/*
+ * LLVM 19's BTF writer completes every BTF type again at the start of each
+ * function with debug info, and its string table looks each name up by a
+ * linear search: each function costs the square of the globals (maps) the
+ * object has, a script with a probe and a map per function the cube of its
+ * size (1,000 of each: 6 s of a 7 s compile).  A function without debug
+ * info is skipped by the writer: past a budget, the probe functions lose
+ * theirs, so the object keeps the maps' BTF (libbpf needs it) but has no
+ * line info to map a verifier rejection to a statement: the error then
+ * names the probe (runtime/loader.c).  Objects with helper callbacks keep
+ * everything, since the kernel wants BTF of a callback's program.
+ */
+#define CG_BTF_BUDGET 20000000.0
+#define CG_SLOW_PROGS 500
+
+static bool is_prog_section(const char *name);
+
+static void lean_debug_info(struct cg *g)
+{
+	double nfn = 0, nvar = 0;
+
+	for (LLVMValueRef f = LLVMGetFirstFunction(g->mod); f; f = LLVMGetNextFunction(f)) {
+		const char *sec = LLVMGetSection(f);
+
+		if (!LLVMCountBasicBlocks(f))
+			continue;
+		if (!sec || !is_prog_section(sec))
+			return;   /* a callback */
+		nfn++;
+	}
+	for (LLVMValueRef v = LLVMGetFirstGlobal(g->mod); v; v = LLVMGetNextGlobal(v))
+		nvar++;
+	if (nfn * nvar * nvar / 2 < CG_BTF_BUDGET)
+		return;
+	for (LLVMValueRef f = LLVMGetFirstFunction(g->mod); f; f = LLVMGetNextFunction(f)) {
+		if (!LLVMCountBasicBlocks(f))
+			continue;
+		LLVMSetSubprogram(f, NULL);
+		for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(f); bb; bb = LLVMGetNextBasicBlock(bb))
+			for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i))
+				LLVMInstructionSetDebugLoc(i, NULL);
+	}
+	g->prog->lean_btf = true;
+}
+
 static int emit(struct cg *g, unsigned dump)
 {
 	char *ir = dump ? NULL : LLVMPrintModuleToString(g->mod);
@@ -1194,6 +1349,9 @@ static int emit(struct cg *g, unsigned dump)
 		g->prog->cached = true;
 		return 0;
 	}
+	/* LLVM takes about 1 ms a program: say why a large script is slow to start. */
+	if (!dump && g->prog->nprogs >= CG_SLOW_PROGS)
+		fprintf(stderr, "perf-run: compiling %d BPF programs...\n", g->prog->nprogs);
 	r = emit_llvm(g, dump);
 	if (!r && ir)
 		objcache_put(ir, g->prog->elf, g->prog->elf_size);
@@ -1303,7 +1461,7 @@ int cg_generate(struct sema_probe *probes, int nprobes, struct sema *s,
 		const struct source *src, unsigned dump, struct program *out,
 		struct diag *d)
 {
-	struct cg g = { .prog = out, .s = s, .d = d };
+	struct cg g = { .prog = out, .s = s, .d = d, .act_share_from = -1 };
 	int nfn = 0, idx = 0, rc = -1;
 
 	for (int i = 0; i < nprobes; i++)
@@ -1324,6 +1482,10 @@ int cg_generate(struct sema_probe *probes, int nprobes, struct sema *s,
 		for (int j = 0; j < probes[i].nprobes; j++, idx++) {
 			const struct probe *p = probes[i].probes[j];
 
+			if (shared_sites(&probes[i], p)) {
+				gen_shared(&g, &probes[i], p, idx);
+				continue;
+			}
 			if (!probes[i].per_site || p->sys_raw) {
 				/* The companion first: it is attached first. */
 				g.rp_on = cg_rp_wanted(probes[i].node, p);
@@ -1345,6 +1507,7 @@ int cg_generate(struct sema_probe *probes, int nprobes, struct sema *s,
 	if (g.errors)
 		goto out;
 	cg_slp_finish(&g);
+	lean_debug_info(&g);
 	LLVMDIBuilderFinalize(g.di);
 	size_ringbuf(&g);
 	if (emit(&g, dump))

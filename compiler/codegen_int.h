@@ -25,7 +25,7 @@ enum {
 	H_GET_STACKID = 27, H_CURTASK = 35, H_PROBE_READ_STR = 45, H_CGROUP = 80,
 	H_SEND_SIGNAL = 109, H_READ_USER = 112, H_READ_KERNEL = 113,
 	H_READ_USER_STR = 114, H_READ_KERNEL_STR = 115, H_RINGBUF_OUTPUT = 130,
-	H_GET_FUNC_IP = 173, H_JIFFIES64 = 118, H_FOR_EACH_MAP_ELEM = 164,
+	H_GET_FUNC_IP = 173, H_GET_ATTACH_COOKIE = 174, H_JIFFIES64 = 118, H_FOR_EACH_MAP_ELEM = 164,
 	H_KTIME_BOOT = 125, H_PER_CPU_PTR = 153, H_THIS_CPU_PTR = 154,
 };
 
@@ -62,6 +62,11 @@ struct cg {
 	LLVMValueRef fn, ctxarg;
 	const struct probe *probe;
 	int site;                   /* index into probe->sites, -1 for all of them */
+	int pidx;                   /* index of probe in prog->probes */
+	bool site_cookie;           /* shared by sites: sys_site is the attach cookie,
+				     * the site's index (codegen.c, gen_shared) */
+	int act_share_from;         /* actions from here on may be reused by an
+				     * identical one (cg_stmt.c), -1: never */
 	LLVMBasicBlockRef entry;    /* allocas and per-hit values, then a branch to start */
 	LLVMBasicBlockRef start;
 	LLVMMetadataRef sp;

@@ -273,6 +273,22 @@ static void site_notes(const struct program *p)
 		}
 }
 
+/* -v: how many programs the sites of a uprobe wildcard share. */
+static void share_notes(const struct program *p)
+{
+	for (int i = 0; i < p->nprobes; i++) {
+		const struct probe *pr = p->probes[i];
+		int n = 0;
+
+		if (pr->nsites < 2 || (pr->kind != PK_UPROBE && pr->kind != PK_URETPROBE))
+			continue;
+		for (int k = 0; k < p->nprogs; k++)
+			n += p->progs[k].probe == pr && !p->progs[k].companion;
+		fprintf(stderr, "perf-run: %s: %d sites, %d program%s\n", pr->spec, pr->nsites, n,
+			n == 1 ? "" : "s");
+	}
+}
+
 struct program *pr_compile(const struct source *src, const struct pr_compile_opts *o,
 			   struct diag *d)
 {
@@ -308,6 +324,8 @@ struct program *pr_compile(const struct source *src, const struct pr_compile_opt
 		goto fail;
 	if (cg_generate(sp, nsp, &s, src, o->dump, p, d) < 0)
 		goto fail;
+	if (o->verbose)
+		share_notes(p);
 	if (o->verbose && p->cached)
 		fprintf(stderr, "perf-run: BPF object reused from the cache (PERF_RUN_NO_CACHE=1 to compile)\n");
 	fflush(stdout);
@@ -330,8 +348,10 @@ void pr_program_free(struct program *p)
 	if (!p)
 		return;
 	free(p->elf);
-	for (int i = 0; i < p->nprogs; i++)
+	for (int i = 0; i < p->nprogs; i++) {
 		free(p->progs[i].name);
+		free(p->progs[i].sites);
+	}
 	free(p->progs);
 	for (int i = 0; i < p->nprobes; i++)
 		probe_free(p->probes[i]);

@@ -45,6 +45,8 @@ struct pr_prog {
 	int bpf_prog_type;        /* BPF_PROG_TYPE_* to set before load */
 	const struct probe *probe;/* kind, path, tracepoint, perf event... */
 	int site;                 /* index into probe->sites, or -1 for all of them */
+	int *sites, nsites;       /* or, if sites is not NULL, these (sorted); at a
+				   * uprobe every site's attach cookie is its index */
 	struct loc loc;           /* the probe's header in the script */
 	bool sleepable;           /* load with BPF_F_SLEEPABLE (uprobes reading user memory) */
 	bool companion;           /* serves another program: not counted as attached */
@@ -135,6 +137,7 @@ struct program {
 	char *counters_map_name;  /* ".bss", one u64 array indexed by PR_LOST.. */
 	const struct source *src; /* for verifier messages */
 	bool no_exit_print;       /* config print_maps_on_exit = false: no maps at exit */
+	bool lean_btf;            /* no line info (too many probes and maps, codegen.c) */
 };
 
 /*

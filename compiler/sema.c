@@ -554,7 +554,7 @@ static const struct type *check_dwarf_var(struct sctx *c, struct node *n)
 			t = v->type;
 		}
 	}
-	c->cur->per_site = true;
+	c->cur->per_site = c->cur->dwarf_site = true;
 	return t;
 }
 
@@ -576,7 +576,7 @@ static const struct type *check_usdt_arg(struct sctx *c, struct node *n, int i)
 			sgn |= p->sites[j].uargs[i].is_signed;
 		}
 	}
-	c->cur->per_site = true;
+	c->cur->per_site = c->cur->dwarf_site = true;
 	return type_int(8, sgn);
 }
 
@@ -1614,7 +1614,7 @@ static const struct type *check_print_args(struct sctx *c, struct node *m)
 				return NULL;
 			}
 	}
-	c->cur->per_site = true;
+	c->cur->per_site = c->cur->dwarf_site = true;
 	return type_void();
 }
 

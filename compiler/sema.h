@@ -36,7 +36,9 @@ struct sema_probe {
 	struct node *node;
 	struct probe **probes;
 	int nprobes;
-	bool per_site;            /* reads DWARF variables: one program per site */
+	bool per_site;            /* reads something that differs per site */
+	bool dwarf_site;          /* of which DWARF or USDT locations (else only the
+				   * site's name or address, read by its cookie) */
 };
 
 struct sema_opts {

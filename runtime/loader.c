@@ -130,7 +130,10 @@ static void ld_report(const struct program *p, struct bpf_object *o, const char 
 			   "the kernel verifier rejected this probe");
 		return;
 	}
-	diag_error(d, x.loc, "%s", x.sentence);
+	/* A large script's object has no line info (compiler/codegen.c,
+	 * lean_debug_info): the place is the probe, and the sentence says why. */
+	diag_error(d, x.loc, "%s%s", x.sentence, p->lean_btf ? " (in this probe: a script this "
+		   "large is compiled without line info, so the statement is not known)" : "");
 	free(x.sentence);
 }
 

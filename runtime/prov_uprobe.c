@@ -4,11 +4,13 @@
  * tracefs dynamic event is ever created or left behind.  A program that
  * covers several sites of one binary goes through one uprobe_multi link
  * instead where the kernel has them (uprobe_multi.h): one bpf(2) call
- * rather than one perf_event_open per site.
+ * rather than one perf_event_open per site.  Each site's attach cookie is
+ * its index in probe->sites, for programs that several sites share.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "provider.h"
@@ -45,7 +47,7 @@ static int up_attach_site(struct prov_att *a, const struct prov_env *e, int i)
 	const struct probe *p = a->pp->probe;
 	const struct probe_site *s = &p->sites[i];
 	LIBBPF_OPTS(bpf_uprobe_opts, o, .retprobe = p->kind == PK_URETPROBE,
-		    .ref_ctr_offset = (size_t)s->ref_ctr_offset);
+		    .ref_ctr_offset = (size_t)s->ref_ctr_offset, .bpf_cookie = (uint64_t)i);
 	struct bpf_link *l = bpf_program__attach_uprobe_opts(a->prog,
 		e->pid > 0 ? e->pid : -1, p->path, (size_t)s->offset, &o);
 	if (!l)
@@ -63,14 +65,21 @@ static bool up_batch(const struct prov_att *a)
 	return a->pp->probe->nsites > 0;
 }
 
-static void up_range(const struct prov_att *a, int *from, int *to)
+/* The sites of the program: a list, one, or all of them. */
+static int up_sites(const struct prov_att *a, int **out)
 {
-	const struct probe *p = a->pp->probe;
+	const struct pr_prog *pp = a->pp;
+	int from = pp->site < 0 ? 0 : pp->site;
+	int n = pp->sites ? pp->nsites : pp->site < 0 ? pp->probe->nsites :
+		pp->site < pp->probe->nsites;
+	int *v = malloc((size_t)(n ? n : 1) * sizeof(*v));
 
-	*from = a->pp->site < 0 ? 0 : a->pp->site;
-	*to = a->pp->site < 0 ? p->nsites : a->pp->site + 1;
-	if (*to > p->nsites)
-		*to = p->nsites;
+	if (!v)
+		return -1;
+	for (int i = 0; i < n; i++)
+		v[i] = pp->sites ? pp->sites[i] : from + i;
+	*out = v;
+	return n;
 }
 
 /* A batch must be decided before the load: the program's expected attach
@@ -83,26 +92,28 @@ static int up_prepare(struct prov_att *a, const struct prov_env *e)
 	return 0;
 }
 
-static int up_attach_multi(struct prov_att *a, const struct prov_env *e)
+/* Every site's cookie is its index in probe->sites: a program that
+ * sites share reads its site from it (compiler/codegen.c). */
+static int up_attach_multi(struct prov_att *a, const struct prov_env *e, const int *site, int n)
 {
 	const struct probe *p = a->pp->probe;
-	int from, to;
-	up_range(a, &from, &to);
-	int n = to - from;
 	uint64_t *off = calloc((size_t)n, 8), *ref = calloc((size_t)n, 8);
+	uint64_t *cookie = calloc((size_t)n, 8);
 	int fd = -ENOMEM;
-	if (off && ref) {
+	if (off && ref && cookie) {
 		for (int i = 0; i < n; i++) {
-			off[i] = p->sites[from + i].offset;
-			ref[i] = p->sites[from + i].ref_ctr_offset;
+			off[i] = p->sites[site[i]].offset;
+			ref[i] = p->sites[site[i]].ref_ctr_offset;
+			cookie[i] = (uint64_t)site[i];
 		}
-		fd = um_attach(bpf_program__fd(a->prog), p->path, off, ref, NULL,
+		fd = um_attach(bpf_program__fd(a->prog), p->path, off, ref, cookie,
 			       (size_t)n, p->kind == PK_URETPROBE, e->pid);
 	}
 	free(off);
 	free(ref);
+	free(cookie);
 	if (fd < 0)
-		return up_error(a, e, from, n, -fd);
+		return up_error(a, e, site[0], n, -fd);
 	if (prov_add_fd(a, fd))
 		return -1;
 	a->count += n;
@@ -111,14 +122,17 @@ static int up_attach_multi(struct prov_att *a, const struct prov_env *e)
 
 static int up_attach(struct prov_att *a, const struct prov_env *e)
 {
+	int *site, n = up_sites(a, &site), rc = 0;
+
+	if (n < 0)
+		return -1;
 	if (bpf_program__expected_attach_type(a->prog) == (enum bpf_attach_type)UM_ATTACH_TYPE)
-		return up_attach_multi(a, e);
-	int from, to;
-	up_range(a, &from, &to);
-	for (int i = from; i < to; i++)
-		if (up_attach_site(a, e, i))
-			return -1;
-	return 0;
+		rc = n ? up_attach_multi(a, e, site, n) : 0;
+	else
+		for (int i = 0; i < n && !rc; i++)
+			rc = up_attach_site(a, e, site[i]);
+	free(site);
+	return rc;
 }
 
 const struct provider prov_uprobe = {

@@ -25,7 +25,7 @@ SLOW_TMO=${BENCH_SLOW_TIMEOUT:-150}
 HITS=${BENCH_HITS:-1000000}
 DD_N=${BENCH_DD:-200000}
 EVENTS=${BENCH_EVENTS:-1000000}
-ONLY=${BENCH_ONLY:-a b c d e f g}
+ONLY=${BENCH_ONLY:-a b c d e f g h}
 PERFRUN=${PERF_RUN:-build/perf-run}
 TSV=$B/results.tsv
 LOG=$B/results.log
@@ -80,10 +80,14 @@ command -v perf >/dev/null && HAVE_PERF=1
 export BPFTRACE_MAX_PROBES=100000
 
 # set_cmd TOOL PROG [CMDLINE]: CMD=(the command that runs PROG with that tracer)
+# A program that is a file (*.bt) is run as a script file.  PR_ENV: the
+# environment of perf-run's runs (part h compiles afresh each time).
 set_cmd() {
+	local e=-e
+	case $2 in /*.bt) e="" ;; esac
 	case $1 in
-	perf-run) CMD=("$PERFRUN" -e "$2") ;;
-	bpftrace) CMD=(bpftrace -e "$2") ;;
+	perf-run) CMD=(env ${PR_ENV:-} "$PERFRUN" ${e:+"$e"} "$2") ;;
+	bpftrace) CMD=(bpftrace ${e:+"$e"} "$2") ;;
 	esac
 	[ -n "${3:-}" ] && CMD+=(-c "$3")
 	return 0
@@ -270,7 +274,7 @@ part_b() {
 # (from then to the tracer's exit) and total, for a script on many probes;
 # N is the uprobe count (bpftrace is skipped above 1,000 unless BENCH_BIG).
 attach_many() {
-	local c=$1 prog=$2 cmd=$3 n=$4 tool i runs tmo t r m=attach.$1 x late
+	local c=$1 prog=$2 cmd=$3 n=$4 btprog=${5:-$2} tool i runs tmo t r m=${PREFIX:-attach}.$1 x late
 	for tool in perf-run bpftrace; do
 		late=""
 		if ! have $tool; then
@@ -286,7 +290,8 @@ attach_many() {
 			continue
 		fi
 		for ((i = 0; i < runs; i++)); do
-			set_cmd $tool "$prog" "$cmd"
+			if [ $tool = bpftrace ]; then set_cmd $tool "$btprog" "$cmd"
+			else set_cmd $tool "$prog" "$cmd"; fi
 			run_stamp -t "$tmo" -m Attach -- "${CMD[@]}"
 			case $? in
 			2) late=1; break ;;
@@ -325,6 +330,36 @@ part_c() {
 	# Every sched tracepoint (~28): perf events for bpftrace, raw
 	# tracepoints for perf-run (the program reads no args).
 	attach_many sched 'tracepoint:sched:* { @[probe] = count(); }' "$LOOP 1000" 0
+}
+
+# ---- h: scale: programs shared by sites, compile time per probe x map -------
+
+# A thousand DWARF probes (the same read of args.x at every function: one
+# program with a cookie per site, compiler/codegen.c gen_shared), `probe` at
+# a thousand functions (one program, a name table), and N probes with a map
+# each (LLVM's BTF writer, issue 15), each compiled afresh
+# (PERF_RUN_NO_CACHE=1).  bpftrace runs the 250-probe case only above the
+# wildcards: it detaches one uprobe at a time (~0.1 s each here).
+part_h() {
+	local n f big=${BENCH_BIG:+1}
+	for n in 1000 2000; do
+		if [ ! -x $B/many${n}g ] || [ tests/progs/many_gen.sh -nt $B/many${n}g ]; then
+			echo "building $B/many${n}g (with -g)..."
+			MANY_CFLAGS="-O0 -g" tests/progs/many_gen.sh $n $B/many${n}g || return 1
+		fi
+	done
+	PR_ENV=PERF_RUN_NO_CACHE=1 PREFIX=scale attach_many dwarf1000 \
+		"uprobe:$ROOT/$B/many1000g:f* { @[args.x] = count(); }" "$ROOT/$B/many1000g 0" 1000 \
+		"uprobe:$ROOT/$B/many1000g:f* { @[args->x] = count(); }"
+	PR_ENV=PERF_RUN_NO_CACHE=1 PREFIX=scale attach_many probe1000 \
+		"uprobe:$ROOT/$B/many1000g:f* { @[probe] = count(); }" "$ROOT/$B/many1000g 0" 1000
+	for n in 250 500 1000 2000; do
+		f=$W/maps$n.bt
+		awk -v n=$n -v b="$ROOT/$B/many2000g" 'BEGIN { for (i = 0; i < n; i++)
+			printf "uprobe:%s:f%d { @m%d = count(); }\n", b, i, i }' >"$f"
+		PR_ENV=PERF_RUN_NO_CACHE=1 PREFIX=scale attach_many maps$n "$f" "$ROOT/$B/many2000g 0" \
+			$((n > 250 && !${big:-0} ? 100000 : n))
+	done
 }
 
 # ---- d: cost per hit ---------------------------------------------------------
@@ -572,7 +607,7 @@ main() {
 	local p
 	build || { echo "bench: building the helpers failed" >&2; exit 1; }
 	[ -n "$HAVE_PR" ] || echo "note: $WHY_PR; perf-run columns are n/a"
-	for p in a b c d e f; do
+	for p in a b c d e f h; do
 		part $p || continue
 		echo "== part $p ($(date +%T))"
 		part_$p
