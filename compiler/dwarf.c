@@ -963,6 +963,20 @@ int dw_resolve(const char *path, const char *spec, bool is_return,
 	return resolve_spec(path, spec, is_return, false, sites, nsites, err, errlen);
 }
 
+uint64_t dw_body_start(const char *path, uint64_t entry)
+{
+	char err[256];
+	struct dw_mod *m = dws_open(path, err, sizeof(err));
+	struct rs r = { .m = m, .err = err, .errlen = sizeof(err) };
+	Dwarf_Die sp;
+	Dwarf_Addr low;
+
+	if (!m || !dws_addrdie(m->dbg, entry, &r.cu) || !dws_realfunc(&r.cu, entry, &sp) ||
+	    dwarf_lowpc(&sp, &low) || low != entry)
+		return entry;
+	return skip_prologue(&r, &sp, entry);
+}
+
 /* The spec as perf probe's synthesize_perf_probe_point() writes it back:
  * FUNC[+OFF|:LINE][@FILE] or @FILE:LINE, a lazy pattern left out. */
 static void print_point(FILE *out, const char *spec)

@@ -92,6 +92,12 @@ struct dw_var {
 int dw_resolve(const char *path, const char *spec, bool is_return,
 	       struct probe_site **sites, int *nsites, char *err, size_t errlen);
 
+/* Where the body of the function whose first instruction is ENTRY starts:
+ * past the prologue in a unit without location lists (-O0), where its
+ * variables' stack slots are written (DWARF calls them valid from the
+ * entry, and they are not); ENTRY itself otherwise. */
+uint64_t dw_body_start(const char *path, uint64_t entry);
+
 /* perf probe -L SPEC and -V SPEC, printed as perf probe prints them. */
 /* The separate debug file of a binary (by build-id, .gnu_debuglink, the
  * debuginfod cache; checked as for DWARF), open, or -1. */

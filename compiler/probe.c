@@ -289,6 +289,22 @@ static void alias_views(struct pctx *c)
 	}
 }
 
+/* A wildcard's functions with args are probed where a single one is: past
+ * an unoptimised function's prologue, whose stack slots hold no argument
+ * yet at the entry (the values read there were the previous call's). */
+static void body_starts(struct pctx *c)
+{
+	for (int i = 0; i < c->p->nsites; i++) {
+		struct probe_site *site = &c->p->sites[i];
+		uint64_t a = dw_body_start(c->p->path, site->addr);
+
+		if (a > site->addr) {
+			site->offset += a - site->addr;
+			site->addr = a;
+		}
+	}
+}
+
 /* A raw address must start an instruction of the function that holds it;
  * one outside every function symbol cannot be checked. */
 static int check_address(struct pctx *c, const char *text, uint64_t addr)
@@ -384,8 +400,10 @@ static int parse_uprobe(struct pctx *c, const char *rest)
 		r = -1;
 		if (c->o->use_args && p->kind == PK_UPROBE && !strpbrk(s, "*?["))
 			r = dwarf_sites(c, s, true);
-		if (r && !(r = symbol_sites(c, s, 0)) && c->o->use_args && p->kind == PK_UPROBE)
+		if (r && !(r = symbol_sites(c, s, 0)) && c->o->use_args && p->kind == PK_UPROBE) {
+			body_starts(c);
 			alias_views(c);
+		}
 	} else if (p->kind == PK_UPROBE && symbol_plus_offset(s, &sym, &off)) {
 		/* With args, the DWARF view at func's address + OFFS. */
 		if (!(r = symbol_sites(c, sym, off)) && c->o->use_args)

@@ -32,3 +32,7 @@ tests/progs/unwind_sig: tests/progs/unwind_sig.c
 # unwind_inline: inlined frames in user stacks, -O2 without frame pointers.
 tests/progs/unwind_inline: tests/progs/unwind_inline.c
 	$(CC) $(PROG_CFLAGS) -O2 -fomit-frame-pointer -o $@ $<
+
+# wild_o0: -O0, where DWARF puts parameters in stack slots the prologue fills.
+tests/progs/wild_o0: tests/progs/wild_o0.c
+	$(CC) $(PROG_CFLAGS) -O0 -o $@ $<
