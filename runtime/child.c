@@ -39,12 +39,14 @@ static bool child_is_exec(const char *p)
 	return stat(p, &st) == 0 && S_ISREG(st.st_mode) && access(p, X_OK) == 0;
 }
 
-/* argv[0] resolved as execvp would, made absolute. */
+/* argv[0] resolved as execvp would (malloc'd), symbolic links kept: the
+ * exec goes through them, as bpftrace's, so comm and /proc/PID/exe name
+ * the link (python3, not python3.11). */
 static char *child_find(const char *name)
 {
 	char buf[PATH_MAX];
 	if (strchr(name, '/'))
-		return child_is_exec(name) ? realpath(name, NULL) : NULL;
+		return child_is_exec(name) ? strdup(name) : NULL;
 	const char *path = getenv("PATH");
 	if (!path)
 		path = "/usr/local/bin:/usr/bin:/bin";
@@ -52,7 +54,7 @@ static char *child_find(const char *name)
 		const char *e = strchrnul(s, ':');
 		snprintf(buf, sizeof(buf), "%.*s/%s", (int)(e - s), s, name);
 		if (e > s && child_is_exec(buf))
-			return realpath(buf, NULL);
+			return strdup(buf);
 		s = *e ? e + 1 : e;
 	}
 	return NULL;
@@ -93,20 +95,24 @@ int child_spawn(struct child *c, char *const argv[])
 		fprintf(stderr, "perf-run: no command to run\n");
 		return -1;
 	}
-	c->path = child_find(argv[0]);
+	char *found = child_find(argv[0]);
+	c->path = found ? realpath(found, NULL) : NULL;
 	if (!c->path) {
 		fprintf(stderr, "perf-run: cannot find '%s'%s\n", argv[0],
 			strchr(argv[0], '/') ? ": no such executable" : " in PATH");
+		free(found);
 		return -1;
 	}
 	if (pipe2(gate, O_CLOEXEC)) {
 		fprintf(stderr, "perf-run: cannot start '%s': %s\n", argv[0], strerror(errno));
+		free(found);
 		return -1;
 	}
 	if (pipe2(err, O_CLOEXEC)) {
 		fprintf(stderr, "perf-run: cannot start '%s': %s\n", argv[0], strerror(errno));
 		close(gate[0]);
 		close(gate[1]);
+		free(found);
 		return -1;
 	}
 	fflush(NULL);
@@ -117,13 +123,15 @@ int child_spawn(struct child *c, char *const argv[])
 		close(gate[1]);
 		close(err[0]);
 		close(err[1]);
+		free(found);
 		return -1;
 	}
 	if (c->pid == 0) {
 		close(gate[1]);
 		close(err[0]);
-		child_wait_gate(gate[0], err[1], c->path, argv);
+		child_wait_gate(gate[0], err[1], found, argv);
 	}
+	free(found);
 	close(gate[0]);
 	close(err[1]);
 	c->gate_fd = gate[1];

@@ -64,7 +64,8 @@ void ev_print_map(struct ev_ctx *e, int map, int64_t top, int64_t div)
 	const struct pr_map *m = &e->p->maps[map];
 	if (e->map_fds[map] < 0 || mp_read(e->map_fds[map], m, &d))
 		return;
-	if (!d.n) {   /* bpftrace prints nothing for an empty map */
+	/* bpftrace's JSON leaves an empty map out; its text does not */
+	if (!d.n && (e->json || e->folded)) {
 		mp_data_free(&d);
 		return;
 	}

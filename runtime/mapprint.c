@@ -629,7 +629,11 @@ void mp_text(struct fmt_buf *b, const struct pr_map *m, const struct mp_data *d,
 		mp_value_text(b, m, e, div, c);
 		fmt_putc(b, '\n');
 	}
-	if ((mp_kind(m) == AGG_AVG || mp_kind(m) == AGG_STATS) && d->n)
+	/* bpftrace 0.17 writes an empty map as an empty line, and ends an
+	 * avg or stats map with one more, empty or not */
+	if (!d->n)
+		fmt_putc(b, '\n');
+	if (mp_kind(m) == AGG_AVG || mp_kind(m) == AGG_STATS)
 		fmt_putc(b, '\n');
 }
 

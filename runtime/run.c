@@ -239,8 +239,9 @@ static void rt_drain(struct rt *r)
 	ev_flush(&r->ev);
 }
 
-/* BEGIN or END: run each such program once, then print what it sent. */
-static void rt_run_special(struct rt *r, enum probe_kind k)
+/* BEGIN or END: run each such program once; what they send stays in the
+ * ring buffer until the next drain. */
+static void rt_run_progs(struct rt *r, enum probe_kind k)
 {
 	for (int i = 0; i < r->p->nprogs; i++) {
 		if (r->p->progs[i].probe->kind != k || !r->att[i].prog)
@@ -250,6 +251,12 @@ static void rt_run_special(struct rt *r, enum probe_kind k)
 			fprintf(stderr, "perf-run: cannot run %s: %s\n",
 				k == PK_BEGIN ? "BEGIN" : "END", strerror(errno));
 	}
+}
+
+/* BEGIN or END: run each such program once, then print what it sent. */
+static void rt_run_special(struct rt *r, enum probe_kind k)
+{
+	rt_run_progs(r, k);
 	rt_drain(r);
 }
 
@@ -681,6 +688,14 @@ static int rt_start(struct rt *r)
 	    rt_unwind_fill(r) || rt_setup_output(r))
 		return -1;
 	rt_signals();
+	/* BEGIN runs before anything is attached, as in bpftrace: what it
+	 * sends (a tool's header) is in the ring buffer before any probe's
+	 * record, even those of events in the middle of attaching (the
+	 * command's exec, perf-run's own reads of /proc).  rt_run prints it,
+	 * once the command has been exec'd (a command that cannot run means
+	 * no BEGIN output) */
+	if (!r->o->dry_run)
+		rt_run_progs(r, PK_BEGIN);
 	if (rt_attach(r, &count))
 		return -1;
 	if (!r->o->quiet) {
@@ -719,10 +734,9 @@ int rt_run(struct program *p, const struct rt_opts *o, struct diag *d)
 	} else if (started && c && c->traced && rt_child_start(&r)) {
 		/* it could not exec: nothing ran, BEGIN included */
 	} else if (started) {
-		/* BEGIN's output comes before the command's first instruction (it
-		 * is held right after its exec, or not yet released), and an
-		 * exit() in BEGIN means the command never runs */
-		rt_run_special(&r, PK_BEGIN);
+		/* BEGIN has run (rt_start), before the command's first
+		 * instruction; an exit() in it means the command never runs */
+		rt_drain(&r);
 		rt_start_probes(&r);
 		int failed = 0;
 		if (c && (r.ev.exit_requested || rt_stop_sig))

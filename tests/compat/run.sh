@@ -9,6 +9,7 @@
 #     -t        only the tools
 #   PERF_RUN    the binary under test (default build/perf-run)
 #   BPFTRACE    the reference (default bpftrace)
+#   TOOL_CMD    the -c command the tools run with (default /usr/bin/sleep 1)
 #
 # A case is NAME, one or more PROG lines (joined by newlines), and optional
 # CMD (the -c command), ARGS (positional parameters), OPTS (options given
@@ -28,6 +29,7 @@
 set -uo pipefail
 
 PERF_RUN=${PERF_RUN:-build/perf-run}
+tool_cmd=${TOOL_CMD:-/usr/bin/sleep 1}
 BPFTRACE=${BPFTRACE:-bpftrace}
 name_re= tools_only=0
 while getopts k:t opt; do
@@ -150,18 +152,21 @@ run_file() {
 	run_case
 }
 
-# Tools: each started under both for a few seconds of the machine's own
-# activity, stopped with SIGINT. Compared: whether it ran (exit 0, no
-# error) and its first line (the header its BEGIN prints).
+# Tools: each run under both with -c "$TOOL_CMD" (default a one-second
+# sleep), so that both end when it does, however long the start took
+# (bpftrace 0.17 takes up to 20 s here to start some tools). Compared:
+# whether it ran (exit 0, no error), its first line (the header its BEGIN
+# prints) and how many empty lines end the output (the maps printed at
+# exit: an empty map is an empty line).
 run_tools() {
 	local f t ran_ref=0 ran_both=0 sameh=0 n=0
 	for f in /usr/sbin/*.bt; do
 		t=$(basename "$f")
 		if [[ -n $name_re ]] && ! [[ $t =~ $name_re ]]; then continue; fi
 		n=$((n + 1))
-		timeout -s INT -k 5 3 "$BPFTRACE" "$f" </dev/null >"$TMP/tr" 2>"$TMP/tr.err"
+		timeout -s INT -k 5 60 "$BPFTRACE" "$f" -c "$tool_cmd" </dev/null >"$TMP/tr" 2>"$TMP/tr.err"
 		local rr=$? orr
-		timeout -s INT -k 5 3 "$PERF_RUN" "$f" </dev/null >"$TMP/to" 2>"$TMP/to.err"
+		timeout -s INT -k 5 60 "$PERF_RUN" "$f" -c "$tool_cmd" </dev/null >"$TMP/to" 2>"$TMP/to.err"
 		orr=$?
 		[[ $rr == 124 ]] && rr=0
 		[[ $orr == 124 ]] && orr=0
@@ -176,15 +181,20 @@ run_tools() {
 			continue
 		fi
 		ran_both=$((ran_both + 1))
-		if [[ "$(grep -v '^Attaching' "$TMP/tr" | head -1)" == "$(head -1 "$TMP/to")" ]]; then
+		local hr ho er eo
+		hr=$(grep -v '^Attaching' "$TMP/tr" | head -1) ho=$(head -1 "$TMP/to")
+		er=$(tac "$TMP/tr" | awk 'NF { exit } { n++ } END { print n + 0 }')
+		eo=$(tac "$TMP/to" | awk 'NF { exit } { n++ } END { print n + 0 }')
+		if [[ $hr == "$ho" && $er == "$eo" ]]; then
 			sameh=$((sameh + 1))
-			printf 'TOOL %-18s runs, same header\n' "$t"
+			printf 'TOOL %-18s runs, same header and end\n' "$t"
+		elif [[ $hr == "$ho" ]]; then
+			printf 'TOOL %-18s runs, end differs: %s empty lines | %s\n' "$t" "$er" "$eo"
 		else
-			printf 'TOOL %-18s runs, header differs: %s | %s\n' "$t" \
-				"$(grep -v '^Attaching' "$TMP/tr" | head -1)" "$(head -1 "$TMP/to")"
+			printf 'TOOL %-18s runs, header differs: %s | %s\n' "$t" "$hr" "$ho"
 		fi
 	done
-	echo "tools: perf-run runs $ran_both of the $ran_ref that bpftrace runs here ($n tools), $sameh with the same first line"
+	echo "tools: perf-run runs $ran_both of the $ran_ref that bpftrace runs here ($n tools), $sameh with the same first line and end"
 }
 
 files_given=$#

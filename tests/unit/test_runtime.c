@@ -275,6 +275,14 @@ static void test_map_text(void)
 	got = map_text(&a, &sd, false, 0);
 	unit_expect_str("avg", got, "@a: 3\n\n");
 	free(got);
+	/* bpftrace 0.17: an empty map is an empty line; avg and stats add one */
+	struct mp_data none = { NULL, 0 };
+	got = map_text(&m, &none, false, 0);
+	unit_expect_str("empty map", got, "\n");
+	free(got);
+	got = map_text(&a, &none, false, 0);
+	unit_expect_str("empty avg", got, "\n\n");
+	free(got);
 
 	struct pr_map str = mk_map("@st", NULL, &t_str8);
 	struct mp_entry ste = { .raw = "hello\0\0" };
