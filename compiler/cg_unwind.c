@@ -38,17 +38,29 @@ enum {
 	S_OSTART = 40, S_OEND = 48, S_OBASE = 56, S_LO = 64, S_HI = 68, S_HAS = 72,
 	S_VSTART = 80, S_VEND = 88, S_VPGOFF = 96, S_DEV = 104, S_INO = 112, S_FOUND = 120,
 	S_IPS = 128, S_TMP = S_IPS + PR_UW_DEPTH * 8, S_TGID = S_TMP + 16, S_MM = S_TGID + 8,
-	S_STAGE = S_MM + 8, S_SIG = S_STAGE + 16 + 16 * 40, S_DEPTH = S_SIG + 8,
-	S_SIZE = S_DEPTH + 8,
+	S_STAGE = S_MM + 8, S_SIG = S_STAGE + 32 + 16 * 40, S_DEPTH = S_SIG + 8,
+	S_SEQ = S_DEPTH + 8, S_VSEQ = S_SEQ + 8, S_START = S_VSEQ + 8, S_SIZE = S_START + 8,
 };
-/* The mappings of a process found last (uw_procs, per CPU, by tgid): mm,
- * the next slot to replace, then UW_NCACHE copies of the state's 40 bytes
- * from S_OSTART (start, end, base, lo and hi, has).  bpf_find_vma fails
- * with EBUSY when called twice in one interrupt (profile: its mmap unlock
- * is deferred to an irq_work that has not run yet); such a pc is then
- * looked up among the mappings that bpf_find_vma gave before. */
+/*
+ * The mappings of a process found last (uw_procs, per CPU, by tgid): mm,
+ * the next slot to replace, the mm's mmap sequence and the process's start
+ * time, then UW_NCACHE copies of the state's 40 bytes from S_OSTART
+ * (start, end, base, lo and hi, has).  bpf_find_vma fails with EBUSY when
+ * called twice in one interrupt (profile: its mmap unlock is deferred to
+ * an irq_work that has not run yet); such a pc is then looked up among the
+ * mappings that bpf_find_vma gave before.  Those are only as good as the
+ * mm has not changed since: every mmap, munmap or mprotect takes the mmap
+ * lock for writing, which moves mm->mm_lock_seq (odd while held, as the
+ * kernel's own speculative lookups read it), so the cache is used only
+ * while the sequence is even and the one its entries were found under.
+ * A tgid reused by a new process (whose mm may sit at the old one's
+ * address) differs in its start time.  A kernel without that sequence
+ * (before 6.13, or without per-VMA locks) gets no cache: a busy pc ends
+ * its stack at the counted note.
+ */
 #define UW_NCACHE 16
-#define UW_PROC_SIZE (16 + UW_NCACHE * 40)
+#define UW_PROC_HDR 32
+#define UW_PROC_SIZE (UW_PROC_HDR + UW_NCACHE * 40)
 #define UW_SEARCH_STEPS 26   /* rows of 2^26: more than any table holds */
 
 /* pt_regs of x86-64 */
@@ -56,7 +68,7 @@ enum { R_BP = 32, R_IP = 128, R_SP = 152 };
 
 /* Offsets of the kernel structures bpf_find_vma's callback reads. */
 struct uw_offs { int vm_start, vm_end, vm_pgoff, vm_file, f_inode, i_ino, i_sb, s_dev, mm, vm_mm,
-		  vdso; };
+		  vdso, mm_seq, leader, start_time; };
 
 /* A function being built: its builder and the block that returns `stop`. */
 struct ub {
@@ -86,6 +98,15 @@ static bool uw_offsets_btf(struct uw_offs *o)
 	o->vm_mm = uw_off("struct vm_area_struct", "vm_mm");
 	int ctx = uw_off("struct mm_struct", "context"), vd = uw_off("mm_context_t", "vdso");
 	o->vdso = ctx >= 0 && vd >= 0 ? ctx + vd : -1;
+	/* the mapping cache's checks (see UW_PROC_SIZE): mm_lock_seq must be
+	 * the seqcount (6.13 on), not the older int that moves only at unlock */
+	const struct field *seq = type_field(kbtf_type("struct mm_struct"), "mm_lock_seq");
+	o->mm_seq = seq && !seq->bit_size && seq->type && seq->type->kind == T_RECORD &&
+		    seq->type->size == 4 ? (int)seq->offset : -1;
+	o->leader = uw_off("struct task_struct", "group_leader");
+	o->start_time = uw_off("struct task_struct", "start_time");
+	if (o->leader < 0 || o->start_time < 0)
+		o->mm_seq = -1;
 	return o->vdso >= 0 && o->vm_mm >= 0 && o->mm >= 0 && o->vm_start >= 0 && o->vm_end >= 0 && o->vm_pgoff >= 0 && o->vm_file >= 0 &&
 	       o->f_inode >= 0 && o->i_ino >= 0 && o->i_sb >= 0 && o->s_dev >= 0;
 }
@@ -212,7 +233,7 @@ static bool uw_offsets(struct uw_offs *o)
 
 	if (uname(&un) || stat("/sys/kernel/btf/vmlinux", &st))
 		return uw_offsets_btf(o);
-	snprintf(key, sizeof(key), "perf-run unwind offsets 3\n%s\n%s\n%lld\n", un.release,
+	snprintf(key, sizeof(key), "perf-run unwind offsets 4\n%s\n%s\n%lld\n", un.release,
 		 un.version, (long long)st.st_size);
 	if (!objcache_get(key, &v, &n) && n == sizeof(*o)) {
 		memcpy(o, v, sizeof(*o));
@@ -287,6 +308,15 @@ static LLVMValueRef vma_callback(struct cg *g, const struct uw_offs *o)
 	/* found; without a file (the vDSO, JIT code) it has no rows: its
 	 * frame pointer is followed, as bpf_get_stackid would */
 	st64(&u, s, S_FOUND, K(&u, 1));
+	if (o->mm_seq >= 0) {
+		/* the mm's sequence, stable while bpf_find_vma holds its lock:
+		 * what a cached copy of this mapping is valid under */
+		st64(&u, s, S_VSEQ, K(&u, 1));
+		rd(&u, false, tmp, 8, at(&u, vma, (uint64_t)o->vm_mm));
+		rd(&u, false, at(&u, s, S_VSEQ), 4,
+		   at(&u, LLVMBuildIntToPtr(u.b, ld64(&u, s, S_TMP), g->ptr, ""), (uint64_t)o->mm_seq));
+		st64(&u, s, S_TMP, K(&u, 0));
+	}
 	rd(&u, false, tmp, 8, at(&u, vma, (uint64_t)o->vm_file));
 	LLVMValueRef file = LLVMBuildIntToPtr(u.b, ld64(&u, s, S_TMP), g->ptr, "");
 	LLVMBasicBlockRef anon = LLVMAppendBasicBlockInContext(g->ctx, u.fn, "anon");
@@ -330,6 +360,15 @@ static LLVMValueRef proc_cache(struct ub *u, LLVMValueRef s, LLVMValueRef task,
 	st64(u, s, S_TGID, LLVMBuildLShr(u->b, call(u, H_PID_TGID, NULL, 0), K(u, 32), ""));
 	st64(u, s, S_MM, K(u, 0));
 	rd(u, false, at(u, s, S_MM), 8, at(u, task, (uint64_t)o->mm));
+	/* the mm's sequence now (odd if its mappings are being changed) and
+	 * the process's start time: see UW_PROC_SIZE */
+	st64(u, s, S_SEQ, K(u, 1));
+	rd(u, false, at(u, s, S_SEQ), 4,
+	   at(u, LLVMBuildIntToPtr(u->b, ld64(u, s, S_MM), g->ptr, ""), (uint64_t)o->mm_seq));
+	st64(u, s, S_START, K(u, 0));
+	rd(u, false, at(u, s, S_TMP), 8, at(u, task, (uint64_t)o->leader));
+	rd(u, false, at(u, s, S_START), 8,
+	   at(u, LLVMBuildIntToPtr(u->b, ld64(u, s, S_TMP), g->ptr, ""), (uint64_t)o->start_time));
 	LLVMValueRef p = LLVMBuildIntToPtr(u->b, call(u, H_MAP_LOOKUP, ka, 2), g->ptr, "");
 	if (create) {
 		LLVMBasicBlockRef mk = LLVMAppendBasicBlockInContext(g->ctx, u->fn, "mkproc");
@@ -358,7 +397,9 @@ static void copy64(struct ub *u, LLVMValueRef dst, uint64_t doff, LLVMValueRef s
 }
 
 /* After bpf_find_vma found the mapping now in the state: into this
- * process's cache (emptied first if the process has exec'd: another mm). */
+ * process's cache, emptied first if the mm or its sequence has changed
+ * since the cache was filled (an exec, an mmap, a munmap) or the tgid is
+ * another process's. */
 static void cache_put(struct ub *u, LLVMValueRef s, LLVMValueRef task, const struct uw_offs *o,
 		      LLVMBasicBlockRef done)
 {
@@ -369,17 +410,23 @@ static void cache_put(struct ub *u, LLVMValueRef s, LLVMValueRef task, const str
 	LLVMValueRef p = proc_cache(u, s, task, o, true);
 	LLVMBasicBlockRef reset = LLVMAppendBasicBlockInContext(g->ctx, u->fn, "newmm");
 	LLVMBasicBlockRef put = LLVMAppendBasicBlockInContext(g->ctx, u->fn, "put");
-	LLVMValueRef mm = ld64(u, s, S_MM);
-	LLVMBuildCondBr(u->b, cmp(u, LLVMIntEQ, ld64(u, p, 0), mm), put, reset);
+	LLVMValueRef mm = ld64(u, s, S_MM), seq = ld64(u, s, S_VSEQ), start = ld64(u, s, S_START);
+	need(u, cmp(u, LLVMIntEQ, LLVMBuildAnd(u->b, seq, K(u, 1), ""), K(u, 0)));
+	LLVMValueRef same = LLVMBuildAnd(u->b, cmp(u, LLVMIntEQ, ld64(u, p, 0), mm),
+		LLVMBuildAnd(u->b, cmp(u, LLVMIntEQ, ld64(u, p, 16), seq),
+			     cmp(u, LLVMIntEQ, ld64(u, p, 24), start), ""), "");
+	LLVMBuildCondBr(u->b, same, put, reset);
 	LLVMPositionBuilderAtEnd(u->b, reset);
 	st64(u, p, 0, mm);
+	st64(u, p, 16, seq);
+	st64(u, p, 24, start);
 	for (unsigned i = 0; i < UW_NCACHE; i++)
-		st64(u, p, 16 + 40 * i + 8, K(u, 0));   /* end 0: no pc in it */
+		st64(u, p, UW_PROC_HDR + 40 * i + 8, K(u, 0));   /* end 0: no pc in it */
 	LLVMBuildBr(u->b, put);
 	LLVMPositionBuilderAtEnd(u->b, put);
 	LLVMValueRef n = ld64(u, p, 8);
 	st64(u, p, 8, LLVMBuildAdd(u->b, n, K(u, 1), ""));
-	LLVMValueRef off = LLVMBuildAdd(u->b, K(u, 16), LLVMBuildMul(u->b,
+	LLVMValueRef off = LLVMBuildAdd(u->b, K(u, UW_PROC_HDR), LLVMBuildMul(u->b,
 		LLVMBuildAnd(u->b, n, K(u, UW_NCACHE - 1), ""), K(u, 40), ""), "");
 	LLVMValueRef e = LLVMBuildGEP2(u->b, g->i8, p, &off, 1, "");
 	copy64(u, e, 0, s, S_OSTART, 40);
@@ -403,14 +450,20 @@ static void cache_get(struct ub *u, LLVMValueRef s, LLVMValueRef q, LLVMValueRef
 	LLVMBasicBlockRef hit = LLVMAppendBasicBlockInContext(g->ctx, u->fn, "cache_hit");
 	LLVMBasicBlockRef step = LLVMAppendBasicBlockInContext(g->ctx, u->fn, "cache_next");
 
-	need(u, cmp(u, LLVMIntEQ, ld64(u, p, 0), ld64(u, s, S_MM)));
+	/* filled for this mm and process, with no mapping changed since */
+	LLVMValueRef seq = ld64(u, s, S_SEQ);
+	need(u, LLVMBuildAnd(u->b, cmp(u, LLVMIntEQ, ld64(u, p, 0), ld64(u, s, S_MM)),
+		LLVMBuildAnd(u->b, cmp(u, LLVMIntEQ, ld64(u, p, 24), ld64(u, s, S_START)),
+			LLVMBuildAnd(u->b, cmp(u, LLVMIntEQ, ld64(u, p, 16), seq),
+				     cmp(u, LLVMIntEQ, LLVMBuildAnd(u->b, seq, K(u, 1), ""), K(u, 0)),
+				     ""), ""), ""));
 	LLVMBuildStore(u->b, K(u, 0), i);
 	LLVMBuildBr(u->b, head);
 	LLVMPositionBuilderAtEnd(u->b, head);
 	LLVMValueRef iv = LLVMBuildLoad2(u->b, g->i64, i, "");
 	LLVMBuildCondBr(u->b, cmp(u, LLVMIntULT, iv, K(u, UW_NCACHE)), body, u->stop);
 	LLVMPositionBuilderAtEnd(u->b, body);
-	LLVMValueRef off = LLVMBuildAdd(u->b, K(u, 16), LLVMBuildMul(u->b, iv, K(u, 40), ""), "");
+	LLVMValueRef off = LLVMBuildAdd(u->b, K(u, UW_PROC_HDR), LLVMBuildMul(u->b, iv, K(u, 40), ""), "");
 	LLVMValueRef e = LLVMBuildGEP2(u->b, g->i8, p, &off, 1, "");
 	LLVMValueRef in = LLVMBuildAnd(u->b, cmp(u, LLVMIntUGE, q, ld64(u, e, 0)),
 				       cmp(u, LLVMIntULT, q, ld64(u, e, 8)), "");
@@ -491,7 +544,8 @@ static void find_object(struct ub *u, LLVMValueRef s, LLVMValueRef q, LLVMValueR
 	LLVMBuildCondBr(u->b, in, done, look);
 	LLVMPositionBuilderAtEnd(u->b, look);
 	LLVMValueRef task = LLVMBuildIntToPtr(u->b, call(u, H_CURTASK_BTF, NULL, 0), g->ptr, "");
-	if (irq) {
+	bool cache = irq && o->mm_seq >= 0;
+	if (cache) {
 		/* one bpf_find_vma per interrupt: the cache first */
 		LLVMBasicBlockRef vma = LLVMAppendBasicBlockInContext(g->ctx, u->fn, "find_vma");
 		cache_get(u, s, q, task, o, done, vma);
@@ -509,7 +563,10 @@ static void find_object(struct ub *u, LLVMValueRef s, LLVMValueRef q, LLVMValueR
 	LLVMBuildCondBr(u->b, cmp(u, LLVMIntEQ, rc, K(u, (uint64_t)-16)), busy, u->stop);
 	LLVMPositionBuilderAtEnd(u->b, busy);
 	LLVMBasicBlockRef uncached = LLVMAppendBasicBlockInContext(g->ctx, u->fn, "uncached");
-	cache_get(u, s, q, task, o, done, uncached);
+	if (cache)
+		cache_get(u, s, q, task, o, done, uncached);
+	else
+		LLVMBuildBr(u->b, uncached);
 	LLVMPositionBuilderAtEnd(u->b, uncached);
 	note_stop(u, s, PR_UW_PC_BUSY, PR_UW_NOTE_BUSY);
 	LLVMPositionBuilderAtEnd(u->b, got);
@@ -552,7 +609,7 @@ static void find_object(struct ub *u, LLVMValueRef s, LLVMValueRef q, LLVMValueR
 	st64(u, s, S_HAS, K(u, 0));
 	LLVMBuildBr(u->b, keep);
 	LLVMPositionBuilderAtEnd(u->b, keep);
-	if (irq)
+	if (cache)
 		cache_put(u, s, task, o, done);
 	else
 		LLVMBuildBr(u->b, done);

@@ -32,3 +32,14 @@ tests/progs/unwind_sig: tests/progs/unwind_sig.c
 # unwind_inline: inlined frames in user stacks, -O2 without frame pointers.
 tests/progs/unwind_inline: tests/progs/unwind_inline.c
 	$(CC) $(PROG_CFLAGS) -O2 -fomit-frame-pointer -o $@ $<
+
+# unwind_remap maps libunwind_remap.so then libunwind_remap_b.so (the same
+# code at the same offset, another frame size) at one address, in turns.
+tests/progs/unwind_remap: tests/progs/unwind_remap.c
+	$(CC) $(PROG_CFLAGS) -O2 -fomit-frame-pointer -o $@ $<
+tests/progs/libunwind_remap.so: tests/progs/libunwind_remap.so.c
+	$(CC) $(PROG_CFLAGS) -shared -fPIC -Wl,-e,remap_spin -o $@ $<
+tests/progs/libunwind_remap_b.so: tests/progs/libunwind_remap.so.c
+	$(CC) $(PROG_CFLAGS) -DREMAP_SMALL_FRAME -shared -fPIC -Wl,-e,remap_spin -o $@ $<
+progs: tests/progs/libunwind_remap_b.so
+CLEAN_EXTRA += tests/progs/libunwind_remap_b.so

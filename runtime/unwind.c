@@ -790,7 +790,8 @@ void uw_report(const struct uw *u)
 	if (n[PR_UW_NOTE_BUSY])
 		fprintf(stderr, "perf-run: %llu user stack%s at [unknown: mapping not cached yet]: "
 			"in an interrupt (profile, tracepoints) the kernel finds one mapping per "
-			"sample, and a process's first samples have not cached the others yet\n",
+			"sample, and a process's first samples (or the first after it mapped or "
+			"unmapped memory) have not cached the others yet\n",
 			(unsigned long long)n[PR_UW_NOTE_BUSY], n[PR_UW_NOTE_BUSY] == 1 ? " ends" : "s end");
 	if (n[PR_UW_NOTE_NOROOM])
 		fprintf(stderr, "perf-run: %llu user stack%s at [unknown: no room for unwind "
