@@ -835,11 +835,9 @@ static void when(struct cg *g, LLVMValueRef c, LLVMBasicBlockRef no)
  * another CPU stored first keeps that CPU's id).  Leaves res alone when
  * the ids are used up or a map refuses the entry (counted as a dropped
  * update); branches to done. */
-static void stack_id(struct cg *g, struct ub *u, LLVMValueRef s, LLVMValueRef res,
-		     LLVMBasicBlockRef done)
+static void stack_id(struct cg *g, struct ub *u, LLVMValueRef s, LLVMValueRef ids,
+		     LLVMValueRef res, LLVMBasicBlockRef done)
 {
-	LLVMValueRef ids = map_of(g, "uw_ids", BPF_MAP_TYPE_HASH, PR_UW_MAX_STACKS,
-				  PR_UW_DEPTH * 8, 4);
 	LLVMValueRef stacks = map_of(g, "uw_stacks", BPF_MAP_TYPE_HASH, PR_UW_MAX_STACKS, 4,
 				     PR_UW_DEPTH * 8);
 	LLVMValueRef next = map_of(g, "uw_next", BPF_MAP_TYPE_ARRAY, 1, 4, 8);
@@ -876,6 +874,41 @@ static void stack_id(struct cg *g, struct ub *u, LLVMValueRef s, LLVMValueRef re
 	LLVMPositionBuilderAtEnd(g->b, drop);
 	cg_count(g, CG_DROPS);
 	LLVMBuildBr(g->b, done);
+}
+
+/*
+ * The id -> stack lookup hashes its whole key, and a key of all 127 pcs
+ * cost about 400 ns a hit.  Stacks are keyed by as many slots as the
+ * smallest of UW_KEY_CLASSES that holds them, in a hash of that key
+ * size: the pcs past the stack's depth are zero (the state's are cleared
+ * before each walk), so the key is the stack itself and a stack is always
+ * in the same hash; two stacks never share an id, since all ids come from
+ * the one counter.
+ */
+static const unsigned uw_key_classes[] = { 8, 16, 32, PR_UW_DEPTH };
+
+static void stack_ids(struct cg *g, struct ub *u, LLVMValueRef s, LLVMValueRef res,
+		      LLVMBasicBlockRef done)
+{
+	LLVMValueRef n = ld64(u, s, S_N);
+	size_t nc = sizeof(uw_key_classes) / sizeof(uw_key_classes[0]);
+
+	for (size_t i = 0; i < nc; i++) {
+		unsigned c = uw_key_classes[i];
+		char name[32];
+
+		snprintf(name, sizeof(name), c == PR_UW_DEPTH ? "uw_ids" : "uw_ids_%u", c);
+		LLVMValueRef ids = map_of(g, name, BPF_MAP_TYPE_HASH, PR_UW_MAX_STACKS, c * 8, 4);
+		if (i + 1 == nc) {
+			stack_id(g, u, s, ids, res, done);
+			break;
+		}
+		LLVMBasicBlockRef here = cg_block(g, "uw_key"), next = cg_block(g, "uw_key_next");
+		LLVMBuildCondBr(g->b, cmp(u, LLVMIntULE, n, K(u, c)), here, next);
+		LLVMPositionBuilderAtEnd(g->b, here);
+		stack_id(g, u, s, ids, res, done);
+		LLVMPositionBuilderAtEnd(g->b, next);
+	}
 }
 
 LLVMValueRef cg_ustack_cfi(struct cg *g, unsigned frames)
@@ -920,7 +953,7 @@ LLVMValueRef cg_ustack_cfi(struct cg *g, unsigned frames)
 			      K(&u, 0) };
 	call(&u, H_LOOP, a, 4);
 	when(g, cmp(&u, LLVMIntNE, ld64(&u, s, S_N), K(&u, 0)), done);
-	stack_id(g, &u, s, res, done);
+	stack_ids(g, &u, s, res, done);
 	LLVMPositionBuilderAtEnd(g->b, done);
 	LLVMValueRef id = LLVMBuildAnd(g->b, LLVMBuildLoad2(g->b, g->i64, res, ""),
 				       K(&u, 0xffffffffu), "");

@@ -43,3 +43,7 @@ tests/progs/libunwind_remap_b.so: tests/progs/libunwind_remap.so.c
 	$(CC) $(PROG_CFLAGS) -DREMAP_SMALL_FRAME -shared -fPIC -Wl,-e,remap_spin -o $@ $<
 progs: tests/progs/libunwind_remap_b.so
 CLEAN_EXTRA += tests/progs/libunwind_remap_b.so
+
+# unwind_depth: stacks of chosen depths (recursion), -O2 without frame pointers.
+tests/progs/unwind_depth: tests/progs/unwind_depth.c
+	$(CC) $(PROG_CFLAGS) -O2 -fomit-frame-pointer -o $@ $<
