@@ -2,9 +2,11 @@
  * cg_unwind.c - `ustack` unwound in the kernel through CFI, for code built
  * without frame pointers.  From the user registers (the uprobe's context,
  * else the task's saved pt_regs) a bpf_loop walks up to PR_UW_DEPTH
- * frames: the object of each pc is found with bpf_find_vma (its file's
- * device and inode key the objects map, so any process that maps a known
- * object unwinds, not just the traced one), its row by binary search in
+ * frames: the object of each pc is found in the process's mapping cache
+ * (valid while the mm's mmap sequence has not moved), else with
+ * bpf_find_vma (its file's device and inode key the objects map, so any
+ * process that maps a known object unwinds, not just the traced one),
+ * its row by binary search in
  * the rows array (runtime/unwind.c fills both, program.h lays them out),
  * and the caller's pc, sp and rbp are read from the user stack.  An object
  * without rows is walked by its frame pointer; a pc no rule covers ends
@@ -12,7 +14,7 @@
  * runtime once (uw_seen, ring uw_missq), and the stack ends there with a
  * note frame (PR_UW_PC_LOADING); the kernel's signal frame is followed
  * through the saved ucontext.  The pcs, kept in a per-CPU state, are given a stack id by a
- * hash keyed by the whole array, so that equal stacks share an id and
+ * hash keyed by the frames used (stack_ids), so that equal stacks share an id and
  * @[ustack] still aggregates in the kernel; the runtime prints an id's
  * pcs from the id -> pcs hash as it does the stack map's.
  */
@@ -349,19 +351,17 @@ static LLVMValueRef procs_map(struct cg *g)
 	return map_of(g, "uw_procs", BPF_MAP_TYPE_LRU_PERCPU_HASH, 128, 8, UW_PROC_SIZE);
 }
 
-/* This process's cached mappings (created if absent when `create`), with
- * the tgid and mm into the state; stops if there are none. */
-static LLVMValueRef proc_cache(struct ub *u, LLVMValueRef s, LLVMValueRef task,
-			       const struct uw_offs *o, bool create)
+/* The process's identity for its mapping cache, into the state once a
+ * stack: tgid, mm, the mm's sequence now (odd if its mappings are being
+ * changed) and the process's start time (see UW_PROC_SIZE). */
+static void proc_ident(struct ub *u, LLVMValueRef s, const struct uw_offs *o)
 {
 	struct cg *g = u->g;
-	LLVMValueRef ka[2] = { procs_map(g), at(u, s, S_TGID) };
+	LLVMValueRef task = LLVMBuildIntToPtr(u->b, call(u, H_CURTASK_BTF, NULL, 0), g->ptr, "");
 
 	st64(u, s, S_TGID, LLVMBuildLShr(u->b, call(u, H_PID_TGID, NULL, 0), K(u, 32), ""));
 	st64(u, s, S_MM, K(u, 0));
 	rd(u, false, at(u, s, S_MM), 8, at(u, task, (uint64_t)o->mm));
-	/* the mm's sequence now (odd if its mappings are being changed) and
-	 * the process's start time: see UW_PROC_SIZE */
 	st64(u, s, S_SEQ, K(u, 1));
 	rd(u, false, at(u, s, S_SEQ), 4,
 	   at(u, LLVMBuildIntToPtr(u->b, ld64(u, s, S_MM), g->ptr, ""), (uint64_t)o->mm_seq));
@@ -369,6 +369,14 @@ static LLVMValueRef proc_cache(struct ub *u, LLVMValueRef s, LLVMValueRef task,
 	rd(u, false, at(u, s, S_TMP), 8, at(u, task, (uint64_t)o->leader));
 	rd(u, false, at(u, s, S_START), 8,
 	   at(u, LLVMBuildIntToPtr(u->b, ld64(u, s, S_TMP), g->ptr, ""), (uint64_t)o->start_time));
+}
+
+/* This process's cached mappings (created if absent when `create`);
+ * stops if there are none. */
+static LLVMValueRef proc_cache(struct ub *u, LLVMValueRef s, bool create)
+{
+	struct cg *g = u->g;
+	LLVMValueRef ka[2] = { procs_map(g), at(u, s, S_TGID) };
 	LLVMValueRef p = LLVMBuildIntToPtr(u->b, call(u, H_MAP_LOOKUP, ka, 2), g->ptr, "");
 	if (create) {
 		LLVMBasicBlockRef mk = LLVMAppendBasicBlockInContext(g->ctx, u->fn, "mkproc");
@@ -400,14 +408,13 @@ static void copy64(struct ub *u, LLVMValueRef dst, uint64_t doff, LLVMValueRef s
  * process's cache, emptied first if the mm or its sequence has changed
  * since the cache was filled (an exec, an mmap, a munmap) or the tgid is
  * another process's. */
-static void cache_put(struct ub *u, LLVMValueRef s, LLVMValueRef task, const struct uw_offs *o,
-		      LLVMBasicBlockRef done)
+static void cache_put(struct ub *u, LLVMValueRef s, LLVMBasicBlockRef done)
 {
 	struct cg *g = u->g;
 	LLVMBasicBlockRef saved = u->stop;
 
 	u->stop = done;   /* no cache: unwinding goes on without it */
-	LLVMValueRef p = proc_cache(u, s, task, o, true);
+	LLVMValueRef p = proc_cache(u, s, true);
 	LLVMBasicBlockRef reset = LLVMAppendBasicBlockInContext(g->ctx, u->fn, "newmm");
 	LLVMBasicBlockRef put = LLVMAppendBasicBlockInContext(g->ctx, u->fn, "put");
 	LLVMValueRef mm = ld64(u, s, S_MM), seq = ld64(u, s, S_VSEQ), start = ld64(u, s, S_START);
@@ -436,14 +443,14 @@ static void cache_put(struct ub *u, LLVMValueRef s, LLVMValueRef task, const str
 
 /* q's mapping from this process's cache into the state, then to done;
  * to miss if it has none. */
-static void cache_get(struct ub *u, LLVMValueRef s, LLVMValueRef q, LLVMValueRef task,
-		      const struct uw_offs *o, LLVMBasicBlockRef done, LLVMBasicBlockRef miss)
+static void cache_get(struct ub *u, LLVMValueRef s, LLVMValueRef q, LLVMBasicBlockRef done,
+		      LLVMBasicBlockRef miss)
 {
 	struct cg *g = u->g;
 	LLVMBasicBlockRef saved = u->stop;
 
 	u->stop = miss;
-	LLVMValueRef p = proc_cache(u, s, task, o, false);
+	LLVMValueRef p = proc_cache(u, s, false);
 	LLVMValueRef i = entry_alloca(u, g->i64, "ci");
 	LLVMBasicBlockRef head = LLVMAppendBasicBlockInContext(g->ctx, u->fn, "cache");
 	LLVMBasicBlockRef body = LLVMAppendBasicBlockInContext(g->ctx, u->fn, "cache_ent");
@@ -533,7 +540,7 @@ static void report_miss(struct ub *u, LLVMValueRef s)
 /* The object of pc q, unless q is in the one found last: its mapping
  * (bpf_find_vma) and its rows.  Stops where nothing is mapped. */
 static void find_object(struct ub *u, LLVMValueRef s, LLVMValueRef q, LLVMValueRef zk,
-			const struct uw_offs *o, bool irq)
+			const struct uw_offs *o)
 {
 	struct cg *g = u->g;
 	LLVMBasicBlockRef look = LLVMAppendBasicBlockInContext(g->ctx, u->fn, "find");
@@ -544,11 +551,12 @@ static void find_object(struct ub *u, LLVMValueRef s, LLVMValueRef q, LLVMValueR
 	LLVMBuildCondBr(u->b, in, done, look);
 	LLVMPositionBuilderAtEnd(u->b, look);
 	LLVMValueRef task = LLVMBuildIntToPtr(u->b, call(u, H_CURTASK_BTF, NULL, 0), g->ptr, "");
-	bool cache = irq && o->mm_seq >= 0;
+	/* the cache first: in an interrupt, bpf_find_vma runs once; in a
+	 * uprobe it costs more than the cache (~250 ns a frame) */
+	bool cache = o->mm_seq >= 0;
 	if (cache) {
-		/* one bpf_find_vma per interrupt: the cache first */
 		LLVMBasicBlockRef vma = LLVMAppendBasicBlockInContext(g->ctx, u->fn, "find_vma");
-		cache_get(u, s, q, task, o, done, vma);
+		cache_get(u, s, q, done, vma);
 		LLVMPositionBuilderAtEnd(u->b, vma);
 	}
 	st64(u, s, S_FOUND, K(u, 0));
@@ -564,7 +572,7 @@ static void find_object(struct ub *u, LLVMValueRef s, LLVMValueRef q, LLVMValueR
 	LLVMPositionBuilderAtEnd(u->b, busy);
 	LLVMBasicBlockRef uncached = LLVMAppendBasicBlockInContext(g->ctx, u->fn, "uncached");
 	if (cache)
-		cache_get(u, s, q, task, o, done, uncached);
+		cache_get(u, s, q, done, uncached);
 	else
 		LLVMBuildBr(u->b, uncached);
 	LLVMPositionBuilderAtEnd(u->b, uncached);
@@ -610,7 +618,7 @@ static void find_object(struct ub *u, LLVMValueRef s, LLVMValueRef q, LLVMValueR
 	LLVMBuildBr(u->b, keep);
 	LLVMPositionBuilderAtEnd(u->b, keep);
 	if (cache)
-		cache_put(u, s, task, o, done);
+		cache_put(u, s, done);
 	else
 		LLVMBuildBr(u->b, done);
 	LLVMPositionBuilderAtEnd(u->b, done);
@@ -730,10 +738,10 @@ static LLVMValueRef fp_step(struct ub *u, LLVMValueRef s)
  * the caller's; returns 1 (stop) where it cannot.  A return address is
  * looked up at pc - 1, inside the call.
  */
-static LLVMValueRef frame_callback(struct cg *g, const struct uw_offs *o, bool irq)
+static LLVMValueRef frame_callback(struct cg *g, const struct uw_offs *o)
 {
 	static const char *const pn[2] = { "index", "ctx" };
-	const char *name = irq ? "pr_uw_frame_irq" : "pr_uw_frame";
+	const char *name = "pr_uw_frame";
 	struct ub u;
 	LLVMValueRef fn = LLVMGetNamedFunction(g->mod, name);
 
@@ -755,7 +763,7 @@ static LLVMValueRef frame_callback(struct cg *g, const struct uw_offs *o, bool i
 		LLVMBuildAnd(u.b, cmp(&u, LLVMIntNE, n, K(&u, 0)), LLVMBuildNot(u.b, after_sig, ""), ""),
 		g->i64, ""), "");
 	st64(&u, s, S_SIG, K(&u, 0));
-	find_object(&u, s, q, zk, o, irq);
+	find_object(&u, s, q, zk, o);
 	LLVMBasicBlockRef cfi = LLVMAppendBasicBlockInContext(g->ctx, u.fn, "cfi");
 	LLVMBasicBlockRef rule = LLVMAppendBasicBlockInContext(g->ctx, u.fn, "rule");
 	LLVMBasicBlockRef sig = LLVMAppendBasicBlockInContext(g->ctx, u.fn, "sigframe");
@@ -944,12 +952,11 @@ LLVMValueRef cg_ustack_cfi(struct cg *g, unsigned frames)
 	st64(&u, s, S_OSTART, K(&u, 0));
 	st64(&u, s, S_OEND, K(&u, 0));
 	cg_memset0(g, at(&u, s, S_IPS), PR_UW_DEPTH * 8);
-	/* a uprobe runs in the task's context, where bpf_find_vma always
-	 * can; the others may run in an interrupt */
-	bool irq = k != PK_UPROBE && k != PK_URETPROBE && k != PK_USDT;
+	if (o.mm_seq >= 0)
+		proc_ident(&u, s, &o);
 	unsigned depth = frames && frames < PR_UW_DEPTH ? frames : PR_UW_DEPTH;
 	st64(&u, s, S_DEPTH, K(&u, depth));
-	LLVMValueRef a[4] = { LLVMConstInt(g->i32, depth, 0), frame_callback(g, &o, irq), zk,
+	LLVMValueRef a[4] = { LLVMConstInt(g->i32, depth, 0), frame_callback(g, &o), zk,
 			      K(&u, 0) };
 	call(&u, H_LOOP, a, 4);
 	when(g, cmp(&u, LLVMIntNE, ld64(&u, s, S_N), K(&u, 0)), done);
