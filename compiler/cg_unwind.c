@@ -351,6 +351,15 @@ static LLVMValueRef procs_map(struct cg *g)
 	return map_of(g, "uw_procs", BPF_MAP_TYPE_LRU_PERCPU_HASH, 128, 8, UW_PROC_SIZE);
 }
 
+/* A volatile load of a t at p + off (zero-extended to 64 bits unless a pointer). */
+static LLVMValueRef vload(struct ub *u, LLVMTypeRef t, LLVMValueRef p, uint64_t off)
+{
+	LLVMValueRef v = LLVMBuildLoad2(u->b, t, at(u, p, off), "");
+
+	LLVMSetVolatile(v, 1);
+	return t == u->g->ptr || t == u->g->i64 ? v : LLVMBuildZExt(u->b, v, u->g->i64, "");
+}
+
 /* The process's identity for its mapping cache, into the state once a
  * stack: tgid, mm, the mm's sequence now (odd if its mappings are being
  * changed) and the process's start time (see UW_PROC_SIZE). */
@@ -359,16 +368,16 @@ static void proc_ident(struct ub *u, LLVMValueRef s, const struct uw_offs *o)
 	struct cg *g = u->g;
 	LLVMValueRef task = LLVMBuildIntToPtr(u->b, call(u, H_CURTASK_BTF, NULL, 0), g->ptr, "");
 
+	/* plain loads: the task from bpf_get_current_task_btf is typed by
+	 * the kernel's BTF, so the verifier checks them against it and makes
+	 * them fault-safe (a kernel thread's NULL mm reads 0); four
+	 * bpf_probe_read_kernel calls cost ~100 ns a stack */
 	st64(u, s, S_TGID, LLVMBuildLShr(u->b, call(u, H_PID_TGID, NULL, 0), K(u, 32), ""));
-	st64(u, s, S_MM, K(u, 0));
-	rd(u, false, at(u, s, S_MM), 8, at(u, task, (uint64_t)o->mm));
-	st64(u, s, S_SEQ, K(u, 1));
-	rd(u, false, at(u, s, S_SEQ), 4,
-	   at(u, LLVMBuildIntToPtr(u->b, ld64(u, s, S_MM), g->ptr, ""), (uint64_t)o->mm_seq));
-	st64(u, s, S_START, K(u, 0));
-	rd(u, false, at(u, s, S_TMP), 8, at(u, task, (uint64_t)o->leader));
-	rd(u, false, at(u, s, S_START), 8,
-	   at(u, LLVMBuildIntToPtr(u->b, ld64(u, s, S_TMP), g->ptr, ""), (uint64_t)o->start_time));
+	LLVMValueRef mm = vload(u, g->ptr, task, (uint64_t)o->mm);
+	st64(u, s, S_MM, LLVMBuildPtrToInt(u->b, mm, g->i64, ""));
+	st64(u, s, S_SEQ, vload(u, g->i32, mm, (uint64_t)o->mm_seq));
+	LLVMValueRef leader = vload(u, g->ptr, task, (uint64_t)o->leader);
+	st64(u, s, S_START, vload(u, g->i64, leader, (uint64_t)o->start_time));
 }
 
 /* This process's cached mappings (created if absent when `create`);
