@@ -47,3 +47,8 @@ CLEAN_EXTRA += tests/progs/libunwind_remap_b.so
 # unwind_depth: stacks of chosen depths (recursion), -O2 without frame pointers.
 tests/progs/unwind_depth: tests/progs/unwind_depth.c
 	$(CC) $(PROG_CFLAGS) -O2 -fomit-frame-pointer -o $@ $<
+
+# unwind_ctx: a stack of its own that ends a few hundred bytes above the
+# probed frame, -O2 without frame pointers.
+tests/progs/unwind_ctx: tests/progs/unwind_ctx.c
+	$(CC) $(PROG_CFLAGS) -O2 -fomit-frame-pointer -o $@ $<
