@@ -2,9 +2,11 @@
  * cg_unwind.c - `ustack` unwound in the kernel through CFI, for code built
  * without frame pointers.  From the user registers (the uprobe's context,
  * else the task's saved pt_regs) a bpf_loop walks up to PR_UW_DEPTH
- * frames: the object of each pc is found with bpf_find_vma (its file's
- * device and inode key the objects map, so any process that maps a known
- * object unwinds, not just the traced one), its row by binary search in
+ * frames: the object of each pc is found in the process's mapping cache
+ * (valid while the mm's mmap sequence has not moved), else with
+ * bpf_find_vma (its file's device and inode key the objects map, so any
+ * process that maps a known object unwinds, not just the traced one),
+ * its row by binary search in
  * the rows array (runtime/unwind.c fills both, program.h lays them out),
  * and the caller's pc, sp and rbp are read from the user stack.  An object
  * without rows is walked by its frame pointer; a pc no rule covers ends
@@ -12,7 +14,7 @@
  * runtime once (uw_seen, ring uw_missq), and the stack ends there with a
  * note frame (PR_UW_PC_LOADING); the kernel's signal frame is followed
  * through the saved ucontext.  The pcs, kept in a per-CPU state, are given a stack id by a
- * hash keyed by the whole array, so that equal stacks share an id and
+ * hash keyed by the frames used (stack_ids), so that equal stacks share an id and
  * @[ustack] still aggregates in the kernel; the runtime prints an id's
  * pcs from the id -> pcs hash as it does the stack map's.
  */
@@ -38,17 +40,35 @@ enum {
 	S_OSTART = 40, S_OEND = 48, S_OBASE = 56, S_LO = 64, S_HI = 68, S_HAS = 72,
 	S_VSTART = 80, S_VEND = 88, S_VPGOFF = 96, S_DEV = 104, S_INO = 112, S_FOUND = 120,
 	S_IPS = 128, S_TMP = S_IPS + PR_UW_DEPTH * 8, S_TGID = S_TMP + 16, S_MM = S_TGID + 8,
-	S_STAGE = S_MM + 8, S_SIG = S_STAGE + 16 + 16 * 40, S_DEPTH = S_SIG + 8,
-	S_SIZE = S_DEPTH + 8,
+	S_STAGE = S_MM + 8, S_SIG = S_STAGE + 32 + 16 * 40, S_DEPTH = S_SIG + 8,
+	S_SEQ = S_DEPTH + 8, S_VSEQ = S_SEQ + 8, S_START = S_VSEQ + 8,
+	S_BUFBASE = S_START + 8, S_BUFOK = S_BUFBASE + 8, S_BUF = S_BUFOK + 8,
+	S_SIZE = S_BUF + 1024 + 8,
 };
-/* The mappings of a process found last (uw_procs, per CPU, by tgid): mm,
- * the next slot to replace, then UW_NCACHE copies of the state's 40 bytes
- * from S_OSTART (start, end, base, lo and hi, has).  bpf_find_vma fails
- * with EBUSY when called twice in one interrupt (profile: its mmap unlock
- * is deferred to an irq_work that has not run yet); such a pc is then
- * looked up among the mappings that bpf_find_vma gave before. */
+/* The first UW_BUF bytes of the user stack, read in one go at the start
+ * of a walk (S_BUF, from S_BUFBASE): the frames near the top are read
+ * from there rather than by a bpf_probe_read_user each (~40 ns). */
+#define UW_BUF 1024
+/*
+ * The mappings of a process found last (uw_procs, per CPU, by tgid): mm,
+ * the next slot to replace, the mm's mmap sequence and the process's start
+ * time, then UW_NCACHE copies of the state's 40 bytes from S_OSTART
+ * (start, end, base, lo and hi, has).  bpf_find_vma fails with EBUSY when
+ * called twice in one interrupt (profile: its mmap unlock is deferred to
+ * an irq_work that has not run yet); such a pc is then looked up among the
+ * mappings that bpf_find_vma gave before.  Those are only as good as the
+ * mm has not changed since: every mmap, munmap or mprotect takes the mmap
+ * lock for writing, which moves mm->mm_lock_seq (odd while held, as the
+ * kernel's own speculative lookups read it), so the cache is used only
+ * while the sequence is even and the one its entries were found under.
+ * A tgid reused by a new process (whose mm may sit at the old one's
+ * address) differs in its start time.  A kernel without that sequence
+ * (before 6.13, or without per-VMA locks) gets no cache: a busy pc ends
+ * its stack at the counted note.
+ */
 #define UW_NCACHE 16
-#define UW_PROC_SIZE (16 + UW_NCACHE * 40)
+#define UW_PROC_HDR 32
+#define UW_PROC_SIZE (UW_PROC_HDR + UW_NCACHE * 40)
 #define UW_SEARCH_STEPS 26   /* rows of 2^26: more than any table holds */
 
 /* pt_regs of x86-64 */
@@ -56,7 +76,7 @@ enum { R_BP = 32, R_IP = 128, R_SP = 152 };
 
 /* Offsets of the kernel structures bpf_find_vma's callback reads. */
 struct uw_offs { int vm_start, vm_end, vm_pgoff, vm_file, f_inode, i_ino, i_sb, s_dev, mm, vm_mm,
-		  vdso; };
+		  vdso, mm_seq, leader, start_time; };
 
 /* A function being built: its builder and the block that returns `stop`. */
 struct ub {
@@ -86,6 +106,15 @@ static bool uw_offsets_btf(struct uw_offs *o)
 	o->vm_mm = uw_off("struct vm_area_struct", "vm_mm");
 	int ctx = uw_off("struct mm_struct", "context"), vd = uw_off("mm_context_t", "vdso");
 	o->vdso = ctx >= 0 && vd >= 0 ? ctx + vd : -1;
+	/* the mapping cache's checks (see UW_PROC_SIZE): mm_lock_seq must be
+	 * the seqcount (6.13 on), not the older int that moves only at unlock */
+	const struct field *seq = type_field(kbtf_type("struct mm_struct"), "mm_lock_seq");
+	o->mm_seq = seq && !seq->bit_size && seq->type && seq->type->kind == T_RECORD &&
+		    seq->type->size == 4 ? (int)seq->offset : -1;
+	o->leader = uw_off("struct task_struct", "group_leader");
+	o->start_time = uw_off("struct task_struct", "start_time");
+	if (o->leader < 0 || o->start_time < 0)
+		o->mm_seq = -1;
 	return o->vdso >= 0 && o->vm_mm >= 0 && o->mm >= 0 && o->vm_start >= 0 && o->vm_end >= 0 && o->vm_pgoff >= 0 && o->vm_file >= 0 &&
 	       o->f_inode >= 0 && o->i_ino >= 0 && o->i_sb >= 0 && o->s_dev >= 0;
 }
@@ -212,7 +241,7 @@ static bool uw_offsets(struct uw_offs *o)
 
 	if (uname(&un) || stat("/sys/kernel/btf/vmlinux", &st))
 		return uw_offsets_btf(o);
-	snprintf(key, sizeof(key), "perf-run unwind offsets 3\n%s\n%s\n%lld\n", un.release,
+	snprintf(key, sizeof(key), "perf-run unwind offsets 4\n%s\n%s\n%lld\n", un.release,
 		 un.version, (long long)st.st_size);
 	if (!objcache_get(key, &v, &n) && n == sizeof(*o)) {
 		memcpy(o, v, sizeof(*o));
@@ -287,6 +316,15 @@ static LLVMValueRef vma_callback(struct cg *g, const struct uw_offs *o)
 	/* found; without a file (the vDSO, JIT code) it has no rows: its
 	 * frame pointer is followed, as bpf_get_stackid would */
 	st64(&u, s, S_FOUND, K(&u, 1));
+	if (o->mm_seq >= 0) {
+		/* the mm's sequence, stable while bpf_find_vma holds its lock:
+		 * what a cached copy of this mapping is valid under */
+		st64(&u, s, S_VSEQ, K(&u, 1));
+		rd(&u, false, tmp, 8, at(&u, vma, (uint64_t)o->vm_mm));
+		rd(&u, false, at(&u, s, S_VSEQ), 4,
+		   at(&u, LLVMBuildIntToPtr(u.b, ld64(&u, s, S_TMP), g->ptr, ""), (uint64_t)o->mm_seq));
+		st64(&u, s, S_TMP, K(&u, 0));
+	}
 	rd(&u, false, tmp, 8, at(&u, vma, (uint64_t)o->vm_file));
 	LLVMValueRef file = LLVMBuildIntToPtr(u.b, ld64(&u, s, S_TMP), g->ptr, "");
 	LLVMBasicBlockRef anon = LLVMAppendBasicBlockInContext(g->ctx, u.fn, "anon");
@@ -319,17 +357,41 @@ static LLVMValueRef procs_map(struct cg *g)
 	return map_of(g, "uw_procs", BPF_MAP_TYPE_LRU_PERCPU_HASH, 128, 8, UW_PROC_SIZE);
 }
 
-/* This process's cached mappings (created if absent when `create`), with
- * the tgid and mm into the state; stops if there are none. */
-static LLVMValueRef proc_cache(struct ub *u, LLVMValueRef s, LLVMValueRef task,
-			       const struct uw_offs *o, bool create)
+/* A volatile load of a t at p + off (zero-extended to 64 bits unless a pointer). */
+static LLVMValueRef vload(struct ub *u, LLVMTypeRef t, LLVMValueRef p, uint64_t off)
+{
+	LLVMValueRef v = LLVMBuildLoad2(u->b, t, at(u, p, off), "");
+
+	LLVMSetVolatile(v, 1);
+	return t == u->g->ptr || t == u->g->i64 ? v : LLVMBuildZExt(u->b, v, u->g->i64, "");
+}
+
+/* The process's identity for its mapping cache, into the state once a
+ * stack: tgid, mm, the mm's sequence now (odd if its mappings are being
+ * changed) and the process's start time (see UW_PROC_SIZE). */
+static void proc_ident(struct ub *u, LLVMValueRef s, const struct uw_offs *o)
+{
+	struct cg *g = u->g;
+	LLVMValueRef task = LLVMBuildIntToPtr(u->b, call(u, H_CURTASK_BTF, NULL, 0), g->ptr, "");
+
+	/* plain loads: the task from bpf_get_current_task_btf is typed by
+	 * the kernel's BTF, so the verifier checks them against it and makes
+	 * them fault-safe (a kernel thread's NULL mm reads 0); four
+	 * bpf_probe_read_kernel calls cost ~100 ns a stack */
+	st64(u, s, S_TGID, LLVMBuildLShr(u->b, call(u, H_PID_TGID, NULL, 0), K(u, 32), ""));
+	LLVMValueRef mm = vload(u, g->ptr, task, (uint64_t)o->mm);
+	st64(u, s, S_MM, LLVMBuildPtrToInt(u->b, mm, g->i64, ""));
+	st64(u, s, S_SEQ, vload(u, g->i32, mm, (uint64_t)o->mm_seq));
+	LLVMValueRef leader = vload(u, g->ptr, task, (uint64_t)o->leader);
+	st64(u, s, S_START, vload(u, g->i64, leader, (uint64_t)o->start_time));
+}
+
+/* This process's cached mappings (created if absent when `create`);
+ * stops if there are none. */
+static LLVMValueRef proc_cache(struct ub *u, LLVMValueRef s, bool create)
 {
 	struct cg *g = u->g;
 	LLVMValueRef ka[2] = { procs_map(g), at(u, s, S_TGID) };
-
-	st64(u, s, S_TGID, LLVMBuildLShr(u->b, call(u, H_PID_TGID, NULL, 0), K(u, 32), ""));
-	st64(u, s, S_MM, K(u, 0));
-	rd(u, false, at(u, s, S_MM), 8, at(u, task, (uint64_t)o->mm));
 	LLVMValueRef p = LLVMBuildIntToPtr(u->b, call(u, H_MAP_LOOKUP, ka, 2), g->ptr, "");
 	if (create) {
 		LLVMBasicBlockRef mk = LLVMAppendBasicBlockInContext(g->ctx, u->fn, "mkproc");
@@ -358,28 +420,35 @@ static void copy64(struct ub *u, LLVMValueRef dst, uint64_t doff, LLVMValueRef s
 }
 
 /* After bpf_find_vma found the mapping now in the state: into this
- * process's cache (emptied first if the process has exec'd: another mm). */
-static void cache_put(struct ub *u, LLVMValueRef s, LLVMValueRef task, const struct uw_offs *o,
-		      LLVMBasicBlockRef done)
+ * process's cache, emptied first if the mm or its sequence has changed
+ * since the cache was filled (an exec, an mmap, a munmap) or the tgid is
+ * another process's. */
+static void cache_put(struct ub *u, LLVMValueRef s, LLVMBasicBlockRef done)
 {
 	struct cg *g = u->g;
 	LLVMBasicBlockRef saved = u->stop;
 
 	u->stop = done;   /* no cache: unwinding goes on without it */
-	LLVMValueRef p = proc_cache(u, s, task, o, true);
+	LLVMValueRef p = proc_cache(u, s, true);
 	LLVMBasicBlockRef reset = LLVMAppendBasicBlockInContext(g->ctx, u->fn, "newmm");
 	LLVMBasicBlockRef put = LLVMAppendBasicBlockInContext(g->ctx, u->fn, "put");
-	LLVMValueRef mm = ld64(u, s, S_MM);
-	LLVMBuildCondBr(u->b, cmp(u, LLVMIntEQ, ld64(u, p, 0), mm), put, reset);
+	LLVMValueRef mm = ld64(u, s, S_MM), seq = ld64(u, s, S_VSEQ), start = ld64(u, s, S_START);
+	need(u, cmp(u, LLVMIntEQ, LLVMBuildAnd(u->b, seq, K(u, 1), ""), K(u, 0)));
+	LLVMValueRef same = LLVMBuildAnd(u->b, cmp(u, LLVMIntEQ, ld64(u, p, 0), mm),
+		LLVMBuildAnd(u->b, cmp(u, LLVMIntEQ, ld64(u, p, 16), seq),
+			     cmp(u, LLVMIntEQ, ld64(u, p, 24), start), ""), "");
+	LLVMBuildCondBr(u->b, same, put, reset);
 	LLVMPositionBuilderAtEnd(u->b, reset);
 	st64(u, p, 0, mm);
+	st64(u, p, 16, seq);
+	st64(u, p, 24, start);
 	for (unsigned i = 0; i < UW_NCACHE; i++)
-		st64(u, p, 16 + 40 * i + 8, K(u, 0));   /* end 0: no pc in it */
+		st64(u, p, UW_PROC_HDR + 40 * i + 8, K(u, 0));   /* end 0: no pc in it */
 	LLVMBuildBr(u->b, put);
 	LLVMPositionBuilderAtEnd(u->b, put);
 	LLVMValueRef n = ld64(u, p, 8);
 	st64(u, p, 8, LLVMBuildAdd(u->b, n, K(u, 1), ""));
-	LLVMValueRef off = LLVMBuildAdd(u->b, K(u, 16), LLVMBuildMul(u->b,
+	LLVMValueRef off = LLVMBuildAdd(u->b, K(u, UW_PROC_HDR), LLVMBuildMul(u->b,
 		LLVMBuildAnd(u->b, n, K(u, UW_NCACHE - 1), ""), K(u, 40), ""), "");
 	LLVMValueRef e = LLVMBuildGEP2(u->b, g->i8, p, &off, 1, "");
 	copy64(u, e, 0, s, S_OSTART, 40);
@@ -389,28 +458,34 @@ static void cache_put(struct ub *u, LLVMValueRef s, LLVMValueRef task, const str
 
 /* q's mapping from this process's cache into the state, then to done;
  * to miss if it has none. */
-static void cache_get(struct ub *u, LLVMValueRef s, LLVMValueRef q, LLVMValueRef task,
-		      const struct uw_offs *o, LLVMBasicBlockRef done, LLVMBasicBlockRef miss)
+static void cache_get(struct ub *u, LLVMValueRef s, LLVMValueRef q, LLVMBasicBlockRef done,
+		      LLVMBasicBlockRef miss)
 {
 	struct cg *g = u->g;
 	LLVMBasicBlockRef saved = u->stop;
 
 	u->stop = miss;
-	LLVMValueRef p = proc_cache(u, s, task, o, false);
+	LLVMValueRef p = proc_cache(u, s, false);
 	LLVMValueRef i = entry_alloca(u, g->i64, "ci");
 	LLVMBasicBlockRef head = LLVMAppendBasicBlockInContext(g->ctx, u->fn, "cache");
 	LLVMBasicBlockRef body = LLVMAppendBasicBlockInContext(g->ctx, u->fn, "cache_ent");
 	LLVMBasicBlockRef hit = LLVMAppendBasicBlockInContext(g->ctx, u->fn, "cache_hit");
 	LLVMBasicBlockRef step = LLVMAppendBasicBlockInContext(g->ctx, u->fn, "cache_next");
 
-	need(u, cmp(u, LLVMIntEQ, ld64(u, p, 0), ld64(u, s, S_MM)));
+	/* filled for this mm and process, with no mapping changed since */
+	LLVMValueRef seq = ld64(u, s, S_SEQ);
+	need(u, LLVMBuildAnd(u->b, cmp(u, LLVMIntEQ, ld64(u, p, 0), ld64(u, s, S_MM)),
+		LLVMBuildAnd(u->b, cmp(u, LLVMIntEQ, ld64(u, p, 24), ld64(u, s, S_START)),
+			LLVMBuildAnd(u->b, cmp(u, LLVMIntEQ, ld64(u, p, 16), seq),
+				     cmp(u, LLVMIntEQ, LLVMBuildAnd(u->b, seq, K(u, 1), ""), K(u, 0)),
+				     ""), ""), ""));
 	LLVMBuildStore(u->b, K(u, 0), i);
 	LLVMBuildBr(u->b, head);
 	LLVMPositionBuilderAtEnd(u->b, head);
 	LLVMValueRef iv = LLVMBuildLoad2(u->b, g->i64, i, "");
 	LLVMBuildCondBr(u->b, cmp(u, LLVMIntULT, iv, K(u, UW_NCACHE)), body, u->stop);
 	LLVMPositionBuilderAtEnd(u->b, body);
-	LLVMValueRef off = LLVMBuildAdd(u->b, K(u, 16), LLVMBuildMul(u->b, iv, K(u, 40), ""), "");
+	LLVMValueRef off = LLVMBuildAdd(u->b, K(u, UW_PROC_HDR), LLVMBuildMul(u->b, iv, K(u, 40), ""), "");
 	LLVMValueRef e = LLVMBuildGEP2(u->b, g->i8, p, &off, 1, "");
 	LLVMValueRef in = LLVMBuildAnd(u->b, cmp(u, LLVMIntUGE, q, ld64(u, e, 0)),
 				       cmp(u, LLVMIntULT, q, ld64(u, e, 8)), "");
@@ -480,7 +555,7 @@ static void report_miss(struct ub *u, LLVMValueRef s)
 /* The object of pc q, unless q is in the one found last: its mapping
  * (bpf_find_vma) and its rows.  Stops where nothing is mapped. */
 static void find_object(struct ub *u, LLVMValueRef s, LLVMValueRef q, LLVMValueRef zk,
-			const struct uw_offs *o, bool irq)
+			const struct uw_offs *o)
 {
 	struct cg *g = u->g;
 	LLVMBasicBlockRef look = LLVMAppendBasicBlockInContext(g->ctx, u->fn, "find");
@@ -491,10 +566,12 @@ static void find_object(struct ub *u, LLVMValueRef s, LLVMValueRef q, LLVMValueR
 	LLVMBuildCondBr(u->b, in, done, look);
 	LLVMPositionBuilderAtEnd(u->b, look);
 	LLVMValueRef task = LLVMBuildIntToPtr(u->b, call(u, H_CURTASK_BTF, NULL, 0), g->ptr, "");
-	if (irq) {
-		/* one bpf_find_vma per interrupt: the cache first */
+	/* the cache first: in an interrupt, bpf_find_vma runs once; in a
+	 * uprobe it costs more than the cache (~250 ns a frame) */
+	bool cache = o->mm_seq >= 0;
+	if (cache) {
 		LLVMBasicBlockRef vma = LLVMAppendBasicBlockInContext(g->ctx, u->fn, "find_vma");
-		cache_get(u, s, q, task, o, done, vma);
+		cache_get(u, s, q, done, vma);
 		LLVMPositionBuilderAtEnd(u->b, vma);
 	}
 	st64(u, s, S_FOUND, K(u, 0));
@@ -509,7 +586,10 @@ static void find_object(struct ub *u, LLVMValueRef s, LLVMValueRef q, LLVMValueR
 	LLVMBuildCondBr(u->b, cmp(u, LLVMIntEQ, rc, K(u, (uint64_t)-16)), busy, u->stop);
 	LLVMPositionBuilderAtEnd(u->b, busy);
 	LLVMBasicBlockRef uncached = LLVMAppendBasicBlockInContext(g->ctx, u->fn, "uncached");
-	cache_get(u, s, q, task, o, done, uncached);
+	if (cache)
+		cache_get(u, s, q, done, uncached);
+	else
+		LLVMBuildBr(u->b, uncached);
 	LLVMPositionBuilderAtEnd(u->b, uncached);
 	note_stop(u, s, PR_UW_PC_BUSY, PR_UW_NOTE_BUSY);
 	LLVMPositionBuilderAtEnd(u->b, got);
@@ -552,8 +632,8 @@ static void find_object(struct ub *u, LLVMValueRef s, LLVMValueRef q, LLVMValueR
 	st64(u, s, S_HAS, K(u, 0));
 	LLVMBuildBr(u->b, keep);
 	LLVMPositionBuilderAtEnd(u->b, keep);
-	if (irq)
-		cache_put(u, s, task, o, done);
+	if (cache)
+		cache_put(u, s, done);
 	else
 		LLVMBuildBr(u->b, done);
 	LLVMPositionBuilderAtEnd(u->b, done);
@@ -596,11 +676,42 @@ static LLVMValueRef find_row(struct ub *u, LLVMValueRef s, LLVMValueRef rel)
 	return row;
 }
 
+/* Reads the u64 at user address a into the state's slot off, from the
+ * copy of the stack's top if it is there; 0, or the helper's error. */
+static LLVMValueRef uread(struct ub *u, LLVMValueRef s, uint64_t off, LLVMValueRef a)
+{
+	struct cg *g = u->g;
+	LLVMValueRef d = LLVMBuildSub(u->b, a, ld64(u, s, S_BUFBASE), "");
+	LLVMValueRef in = LLVMBuildAnd(u->b, cmp(u, LLVMIntNE, ld64(u, s, S_BUFOK), K(u, 0)),
+				       cmp(u, LLVMIntULE, d, K(u, UW_BUF - 8)), "");
+	LLVMBasicBlockRef buf = LLVMAppendBasicBlockInContext(g->ctx, u->fn, "ubuf");
+	LLVMBasicBlockRef mem = LLVMAppendBasicBlockInContext(g->ctx, u->fn, "umem");
+	LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(g->ctx, u->fn, "uread");
+
+	LLVMBuildCondBr(u->b, in, buf, mem);
+	LLVMPositionBuilderAtEnd(u->b, buf);
+	/* masked, for the verifier's bounds (S_BUF has 8 bytes of slack) */
+	LLVMValueRef i = LLVMBuildAdd(u->b, K(u, S_BUF), LLVMBuildAnd(u->b, d, K(u, UW_BUF - 1), ""), "");
+	LLVMValueRef v = LLVMBuildLoad2(u->b, g->i64, LLVMBuildGEP2(u->b, g->i8, s, &i, 1, ""), "");
+	LLVMSetAlignment(v, 8);   /* x86 loads unaligned words alike */
+	st64(u, s, off, v);
+	LLVMBuildBr(u->b, done);
+	LLVMPositionBuilderAtEnd(u->b, mem);
+	LLVMValueRef rc = rd(u, true, at(u, s, off), 8, LLVMBuildIntToPtr(u->b, a, g->ptr, ""));
+	LLVMBasicBlockRef mem_end = LLVMGetInsertBlock(u->b);
+	LLVMBuildBr(u->b, done);
+	LLVMPositionBuilderAtEnd(u->b, done);
+	LLVMValueRef phi = LLVMBuildPhi(u->b, g->i64, "urc");
+	LLVMValueRef iv[2] = { K(u, 0), rc };
+	LLVMBasicBlockRef ib[2] = { buf, mem_end };
+	LLVMAddIncoming(phi, iv, ib, 2);
+	return phi;
+}
+
 /* Reads the u64 at user address a into the state's slot off; stops on a fault. */
 static void read_slot(struct ub *u, LLVMValueRef s, uint64_t off, LLVMValueRef a)
 {
-	need(u, cmp(u, LLVMIntEQ, rd(u, true, at(u, s, off), 8, LLVMBuildIntToPtr(u->b, a, u->g->ptr, "")),
-		    K(u, 0)));
+	need(u, cmp(u, LLVMIntEQ, uread(u, s, off, a), K(u, 0)));
 }
 
 /* The caller by the row's rule: next pc into S_TMP, returns the CFA. */
@@ -632,8 +743,7 @@ static LLVMValueRef cfi_step(struct ub *u, LLVMValueRef s, LLVMValueRef row, LLV
 	LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(g->ctx, u->fn, "rbp_done");
 	LLVMBuildCondBr(u->b, cmp(u, LLVMIntEQ, br, K(u, PR_UW_BP_AT)), rdbp, other);
 	LLVMPositionBuilderAtEnd(u->b, rdbp);
-	LLVMValueRef r = rd(u, true, at(u, s, S_BP), 8,
-			    LLVMBuildIntToPtr(u->b, LLVMBuildAdd(u->b, cfa, boff, ""), g->ptr, ""));
+	LLVMValueRef r = uread(u, s, S_BP, LLVMBuildAdd(u->b, cfa, boff, ""));
 	st64(u, s, S_BPOK, LLVMBuildZExt(u->b, cmp(u, LLVMIntEQ, r, K(u, 0)), g->i64, ""));
 	LLVMBuildBr(u->b, done);
 	LLVMPositionBuilderAtEnd(u->b, other);
@@ -673,10 +783,10 @@ static LLVMValueRef fp_step(struct ub *u, LLVMValueRef s)
  * the caller's; returns 1 (stop) where it cannot.  A return address is
  * looked up at pc - 1, inside the call.
  */
-static LLVMValueRef frame_callback(struct cg *g, const struct uw_offs *o, bool irq)
+static LLVMValueRef frame_callback(struct cg *g, const struct uw_offs *o)
 {
 	static const char *const pn[2] = { "index", "ctx" };
-	const char *name = irq ? "pr_uw_frame_irq" : "pr_uw_frame";
+	const char *name = "pr_uw_frame";
 	struct ub u;
 	LLVMValueRef fn = LLVMGetNamedFunction(g->mod, name);
 
@@ -698,7 +808,7 @@ static LLVMValueRef frame_callback(struct cg *g, const struct uw_offs *o, bool i
 		LLVMBuildAnd(u.b, cmp(&u, LLVMIntNE, n, K(&u, 0)), LLVMBuildNot(u.b, after_sig, ""), ""),
 		g->i64, ""), "");
 	st64(&u, s, S_SIG, K(&u, 0));
-	find_object(&u, s, q, zk, o, irq);
+	find_object(&u, s, q, zk, o);
 	LLVMBasicBlockRef cfi = LLVMAppendBasicBlockInContext(g->ctx, u.fn, "cfi");
 	LLVMBasicBlockRef rule = LLVMAppendBasicBlockInContext(g->ctx, u.fn, "rule");
 	LLVMBasicBlockRef sig = LLVMAppendBasicBlockInContext(g->ctx, u.fn, "sigframe");
@@ -778,11 +888,9 @@ static void when(struct cg *g, LLVMValueRef c, LLVMBasicBlockRef no)
  * another CPU stored first keeps that CPU's id).  Leaves res alone when
  * the ids are used up or a map refuses the entry (counted as a dropped
  * update); branches to done. */
-static void stack_id(struct cg *g, struct ub *u, LLVMValueRef s, LLVMValueRef res,
-		     LLVMBasicBlockRef done)
+static void stack_id(struct cg *g, struct ub *u, LLVMValueRef s, LLVMValueRef ids,
+		     LLVMValueRef res, LLVMBasicBlockRef done)
 {
-	LLVMValueRef ids = map_of(g, "uw_ids", BPF_MAP_TYPE_HASH, PR_UW_MAX_STACKS,
-				  PR_UW_DEPTH * 8, 4);
 	LLVMValueRef stacks = map_of(g, "uw_stacks", BPF_MAP_TYPE_HASH, PR_UW_MAX_STACKS, 4,
 				     PR_UW_DEPTH * 8);
 	LLVMValueRef next = map_of(g, "uw_next", BPF_MAP_TYPE_ARRAY, 1, 4, 8);
@@ -821,6 +929,41 @@ static void stack_id(struct cg *g, struct ub *u, LLVMValueRef s, LLVMValueRef re
 	LLVMBuildBr(g->b, done);
 }
 
+/*
+ * The id -> stack lookup hashes its whole key, and a key of all 127 pcs
+ * cost about 400 ns a hit.  Stacks are keyed by as many slots as the
+ * smallest of UW_KEY_CLASSES that holds them, in a hash of that key
+ * size: the pcs past the stack's depth are zero (the state's are cleared
+ * before each walk), so the key is the stack itself and a stack is always
+ * in the same hash; two stacks never share an id, since all ids come from
+ * the one counter.
+ */
+static const unsigned uw_key_classes[] = { 8, 16, 32, PR_UW_DEPTH };
+
+static void stack_ids(struct cg *g, struct ub *u, LLVMValueRef s, LLVMValueRef res,
+		      LLVMBasicBlockRef done)
+{
+	LLVMValueRef n = ld64(u, s, S_N);
+	size_t nc = sizeof(uw_key_classes) / sizeof(uw_key_classes[0]);
+
+	for (size_t i = 0; i < nc; i++) {
+		unsigned c = uw_key_classes[i];
+		char name[32];
+
+		snprintf(name, sizeof(name), c == PR_UW_DEPTH ? "uw_ids" : "uw_ids_%u", c);
+		LLVMValueRef ids = map_of(g, name, BPF_MAP_TYPE_HASH, PR_UW_MAX_STACKS, c * 8, 4);
+		if (i + 1 == nc) {
+			stack_id(g, u, s, ids, res, done);
+			break;
+		}
+		LLVMBasicBlockRef here = cg_block(g, "uw_key"), next = cg_block(g, "uw_key_next");
+		LLVMBuildCondBr(g->b, cmp(u, LLVMIntULE, n, K(u, c)), here, next);
+		LLVMPositionBuilderAtEnd(g->b, here);
+		stack_id(g, u, s, ids, res, done);
+		LLVMPositionBuilderAtEnd(g->b, next);
+	}
+}
+
 LLVMValueRef cg_ustack_cfi(struct cg *g, unsigned frames)
 {
 	static int have = -1;
@@ -854,16 +997,21 @@ LLVMValueRef cg_ustack_cfi(struct cg *g, unsigned frames)
 	st64(&u, s, S_OSTART, K(&u, 0));
 	st64(&u, s, S_OEND, K(&u, 0));
 	cg_memset0(g, at(&u, s, S_IPS), PR_UW_DEPTH * 8);
-	/* a uprobe runs in the task's context, where bpf_find_vma always
-	 * can; the others may run in an interrupt */
-	bool irq = k != PK_UPROBE && k != PK_URETPROBE && k != PK_USDT;
+	if (o.mm_seq >= 0)
+		proc_ident(&u, s, &o);
+	/* the stack's top in one read; where it ends within UW_BUF bytes
+	 * (a thread's stack, its last page), frame by frame */
+	st64(&u, s, S_BUFBASE, ld64(&u, s, S_SP));
+	st64(&u, s, S_BUFOK, LLVMBuildZExt(g->b, cmp(&u, LLVMIntEQ,
+		rd(&u, true, at(&u, s, S_BUF), UW_BUF, LLVMBuildIntToPtr(g->b, ld64(&u, s, S_SP), g->ptr, "")),
+		K(&u, 0)), g->i64, ""));
 	unsigned depth = frames && frames < PR_UW_DEPTH ? frames : PR_UW_DEPTH;
 	st64(&u, s, S_DEPTH, K(&u, depth));
-	LLVMValueRef a[4] = { LLVMConstInt(g->i32, depth, 0), frame_callback(g, &o, irq), zk,
+	LLVMValueRef a[4] = { LLVMConstInt(g->i32, depth, 0), frame_callback(g, &o), zk,
 			      K(&u, 0) };
 	call(&u, H_LOOP, a, 4);
 	when(g, cmp(&u, LLVMIntNE, ld64(&u, s, S_N), K(&u, 0)), done);
-	stack_id(g, &u, s, res, done);
+	stack_ids(g, &u, s, res, done);
 	LLVMPositionBuilderAtEnd(g->b, done);
 	LLVMValueRef id = LLVMBuildAnd(g->b, LLVMBuildLoad2(g->b, g->i64, res, ""),
 				       K(&u, 0xffffffffu), "");

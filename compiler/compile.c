@@ -24,7 +24,8 @@
 static bool names(const struct node *n, const char *name)
 {
 	for (; n; n = n->next) {
-		if (n->kind == N_IDENT && n->name && !strcmp(n->name, name))
+		/* kstack, kstack(n) and kstack(perf) alike */
+		if ((n->kind == N_IDENT || n->kind == N_CALL) && n->name && !strcmp(n->name, name))
 			return true;
 		if (n->kind != N_ATTACH &&
 		    (names(n->a, name) || names(n->b, name) || names(n->c, name) ||
@@ -135,7 +136,9 @@ static int add_split(struct program *p, struct sema_probe *s, struct probe *pr,
 		     int *cap)
 {
 	struct probe *raw[2];
-	int rc = sys_split(pr, raw);
+	/* a raw_syscalls program's kernel stack starts at its own caller,
+	 * not at perf_syscall_enter as each syscall tracepoint's does */
+	int rc = po->kstack ? (raw[0] = raw[1] = NULL, 0) : sys_split(pr, raw);
 
 	if (no_context)
 		probe_use_raw_tp(pr);
@@ -231,7 +234,8 @@ static int resolve_probes(struct node *root, const struct pr_compile_opts *o,
 		po.use_args = probe_names(n, "args");
 		/* A raw tracepoint's kernel stack would start in BPF's own
 		 * frames, where the tracepoint's starts at its caller. */
-		po.no_context = !po.use_args && !probe_names(n, "kstack");
+		po.kstack = probe_names(n, "kstack");
+		po.no_context = !po.use_args && !po.kstack;
 		for (struct node *a = n->list; a; a = a->next) {
 			struct probe *pr = NULL;
 			char *text = expand_params(a->name, a->loc, o, d);

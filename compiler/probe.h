@@ -115,6 +115,9 @@ struct probe_opts {
 	bool no_context;          /* reads neither `args` nor `kstack`: a tracepoint
 	                           * need not read the trace record, and its formats
 	                           * are not read */
+	bool kstack;              /* reads `kstack`: syscall tracepoints stay tracepoints
+	                           * (not one raw_syscalls program), so that the stack
+	                           * starts where bpftrace's does */
 	bool missing_ok;          /* the script names other attach points: a uprobe
 	                           * whose function the binary lacks is a warning and
 	                           * resolves with no sites (bpftrace skips it) */

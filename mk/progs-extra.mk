@@ -36,3 +36,23 @@ tests/progs/unwind_inline: tests/progs/unwind_inline.c
 # wild_o0: -O0, where DWARF puts parameters in stack slots the prologue fills.
 tests/progs/wild_o0: tests/progs/wild_o0.c
 	$(CC) $(PROG_CFLAGS) -O0 -o $@ $<
+
+# unwind_remap maps libunwind_remap.so then libunwind_remap_b.so (the same
+# code at the same offset, another frame size) at one address, in turns.
+tests/progs/unwind_remap: tests/progs/unwind_remap.c
+	$(CC) $(PROG_CFLAGS) -O2 -fomit-frame-pointer -o $@ $<
+tests/progs/libunwind_remap.so: tests/progs/libunwind_remap.so.c
+	$(CC) $(PROG_CFLAGS) -shared -fPIC -Wl,-e,remap_spin -o $@ $<
+tests/progs/libunwind_remap_b.so: tests/progs/libunwind_remap.so.c
+	$(CC) $(PROG_CFLAGS) -DREMAP_SMALL_FRAME -shared -fPIC -Wl,-e,remap_spin -o $@ $<
+progs: tests/progs/libunwind_remap_b.so
+CLEAN_EXTRA += tests/progs/libunwind_remap_b.so
+
+# unwind_depth: stacks of chosen depths (recursion), -O2 without frame pointers.
+tests/progs/unwind_depth: tests/progs/unwind_depth.c
+	$(CC) $(PROG_CFLAGS) -O2 -fomit-frame-pointer -o $@ $<
+
+# unwind_ctx: a stack of its own that ends a few hundred bytes above the
+# probed frame, -O2 without frame pointers.
+tests/progs/unwind_ctx: tests/progs/unwind_ctx.c
+	$(CC) $(PROG_CFLAGS) -O2 -fomit-frame-pointer -o $@ $<

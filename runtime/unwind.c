@@ -10,6 +10,7 @@
 #define _GNU_SOURCE
 #include <dwarf.h>
 #include <elfutils/libdw.h>
+#include <elfutils/libdwelf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -417,29 +418,71 @@ static void uw_needed(Elf *elf, pid_t pid, char ***list, int *n)
 }
 
 /*
- * An object's rows, from the object cache when this very file (path,
- * device, inode, size, change time) was read before: libc's 28000 rows
- * take 10-50 ms to build.
+ * The object cache's key of an object's rows.  With a build-id, the
+ * build-id, so that the same library at another path, a copy or a
+ * reinstall reuses them; with the executable segments' layout and
+ * .eh_frame's place and size beside it, since the rows hold file offsets
+ * and a file rewritten after linking (objcopy) can keep its build-id.
+ * Without one, the file's identity (path, device, inode, size, change
+ * time).  NULL if out of memory.
+ */
+static char *uw_rows_key(const char *path, const struct stat *st, const struct uw_elf *e)
+{
+	const unsigned char *id;
+	ssize_t n = dwelf_elf_gnu_build_id(e->elf, (const void **)&id);
+	char *key = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	if (n <= 0) {
+		if (asprintf(&key, "perf-run unwind rows 1\n%s\n%llu %llu %lld %lld.%09ld\n", path,
+			     (unsigned long long)st->st_dev, (unsigned long long)st->st_ino,
+			     (long long)st->st_size, (long long)st->st_ctim.tv_sec,
+			     st->st_ctim.tv_nsec) < 0)
+			return NULL;
+		return key;
+	}
+	if (!(f = open_memstream(&key, &len)))
+		return NULL;
+	fputs("perf-run unwind rows 2\nbuild-id ", f);
+	for (ssize_t i = 0; i < n; i++)
+		fprintf(f, "%02x", id[i]);
+	for (int i = 0; i < e->nload; i++)
+		fprintf(f, "\nload %llx %llx %llx", (unsigned long long)e->load[i].p_offset,
+			(unsigned long long)e->load[i].p_vaddr, (unsigned long long)e->load[i].p_filesz);
+	GElf_Shdr sh;
+	if (elfsym_section(e->elf, ".eh_frame", &sh))
+		fprintf(f, "\neh_frame %llx %llx %llx", (unsigned long long)sh.sh_addr,
+			(unsigned long long)sh.sh_offset, (unsigned long long)sh.sh_size);
+	fputc('\n', f);
+	if (fclose(f)) {
+		free(key);
+		return NULL;
+	}
+	return key;
+}
+
+/*
+ * An object's rows, from the object cache when the same object (by
+ * build-id, else this very file) was read before: libc's 28000 rows
+ * take 10-50 ms to build.  *cached tells which.
  */
 static int uw_cached_rows(struct uw *u, const char *path, const struct stat *st,
-			  const struct uw_elf *e)
+			  const struct uw_elf *e, bool *cached)
 {
-	char *key = NULL;
+	char *key = uw_rows_key(path, st, e);
 	void *v = NULL;
 	size_t n = 0, lo = u->nrows;
 	int rc;
 
-	if (asprintf(&key, "perf-run unwind rows 1\n%s\n%llu %llu %lld %lld.%09ld\n", path,
-		     (unsigned long long)st->st_dev, (unsigned long long)st->st_ino,
-		     (long long)st->st_size, (long long)st->st_ctim.tv_sec,
-		     st->st_ctim.tv_nsec) < 0)
-		key = NULL;
+	*cached = false;
 	if (key && !objcache_get(key, &v, &n) && n % sizeof(*u->rows) == 0) {
 		rc = 0;
 		for (size_t i = 0; !rc && i < n / sizeof(*u->rows); i++)
 			rc = uw_push(u, (const struct pr_uw_row *)v + i);
 		free(v);
 		free(key);
+		*cached = !rc;
 		return rc;
 	}
 	free(v);
@@ -490,7 +533,8 @@ static int uw_object(struct uw *u, const char *path, pid_t pid, char ***more, in
 		return 0;
 	}
 	size_t lo = u->nrows;
-	rc = uw_cached_rows(u, path, &st, &e);
+	bool cached;
+	rc = uw_cached_rows(u, path, &st, &e, &cached);
 	uw_needed(e.elf, pid, more, nmore);
 	uw_elf_close(&e);
 	close(fd);
@@ -501,7 +545,8 @@ static int uw_object(struct uw *u, const char *path, pid_t pid, char ***more, in
 	if (uw_add(u, path, &k, lo))
 		return -1;
 	if (verbose > 0)
-		fprintf(stderr, "perf-run: unwind: %s: %zu rows\n", path, u->nrows - lo);
+		fprintf(stderr, "perf-run: unwind: %s: %zu rows%s\n", path, u->nrows - lo,
+			cached ? " (from the cache)" : "");
 	return 0;
 }
 
@@ -594,7 +639,8 @@ static int uw_on_miss(void *ctx, void *data, size_t size)
 		return 0;
 	}
 	/* not an ELF file, or one without CFI: known, with no rows */
-	if (!uw_elf_open(&e, fd, NULL, 0) && uw_cached_rows(u, name, &st, &e))
+	bool cached;
+	if (!uw_elf_open(&e, fd, NULL, 0) && uw_cached_rows(u, name, &st, &e, &cached))
 		u->nrows = lo;
 	uw_elf_close(&e);
 	close(fd);
@@ -790,7 +836,8 @@ void uw_report(const struct uw *u)
 	if (n[PR_UW_NOTE_BUSY])
 		fprintf(stderr, "perf-run: %llu user stack%s at [unknown: mapping not cached yet]: "
 			"in an interrupt (profile, tracepoints) the kernel finds one mapping per "
-			"sample, and a process's first samples have not cached the others yet\n",
+			"sample, and a process's first samples (or the first after it mapped or "
+			"unmapped memory) have not cached the others yet\n",
 			(unsigned long long)n[PR_UW_NOTE_BUSY], n[PR_UW_NOTE_BUSY] == 1 ? " ends" : "s end");
 	if (n[PR_UW_NOTE_NOROOM])
 		fprintf(stderr, "perf-run: %llu user stack%s at [unknown: no room for unwind "

@@ -12,7 +12,8 @@
 # tracer's maps), and the time to "Attached" (perf-run) or "Attaching"
 # (bpftrace, which prints it before it attaches) from outside, by
 # build/bench/stamp, best of 5.
-# Run as root from the top of the tree after `make test-build`.
+# Run as root from the top of the tree after `make test-build`; `ustack.sh hits`
+# measures the costs per hit only.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 PERF_RUN=${PERF_RUN:-build/perf-run}
@@ -52,6 +53,7 @@ per_hit "unwind_o2 ustack bpftrace" "$o2" "$s_o2" bpftrace
 per_hit "loop ustack CFI" "$fp" "$s_fp" "$PERF_RUN" -q
 per_hit "loop ustack FP" "$fp" "$s_fp" env PERF_RUN_USTACK_FP=1 "$PERF_RUN" -q
 per_hit "loop ustack bpftrace" "$fp" "$s_fp" bpftrace
+[[ ${1:-} == hits ]] && exit 0   # `ustack.sh hits`: the costs per hit alone
 
 # start-up: the best of 5 "Attached ... in T ms", tables from the cache
 startup() {
