@@ -634,9 +634,11 @@ LLVMValueRef cg_place_value(struct cg *g, struct node *n)
 
 /* ---- print(args) ---- */
 
-/* Aggregates larger than this are left out of print(args), to keep the
- * record within the per-CPU heap next to the rest of the probe. */
-#define ARGS_AGG_MAX 1024
+/* Aggregates larger than this, or past this much of the record, are left
+ * out of print(args), to keep the record within the per-CPU heap next to
+ * the rest of the probe.  (lua's luaL_Buffer, a common local, is 1056.) */
+#define ARGS_AGG_MAX 4096
+#define ARGS_REC_MAX 8192
 
 enum { PA_READ, PA_SKIP };
 
@@ -864,6 +866,19 @@ static void fmt_var(struct args_fmt *f, const struct dw_var *v, uint32_t off)
 	free(avail);
 }
 
+/* LLVM's BPF target expands a memset of at most about 1 KB inline; past
+ * that it would call memset().  A failed bpf_probe_read_kernel() zeroes
+ * its destination, whatever the size: a read of address 0 always fails. */
+static void zero_record(struct cg *g, LLVMValueRef rec, uint32_t size)
+{
+	if (size <= 512) {
+		cg_memset0(g, rec, size);
+		return;
+	}
+	LLVMValueRef args[3] = { rec, cg_const(g, size), LLVMConstNull(g->ptr) };
+	cg_helper(g, H_READ_KERNEL, args, 3);
+}
+
 void cg_print_args(struct cg *g, int id, struct loc loc)
 {
 	struct pr_action *a = &g->prog->actions[id];
@@ -883,15 +898,19 @@ void cg_print_args(struct cg *g, int id, struct loc loc)
 		if (shadowed(v, i, n))
 			continue;
 		fmt_append(&f.fmt, &f.len, shown++ ? ", ." : " .", v[i].name, " = ");
-		if (printable(&v[i], &note) == PA_SKIP) {
+		uint32_t size = printable(&v[i], &note) == PA_SKIP ? 0
+			: cg_is_mem(v[i].type) || v[i].type->kind == T_RECORD || v[i].type->kind == T_ARRAY
+			? (v[i].type->size + 7) & ~7u : 8;
+		if (size && off + size > ARGS_REC_MAX)
+			note = "<too large>";
+		if (note) {
 			fmt_append(&f.fmt, &f.len, note, "", "");
 			continue;
 		}
 		fmt_var(&f, &v[i], off);
 		at[k] = off;
 		rd[k++] = &v[i];
-		off += cg_is_mem(v[i].type) || v[i].type->kind == T_RECORD || v[i].type->kind == T_ARRAY
-			? (v[i].type->size + 7) & ~7u : 8;
+		off += size;
 	}
 	fmt_append(&f.fmt, &f.len, shown ? " }\n" : "}\n", "", "");
 	free(a->fmt);
@@ -901,7 +920,7 @@ void cg_print_args(struct cg *g, int id, struct loc loc)
 	a->size = off;
 
 	LLVMValueRef rec = cg_alloca(g, off, "args");
-	cg_memset0(g, rec, off);
+	zero_record(g, rec, off);
 	LLVMBuildStore(g->b, cg_const(g, (uint64_t)id), rec);
 	for (int i = 0; i < k; i++)
 		store_var(g, cg_gep(g, rec, at[i]), rd[i], loc);

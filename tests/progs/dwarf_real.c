@@ -92,6 +92,21 @@ __attribute__((noinline)) static long with_const(const struct node *t, int reg)
 	return reg;
 }
 
+/* A local of more than 1024 bytes, as lua's luaL_Buffer. */
+struct bigbuf {
+	int len;
+	char text[1100];
+};
+
+__attribute__((noinline)) static long big_local(int n)
+{
+	struct bigbuf b = { n, "abc" };
+
+	b.text[n] = 'z';
+	g_sink = b.len + b.text[0];   /* BIG body */
+	return b.text[1];
+}
+
 static struct node leaf_a = { 2, 0, 0 }, leaf_b = { 3, 0, 0 };
 static struct node mid = { 5, &leaf_a, 0 }, root = { 7, &mid, &leaf_b };
 
@@ -103,7 +118,7 @@ int main(int argc, char **argv)
 	long t = tree_sum(&root, argc);
 	double w = walk(&root, argc);
 
-	t += with_const(&root, 255) + with_const(&mid, 255);
+	t += with_const(&root, 255) + with_const(&mid, 255) + big_local(argc + 2);
 
 	fprintf(stderr, "fp_const n=%d step=0.25 scale=-3.5 -> %g tree_sum %ld walk %g\n",
 		argc + 3, f, t, w);
