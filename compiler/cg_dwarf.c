@@ -285,6 +285,16 @@ static LLVMValueRef run_prog(struct cg *g, const struct dwl_insn *p, int n, uint
 				goto bad;
 			st[sp] = st[sp - 2]; sp++;
 			break;
+		case DWL_BRA_SWAP: {
+			if (sp < 3)
+				goto bad;
+			LLVMValueRef keep = LLVMBuildICmp(g->b, LLVMIntNE, st[sp - 1], cg_const(g, 0), "");
+			sp--;
+			t = st[sp - 1];
+			st[sp - 1] = LLVMBuildSelect(g->b, keep, t, st[sp - 2], "");
+			st[sp - 2] = LLVMBuildSelect(g->b, keep, st[sp - 2], t, "");
+			break;
+		}
 		default:
 			st[sp - 2] = binary(g, in->op, st[sp - 2], st[sp - 1]);
 			sp--;

@@ -107,6 +107,29 @@ __attribute__((noinline)) static long big_local(int n)
 	return b.text[1];
 }
 
+/* r is never used: DWARF computes it, min and max by "DW_OP_bra 1;
+ * DW_OP_swap; DW_OP_drop" (zlib's inflate_table, root). */
+__attribute__((noinline)) static void consume(unsigned v)
+{
+	g_sink = v;
+}
+
+/* Before the call r is not computed yet: DWARF gives it as min and max of
+ * a, lo and hi by "DW_OP_bra 1; DW_OP_swap; DW_OP_drop" (as zlib's
+ * inflate_table, root). */
+__attribute__((noinline)) static unsigned clamp_use(unsigned a, unsigned lo, unsigned hi)
+{
+	unsigned r = a;
+
+	if (r > hi)
+		r = hi;
+	if (r < lo)
+		r = lo;
+	consume(lo + hi);            /* CLAMP body */
+	consume(a);
+	return r * 3 + lo + hi;
+}
+
 static struct node leaf_a = { 2, 0, 0 }, leaf_b = { 3, 0, 0 };
 static struct node mid = { 5, &leaf_a, 0 }, root = { 7, &mid, &leaf_b };
 
@@ -119,6 +142,7 @@ int main(int argc, char **argv)
 	double w = walk(&root, argc);
 
 	t += with_const(&root, 255) + with_const(&mid, 255) + big_local(argc + 2);
+	t += clamp_use(argc + 40, 3, 9);
 
 	fprintf(stderr, "fp_const n=%d step=0.25 scale=-3.5 -> %g tree_sum %ld walk %g\n",
 		argc + 3, f, t, w);
