@@ -674,11 +674,13 @@ static int printable(const struct dw_var *v, const char **note)
 }
 
 /* Whether store_pieces() writes a piece: one DWARF gives a location for,
- * of a size a register or a read gives whole. */
+ * of a size a register gives whole, or in memory (read at any size:
+ * clang keeps a struct's first 64 bytes in one piece). */
 static bool piece_stored(const struct dw_piece *p)
 {
 	return p->kind != DWR_OPTIMIZED &&
-	       (p->size == 1 || p->size == 2 || p->size == 4 || p->size == 8);
+	       (p->size == 1 || p->size == 2 || p->size == 4 || p->size == 8 ||
+		(p->kind == DWR_MEMORY && p->size <= ARGS_AGG_MAX));
 }
 
 /* Marks in avail[0..size) the bytes of v that the record will hold: all of
@@ -713,7 +715,13 @@ static void store_pieces(struct cg *g, LLVMValueRef dst, const struct dw_loc *l,
 		const struct dw_piece *p = &l->pieces[i];
 		unsigned sz = p->size;
 
-		if (piece_stored(p)) {
+		if (piece_stored(p) && p->kind == DWR_MEMORY && sz != 1 && sz != 2 && sz != 4 &&
+		    sz != 8) {
+			LLVMValueRef args[3] = { cg_gep(g, dst, off), cg_const(g, sz),
+				LLVMBuildIntToPtr(g->b, run_prog(g, p->prog, p->n, site_addr(g), loc),
+						  g->ptr, "") };
+			cg_helper(g, H_READ_USER, args, 3);
+		} else if (piece_stored(p)) {
 			LLVMValueRef x = run_prog(g, p->prog, p->n, site_addr(g), loc);
 
 			if (p->kind == DWR_MEMORY)
