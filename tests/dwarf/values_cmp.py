@@ -89,7 +89,8 @@ def read_triples(path):
 
 def read_ours(path):
     vals, seen, addr = {}, set(), None
-    with open(path, errors="replace") as f:
+    # Bytes as latin-1, as gdb_frames.py turns char arrays into text.
+    with open(path, encoding="latin-1") as f:
         for line in f:
             line = line.rstrip("\n")
             if line.startswith("@0x"):
