@@ -285,6 +285,16 @@ static LLVMValueRef run_prog(struct cg *g, const struct dwl_insn *p, int n, uint
 				goto bad;
 			st[sp] = st[sp - 2]; sp++;
 			break;
+		case DWL_BRA_SWAP: {
+			if (sp < 3)
+				goto bad;
+			LLVMValueRef keep = LLVMBuildICmp(g->b, LLVMIntNE, st[sp - 1], cg_const(g, 0), "");
+			sp--;
+			t = st[sp - 1];
+			st[sp - 1] = LLVMBuildSelect(g->b, keep, t, st[sp - 2], "");
+			st[sp - 2] = LLVMBuildSelect(g->b, keep, st[sp - 2], t, "");
+			break;
+		}
 		default:
 			st[sp - 2] = binary(g, in->op, st[sp - 2], st[sp - 1]);
 			sp--;
@@ -634,9 +644,11 @@ LLVMValueRef cg_place_value(struct cg *g, struct node *n)
 
 /* ---- print(args) ---- */
 
-/* Aggregates larger than this are left out of print(args), to keep the
- * record within the per-CPU heap next to the rest of the probe. */
-#define ARGS_AGG_MAX 1024
+/* Aggregates larger than this, or past this much of the record, are left
+ * out of print(args), to keep the record within the per-CPU heap next to
+ * the rest of the probe.  (lua's luaL_Buffer, a common local, is 1056.) */
+#define ARGS_AGG_MAX 4096
+#define ARGS_REC_MAX 8192
 
 enum { PA_READ, PA_SKIP };
 
@@ -662,11 +674,13 @@ static int printable(const struct dw_var *v, const char **note)
 }
 
 /* Whether store_pieces() writes a piece: one DWARF gives a location for,
- * of a size a register or a read gives whole. */
+ * of a size a register gives whole, or in memory (read at any size:
+ * clang keeps a struct's first 64 bytes in one piece). */
 static bool piece_stored(const struct dw_piece *p)
 {
 	return p->kind != DWR_OPTIMIZED &&
-	       (p->size == 1 || p->size == 2 || p->size == 4 || p->size == 8);
+	       (p->size == 1 || p->size == 2 || p->size == 4 || p->size == 8 ||
+		(p->kind == DWR_MEMORY && p->size <= ARGS_AGG_MAX));
 }
 
 /* Marks in avail[0..size) the bytes of v that the record will hold: all of
@@ -701,7 +715,13 @@ static void store_pieces(struct cg *g, LLVMValueRef dst, const struct dw_loc *l,
 		const struct dw_piece *p = &l->pieces[i];
 		unsigned sz = p->size;
 
-		if (piece_stored(p)) {
+		if (piece_stored(p) && p->kind == DWR_MEMORY && sz != 1 && sz != 2 && sz != 4 &&
+		    sz != 8) {
+			LLVMValueRef args[3] = { cg_gep(g, dst, off), cg_const(g, sz),
+				LLVMBuildIntToPtr(g->b, run_prog(g, p->prog, p->n, site_addr(g), loc),
+						  g->ptr, "") };
+			cg_helper(g, H_READ_USER, args, 3);
+		} else if (piece_stored(p)) {
 			LLVMValueRef x = run_prog(g, p->prog, p->n, site_addr(g), loc);
 
 			if (p->kind == DWR_MEMORY)
@@ -864,6 +884,19 @@ static void fmt_var(struct args_fmt *f, const struct dw_var *v, uint32_t off)
 	free(avail);
 }
 
+/* LLVM's BPF target expands a memset of at most about 1 KB inline; past
+ * that it would call memset().  A failed bpf_probe_read_kernel() zeroes
+ * its destination, whatever the size: a read of address 0 always fails. */
+static void zero_record(struct cg *g, LLVMValueRef rec, uint32_t size)
+{
+	if (size <= 512) {
+		cg_memset0(g, rec, size);
+		return;
+	}
+	LLVMValueRef args[3] = { rec, cg_const(g, size), LLVMConstNull(g->ptr) };
+	cg_helper(g, H_READ_KERNEL, args, 3);
+}
+
 void cg_print_args(struct cg *g, int id, struct loc loc)
 {
 	struct pr_action *a = &g->prog->actions[id];
@@ -883,15 +916,19 @@ void cg_print_args(struct cg *g, int id, struct loc loc)
 		if (shadowed(v, i, n))
 			continue;
 		fmt_append(&f.fmt, &f.len, shown++ ? ", ." : " .", v[i].name, " = ");
-		if (printable(&v[i], &note) == PA_SKIP) {
+		uint32_t size = printable(&v[i], &note) == PA_SKIP ? 0
+			: cg_is_mem(v[i].type) || v[i].type->kind == T_RECORD || v[i].type->kind == T_ARRAY
+			? (v[i].type->size + 7) & ~7u : 8;
+		if (size && off + size > ARGS_REC_MAX)
+			note = "<too large>";
+		if (note) {
 			fmt_append(&f.fmt, &f.len, note, "", "");
 			continue;
 		}
 		fmt_var(&f, &v[i], off);
 		at[k] = off;
 		rd[k++] = &v[i];
-		off += cg_is_mem(v[i].type) || v[i].type->kind == T_RECORD || v[i].type->kind == T_ARRAY
-			? (v[i].type->size + 7) & ~7u : 8;
+		off += size;
 	}
 	fmt_append(&f.fmt, &f.len, shown ? " }\n" : "}\n", "", "");
 	free(a->fmt);
@@ -901,7 +938,7 @@ void cg_print_args(struct cg *g, int id, struct loc loc)
 	a->size = off;
 
 	LLVMValueRef rec = cg_alloca(g, off, "args");
-	cg_memset0(g, rec, off);
+	zero_record(g, rec, off);
 	LLVMBuildStore(g->b, cg_const(g, (uint64_t)id), rec);
 	for (int i = 0; i < k; i++)
 		store_var(g, cg_gep(g, rec, at[i]), rd[i], loc);

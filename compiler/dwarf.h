@@ -37,6 +37,8 @@ enum dwl_op {
 	DWL_AND, DWL_OR, DWL_XOR, DWL_SHL, DWL_SHR, DWL_SHRA,
 	DWL_EQ, DWL_NE, DWL_LT, DWL_LE, DWL_GT, DWL_GE, /* signed compares, push 0/1 */
 	DWL_DUP, DWL_DROP, DWL_SWAP, DWL_OVER,
+	DWL_BRA_SWAP,   /* pop a condition; if it is 0, swap the top two (gcc's
+			 * "DW_OP_bra 1; DW_OP_swap": a select, as in min/max) */
 };
 
 struct dwl_insn {

@@ -352,6 +352,14 @@ static void translate(struct prog *p, Dwarf_Attribute *attr, const Dwarf_Op *ops
 			fail(p, "operations after a register or stack value");
 			break;
 		}
+		/* The one branch gcc emits: over the one-byte DW_OP_swap after
+		 * it.  Other branches stay unsupported. */
+		if (ops[i].atom == DW_OP_bra && ops[i].number == 1 && i + 1 < n &&
+		    ops[i + 1].atom == DW_OP_swap && ops[i + 1].offset == ops[i].offset + 3) {
+			emit(p, DWL_BRA_SWAP, 0, 0, 0);
+			i++;
+			continue;
+		}
 		translate_one(p, attr, &ops[i], c, is_value, depth);
 	}
 }
@@ -715,6 +723,7 @@ static void print_prog(FILE *out, const struct dwl_insn *v, int n)
 		case DWL_CONST: fprintf(out, "%lld", (long long)x->val); break;
 		case DWL_BIAS: fputs("bias", out); break;
 		case DWL_PLUS_CONST: fprintf(out, "%+lld", (long long)x->val); break;
+		case DWL_BRA_SWAP: fprintf(out, "bra-swap"); break;
 		case DWL_DEREF: fprintf(out, "deref%u", x->size); break;
 		default: fputs(names[x->op] ? names[x->op] : "?", out);
 		}

@@ -7,5 +7,5 @@
 .PHONY: conformance
 conformance: deps
 	@$(MAKE) --no-print-directory -j2 $(BUILD)/perf-run
-	@PERF_RUN=$(abspath $(BUILD)/perf-run) tests/dwarf/realcode.sh
-	@PERF_RUN=$(abspath $(BUILD)/perf-run) tests/dwarf/values.sh
+	@PERF_RUN=$(abspath $(BUILD)/perf-run) tests/dwarf/realcode.sh; r=$$?; \
+		PERF_RUN=$(abspath $(BUILD)/perf-run) tests/dwarf/values.sh && exit $$r

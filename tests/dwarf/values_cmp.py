@@ -2,7 +2,8 @@
 # values_cmp.py - compares variable values read at probe addresses with
 # gdb's (tests/dwarf/values.sh).
 #
-#   values_cmp.py [-v] [--xmm XMM] [--gdb-entry ENTRY INLINE] GDB OURS [PERF]
+#   values_cmp.py [-v] [--xmm XMM] [--gdb-entry ENTRY INLINE] [--gdb2 GDB2] GDB OURS [PERF]
+#   values_cmp.py GDB OURS --differing    addresses where OURS differs
 #   values_cmp.py --sum CC LEVEL < count lines   one summary line
 #
 # GDB: "ADDR NAME VALUE" lines from gdb_frames.py.
@@ -88,7 +89,8 @@ def read_triples(path):
 
 def read_ours(path):
     vals, seen, addr = {}, set(), None
-    with open(path, errors="replace") as f:
+    # Bytes as latin-1, as gdb_frames.py turns char arrays into text.
+    with open(path, encoding="latin-1") as f:
         for line in f:
             line = line.rstrip("\n")
             if line.startswith("@0x"):
@@ -149,7 +151,8 @@ def top_name(key):
     return (key[0], key[1].split(".")[0].split("[")[0])
 
 
-def compare(label, mine, gdb, verbose, xmm=frozenset(), third=None, gdb_entry=frozenset()):
+def compare(label, mine, gdb, verbose, xmm=frozenset(), third=None, gdb_entry=frozenset(),
+            gdb2=None):
     """Counts of mine against gdb: (read, equal, differ, unstable, gdb has
     none, lacking, of those xmm-only, gdb's values).  Unstable: mine, gdb's
     and third's (perf probe's) are three different values, as memory not
@@ -158,7 +161,8 @@ def compare(label, mine, gdb, verbose, xmm=frozenset(), third=None, gdb_entry=fr
     copy's frame that are entry values (DW_OP_entry_value): gdb 13
     evaluates those against the wrong call site (its own outer frame shows
     the "@entry" value perf-run reads); differences there are counted as
-    unstable and shown as such, not as differing."""
+    unstable and shown as such, not as differing.  gdb2: a second gdb run's
+    values; one it reads differently from the first is unstable too."""
     n = equal = differ = unstable = nogdb = lacking = in_xmm = 0
     mine = as_text(mine, gdb)
     # perf probe fetches a whole struct as its first bytes: not compared
@@ -180,6 +184,11 @@ def compare(label, mine, gdb, verbose, xmm=frozenset(), third=None, gdb_entry=fr
             if verbose:
                 print("  %s 0x%x %s: %s, gdb %s, perf %s (unstable)"
                       % (label, key[0], key[1], v, g, third[key]))
+        elif gdb2 is not None and key in gdb2 and not same(gdb2[key], g):
+            unstable += 1
+            if verbose:
+                print("  %s 0x%x %s: %s, gdb %s, gdb again %s (unstable)"
+                      % (label, key[0], key[1], v, g, gdb2[key]))
         elif top_name(key) in gdb_entry:
             unstable += 1
             if verbose:
@@ -256,10 +265,22 @@ def main():
     if args and args[0] == "--gdb-entry":  # ENTRY-VARS INLINE-FRAME-VARS
         gdb_entry = read_xmm(args[1]) & read_xmm(args[2])
         args = args[3:]
+    gdb2 = None
+    if args and args[0] == "--gdb2":
+        gdb2 = read_triples(args[1])
+        args = args[2:]
     gdb = read_triples(args[0])
     ours = read_ours(args[1])
-    perf = read_triples(args[2]) if len(args) > 2 else None
-    res = [("ours", compare("ours", ours, gdb, verbose, xmm, perf, gdb_entry))]
+    if args and args[-1] == "--differing":  # the addresses where ours differ, for --gdb2
+        quiet = {}
+        for key, v in ours.items():
+            g = gdb.get(key)
+            if not unknown(v) and g is not None and not unknown(g) and not same(v, g):
+                quiet["0x%x" % key[0]] = 1
+        print(" ".join(quiet))
+        return 0
+    perf = read_triples(args[2]) if len(args) > 2 and args[2] != "--differing" else None
+    res = [("ours", compare("ours", ours, gdb, verbose, xmm, perf, gdb_entry, gdb2))]
     if perf is not None:
         res.append(("perf", compare("perf", perf, gdb, verbose, third=ours)))
     print("; ".join(("%s " + FIELDS) % ((k,) + r) for k, r in res))

@@ -92,6 +92,80 @@ __attribute__((noinline)) static long with_const(const struct node *t, int reg)
 	return reg;
 }
 
+/* A local of more than 1024 bytes, as lua's luaL_Buffer. */
+struct bigbuf {
+	int len;
+	char text[1100];
+};
+
+__attribute__((noinline)) static long big_local(int n)
+{
+	struct bigbuf b = { n, "abc" };
+
+	b.text[n] = 'z';
+	g_sink = b.len + b.text[0];   /* BIG body */
+	return b.text[1];
+}
+
+/* r is never used: DWARF computes it, min and max by "DW_OP_bra 1;
+ * DW_OP_swap; DW_OP_drop" (zlib's inflate_table, root). */
+__attribute__((noinline)) static void consume(unsigned v)
+{
+	g_sink = v;
+}
+
+/* Before the call r is not computed yet: DWARF gives it as min and max of
+ * a, lo and hi by "DW_OP_bra 1; DW_OP_swap; DW_OP_drop" (as zlib's
+ * inflate_table, root). */
+__attribute__((noinline)) static unsigned clamp_use(unsigned a, unsigned lo, unsigned hi)
+{
+	unsigned r = a;
+
+	if (r > hi)
+		r = hi;
+	if (r < lo)
+		r = lo;
+	consume(lo + hi);            /* CLAMP body */
+	consume(a);
+	return r * 3 + lo + hi;
+}
+
+/* As zlib's z_stream in example.c: clang -O1 keeps the three pointers it
+ * knows are 0 as constant pieces, the bytes around them as two memory
+ * pieces of 64 and 24 bytes. */
+struct stream {
+	const char *next_in;
+	unsigned avail_in;
+	unsigned long total_in;
+	char *next_out;
+	unsigned avail_out;
+	unsigned long total_out;
+	const char *msg;
+	void *state;
+	void *zalloc, *zfree, *opaque;
+	int data_type;
+	unsigned long adler, reserved;
+};
+
+__attribute__((noinline)) static int stream_init(struct stream *s, int level)
+{
+	s->adler = 1;
+	s->total_in = (unsigned long)level;
+	return s->zalloc != 0;
+}
+
+__attribute__((noinline)) static long stream_use(int n)
+{
+	struct stream s;
+
+	s.zalloc = 0;
+	s.zfree = 0;
+	s.opaque = 0;
+	s.avail_in = (unsigned)n;
+	stream_init(&s, n);           /* STREAM init */
+	return (long)(s.adler + s.avail_in + s.total_in);
+}
+
 static struct node leaf_a = { 2, 0, 0 }, leaf_b = { 3, 0, 0 };
 static struct node mid = { 5, &leaf_a, 0 }, root = { 7, &mid, &leaf_b };
 
@@ -103,7 +177,8 @@ int main(int argc, char **argv)
 	long t = tree_sum(&root, argc);
 	double w = walk(&root, argc);
 
-	t += with_const(&root, 255) + with_const(&mid, 255);
+	t += with_const(&root, 255) + with_const(&mid, 255) + big_local(argc + 2);
+	t += clamp_use(argc + 40, 3, 9) + stream_use(argc + 4);
 
 	fprintf(stderr, "fp_const n=%d step=0.25 scale=-3.5 -> %g tree_sum %ld walk %g\n",
 		argc + 3, f, t, w);
