@@ -10,6 +10,7 @@
 #include "insn.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -50,6 +51,31 @@ enum insn_where insn_locate(const uint8_t *code, size_t len, uint64_t off,
 		pc += n;
 	}
 	return INSN_BOUNDARY;
+}
+
+static bool legacy_prefix(uint8_t c)
+{
+	return c == 0xf0 || c == 0xf2 || c == 0xf3 || c == 0x2e || c == 0x36 || c == 0x3e ||
+	       c == 0x26 || c == 0x64 || c == 0x65 || c == 0x66 || c == 0x67;
+}
+
+enum insn_uprobe insn_uprobe_check(const uint8_t *b, size_t n, size_t *len)
+{
+	bool bad = false;
+	size_t i = 0;
+	uint64_t start, next;
+
+	for (; i < n && i < 14 && legacy_prefix(b[i]); i++)
+		bad |= b[i] == 0xf0 || b[i] == 0x2e || b[i] == 0x36 || b[i] == 0x3e || b[i] == 0x26;
+	if (!bad)
+		return INSN_UPROBE_OK;
+	if (i < n && (b[i] & 0xf0) == 0x40)   /* REX */
+		i++;
+	bool nop = (i < n && b[i] == 0x90) || (i + 1 < n && b[i] == 0x0f && b[i + 1] == 0x1f);
+	if (!nop || insn_locate(b, n, 1, &start, &next) != INSN_INSIDE)
+		return INSN_UPROBE_REFUSED;
+	*len = (size_t)next;
+	return INSN_UPROBE_NOP;
 }
 
 int insn_locate_fd(int fd, uint64_t foff, uint64_t size, uint64_t off,

@@ -28,4 +28,17 @@ enum insn_where insn_locate(const uint8_t *code, size_t len, uint64_t off,
 int insn_locate_fd(int fd, uint64_t foff, uint64_t size, uint64_t off,
 		   enum insn_where *where, uint64_t *start, uint64_t *next);
 
+/* Whether the kernel's x86 uprobes take the instruction at b (n bytes
+ * read there): it refuses any with a LOCK or an ES/CS/SS/DS segment prefix,
+ * and where the mapping comes after the probe (a -c command), it refuses
+ * silently: the probe attaches and never fires.  A refused NOP (the
+ * `cs nopw` compilers pad loops with) changes nothing, so the probe may go
+ * to the next instruction instead: INSN_UPROBE_NOP, with *len its length. */
+enum insn_uprobe {
+	INSN_UPROBE_OK,
+	INSN_UPROBE_NOP,       /* refused, a NOP of *len bytes */
+	INSN_UPROBE_REFUSED,   /* refused, and running it changes state */
+};
+enum insn_uprobe insn_uprobe_check(const uint8_t *b, size_t n, size_t *len);
+
 #endif

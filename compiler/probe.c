@@ -305,6 +305,38 @@ static void body_starts(struct pctx *c)
 	}
 }
 
+/* Every site on an instruction the kernel's uprobes take: past a NOP they
+ * refuse (the same state, one instruction on; the DWARF view stays the
+ * NOP's), else refused here rather than attached never to fire. */
+static int kernel_placeable(struct pctx *c)
+{
+	int fd, r = 0;
+
+	if (open_code(c, &fd) || fd < 0)
+		return fd < 0 ? 0 : -1;
+	for (int i = 0; i < c->p->nsites && !r; i++) {
+		struct probe_site *s = &c->p->sites[i];
+		uint8_t b[16];
+		size_t len = 0;
+		enum insn_uprobe k = INSN_UPROBE_NOP;
+
+		for (int hops = 0; k == INSN_UPROBE_NOP && hops < 8; hops++) {
+			ssize_t n = pread(fd, b, sizeof(b), (off_t)s->offset);
+			k = n > 0 ? insn_uprobe_check(b, (size_t)n, &len) : INSN_UPROBE_OK;
+			if (k == INSN_UPROBE_NOP) {
+				s->addr += len;
+				s->offset += len;
+			}
+		}
+		if (k != INSN_UPROBE_OK)
+			r = fail(c, "the instruction at 0x%llx (%s) has a LOCK or segment prefix, where "
+				 "the kernel cannot place a uprobe (it would attach and never fire); "
+				 "probe the instruction after it", (unsigned long long)s->addr, s->func);
+	}
+	close(fd);
+	return r;
+}
+
 /* A raw address must start an instruction of the function that holds it;
  * one outside every function symbol cannot be checked. */
 static int check_address(struct pctx *c, const char *text, uint64_t addr)
@@ -416,6 +448,8 @@ static int parse_uprobe(struct pctx *c, const char *rest)
 			r = check_address(c, s, p->sites[i].addr);
 	}
 	free(sym);
+	if (!r && p->kind == PK_UPROBE)
+		r = kernel_placeable(c);
 	/* a wildcard that matched one function is named by it, as in bpftrace */
 	const char *fn = !r && strpbrk(s, "*?[") && p->nsites == 1 ? p->sites[0].func : s;
 	if (!r && asprintf(&p->name, "%s:%s:%s", p->kind == PK_URETPROBE ? "uretprobe" : "uprobe",
