@@ -342,6 +342,16 @@ static bool pieces_cover(const struct dw_loc *l, uint32_t from, uint32_t size)
 	return need >= from + size;
 }
 
+/* An implicit pointer's own value is asked for: there is none (gdb shows
+ * <synthetic pointer>); only what it points at can be read. */
+static void no_address(struct cg *g, const struct dw_var *v, const struct node *n)
+{
+	cg_error(g, n->loc, "'%s' is a pointer with no value at %s: it points at '%s', which is "
+		 "not in memory (DW_OP_implicit_pointer); read *%s, %s->field or %s[N] (N constant)",
+		 v->name, dw_probe_func(g->probe->sites[g->site < 0 ? 0 : g->site].dw),
+		 v->loc.target_name ? v->loc.target_name : "?", v->name, v->name, v->name);
+}
+
 /* A variable that lives in registers or pieces: its value, up to 8 bytes. */
 static LLVMValueRef var_value(struct cg *g, const struct dw_var *v, const struct node *n)
 {
@@ -351,6 +361,10 @@ static LLVMValueRef var_value(struct cg *g, const struct dw_var *v, const struct
 
 	if (l->kind == DWR_VALUE)
 		return run_prog(g, l->prog, l->n, site_addr(g), n->loc);
+	if (l->kind == DWR_IMPLICIT_PTR) {
+		no_address(g, v, n);
+		return cg_const(g, 0);
+	}
 	if (v->type && !pieces_cover(l, 0, v->type->size)) {
 		cg_error(g, n->loc, "'%s' is partly optimised out at %s: DWARF gives only some of "
 			 "its bytes", n->name, dw_probe_func(g->probe->sites[g->site < 0 ? 0 : g->site].dw));
@@ -395,6 +409,10 @@ LLVMValueRef cg_place_addr(struct cg *g, struct node *n)
 
 		if (!v)
 			return cg_const(g, 0);
+		if (v->loc.kind == DWR_IMPLICIT_PTR) {
+			no_address(g, v, n);
+			return cg_const(g, 0);
+		}
 		if (v->loc.kind != DWR_MEMORY) {
 			cg_error(g, n->loc, "'%s' is in a register at %s, not in memory", n->name,
 				 dw_probe_func(g->probe->sites[g->site].dw));
@@ -504,47 +522,94 @@ static LLVMValueRef member_value(struct cg *g, struct node *n)
 	return cg_to_int_type(g, v, t);
 }
 
-/* args.V.m[.n...] (constant indexes) where V is not in memory: the
- * variable and the member's byte offset in it; NULL for anything else. */
-static const struct dw_var *reg_member(struct cg *g, const struct node *n, uint32_t *off)
+/* args.P when P is a pointer DWARF gives no value for, only a pointee
+ * (DW_OP_implicit_pointer); NULL for anything else. */
+static const struct dw_var *implicit_var(struct cg *g, const struct node *n)
+{
+	const struct dw_var *v;
+
+	if (!cg_is_dwarf_var(g, n) || !n->type || n->type->kind != T_PTR)
+		return NULL;
+	v = site_var(g, n);
+	return v && v->loc.kind == DWR_IMPLICIT_PTR ? v : NULL;
+}
+
+/* What a chain of members reads from: the location of a variable not in
+ * memory, or of the pointee of an implicit pointer, and its name. */
+struct reg_src {
+	const struct dw_loc *loc;
+	const char *name;
+	uint32_t size;          /* bytes the location holds, 0 if unknown */
+};
+
+/* args.V.m[.n...] (constant indexes) where V is not in memory, or
+ * args.P->m, *args.P, args.P[k] where P is an implicit pointer: the
+ * location read and the member's byte offset in it; false otherwise. */
+static bool reg_member(struct cg *g, const struct node *n, uint32_t *off, struct reg_src *src)
 {
 	uint32_t at = 0;
 
-	while (n->kind == N_FIELD || n->kind == N_INDEX) {
+	while (n->kind == N_FIELD || n->kind == N_INDEX || (n->kind == N_UNOP && n->op == '*')) {
 		const struct type *a = n->a->type;
-		if (cg_is_dwarf_var(g, n) || !a || a->kind == T_PTR)
+		const struct type *rec = a && a->kind == T_PTR ? a->elem : a;
+		const struct dw_var *ip = a && a->kind == T_PTR ? implicit_var(g, n->a) : NULL;
+		if (cg_is_dwarf_var(g, n) || !a || (a->kind == T_PTR && !ip))
 			break;
-		if (n->kind == N_FIELD) {
-			const struct field *f = a->kind == T_RECORD ? type_field(a, n->name) : NULL;
+		if (n->kind == N_UNOP) {
+			/* *P: the pointee itself */
+		} else if (n->kind == N_FIELD) {
+			const struct field *f = rec && rec->kind == T_RECORD ? type_field(rec, n->name) : NULL;
 			if (!f)
-				return NULL;
+				return false;
 			at += f->offset;
+		} else if (ip) {
+			if (n->b->kind != N_INT || !rec || !rec->size)
+				return false;
+			at += (uint32_t)n->b->ival * rec->size;
 		} else {
 			if (a->kind != T_ARRAY || !a->elem || n->b->kind != N_INT ||
 			    n->b->ival >= a->count)
-				return NULL;
+				return false;
 			at += (uint32_t)n->b->ival * a->elem->size;
 		}
 		n = n->a;
+		if (ip) {
+			const struct dw_loc *l = &ip->loc;
+			if (l->target_off < 0)
+				return false;
+			*off = at + (uint32_t)l->target_off;
+			*src = (struct reg_src){ l->target, l->target_name, l->target_size };
+			return true;
+		}
 	}
 	if (!cg_is_dwarf_var(g, n) || n->type->kind == T_PTR)
-		return NULL;
+		return false;
 	const struct dw_var *v = site_var(g, n);
 	if (!v || v->loc.kind == DWR_MEMORY || !v->type)
-		return NULL;
+		return false;
 	*off = at;
-	return v;
+	*src = (struct reg_src){ &v->loc, v->name, v->type->size };
+	return true;
 }
 
 /* Bytes [at, at + size) of a variable in a register or in pieces, size <= 8:
  * the parts of each piece that hold them, shifted into place. */
-static LLVMValueRef reg_bytes(struct cg *g, const struct dw_var *v, uint32_t at, uint32_t size,
+static LLVMValueRef reg_bytes(struct cg *g, const struct reg_src *v, uint32_t at, uint32_t size,
 			      const struct node *n)
 {
-	const struct dw_loc *l = &v->loc;
+	const struct dw_loc *l = v->loc;
 	LLVMValueRef acc = cg_const(g, 0);
 	uint32_t off = 0;
 
+	if (v->size && at + size > v->size) {
+		cg_error(g, n->loc, "bytes %u-%u are past the end of '%s' (%u bytes), which "
+			 "DWARF gives as the object the pointer points at", at, at + size - 1,
+			 v->name, v->size);
+		return cg_const(g, 0);
+	}
+	if (l->kind == DWR_MEMORY)  /* an implicit pointer's pointee in memory */
+		return cg_read_user(g, LLVMBuildAdd(g->b, run_prog(g, l->prog, l->n, site_addr(g),
+								   n->loc), cg_const(g, at), ""), size);
 	if (l->kind == DWR_VALUE) {
 		if (at + size > 8)
 			goto missing;
@@ -574,14 +639,14 @@ static LLVMValueRef reg_bytes(struct cg *g, const struct dw_var *v, uint32_t at,
 	return acc;
 missing:
 	cg_error(g, n->loc, "'%s' is optimised out at %s: DWARF gives no location for its bytes "
-		 "%u-%u in '%s'", n->name, dw_probe_func(g->probe->sites[g->site < 0 ? 0 : g->site].dw),
+		 "%u-%u in '%s'", n->name ? n->name : v->name, dw_probe_func(g->probe->sites[g->site < 0 ? 0 : g->site].dw),
 		 at, at + size - 1, v->name);
 	return cg_const(g, 0);
 }
 
 /* A member of a struct or array kept in registers or pieces (small
  * structs at -O1 and up), bitfields included. */
-static LLVMValueRef reg_member_value(struct cg *g, struct node *n, const struct dw_var *v,
+static LLVMValueRef reg_member_value(struct cg *g, struct node *n, const struct reg_src *v,
 				     uint32_t at)
 {
 	const struct field *f = n->kind == N_FIELD ? type_field(record_of(n->a->type), n->name)
@@ -624,12 +689,12 @@ LLVMValueRef cg_place_value(struct cg *g, struct node *n)
 			return cg_to_int_type(g, var_value(g, v, n), t);
 		}
 	}
-	if ((n->kind == N_FIELD || n->kind == N_INDEX) && !cg_is_dwarf_var(g, n) &&
-	    t->kind != T_RECORD && t->kind != T_ARRAY) {
+	if ((n->kind == N_FIELD || n->kind == N_INDEX || (n->kind == N_UNOP && n->op == '*')) &&
+	    !cg_is_dwarf_var(g, n) && t->kind != T_RECORD && t->kind != T_ARRAY) {
 		uint32_t at;
-		const struct dw_var *v = reg_member(g, n, &at);
-		if (v)
-			return reg_member_value(g, n, v, at);
+		struct reg_src src;
+		if (reg_member(g, n, &at, &src))
+			return reg_member_value(g, n, &src, at);
 	}
 	if (n->kind == N_FIELD && !cg_is_dwarf_var(g, n)) {
 		const struct field *f = type_field(record_of(n->a->type), n->name);
@@ -662,6 +727,8 @@ static int printable(const struct dw_var *v, const char **note)
 	*note = NULL;
 	if (l->kind == DWR_OPTIMIZED)
 		*note = "<optimized out>";
+	else if (l->kind == DWR_IMPLICIT_PTR)
+		*note = "<synthetic pointer>";  /* as gdb: it has no value, only a pointee */
 	else if (l->kind == DWR_UNSUPPORTED || !t || t->kind == T_VOID)
 		*note = "<unavailable>";
 	else if (!scalar && t->kind != T_RECORD && t->kind != T_ARRAY)
@@ -799,12 +866,22 @@ void cg_print_place(struct cg *g, int id, struct node *m)
 	cg_send(g, rec, 8 + size);
 }
 
+/* A bitfield of a partly available record: extracted in BPF from the
+ * record's bytes at src into an 8-byte slot of its own, printed from there. */
+struct bf_slot {
+	uint32_t src, slot;
+	const struct field *f;
+};
+
 /* print(args)'s format and arguments being built. */
 struct args_fmt {
 	char *fmt;
 	size_t len;
 	struct pr_arg *pa;
 	int npa, cap;
+	struct bf_slot *bf;
+	int nbf;
+	uint32_t slot_at;       /* the record offset of the next bitfield slot */
 };
 
 static void fmt_arg(struct args_fmt *f, const struct type *t, uint32_t offset)
@@ -814,8 +891,8 @@ static void fmt_arg(struct args_fmt *f, const struct type *t, uint32_t offset)
 		if (!(f->pa = realloc(f->pa, f->cap * sizeof(*f->pa))))
 			abort();
 	}
-	f->pa[f->npa].type = t;
-	f->pa[f->npa++].offset = offset;
+	f->pa[f->npa] = (struct pr_arg){ .type = t, .offset = offset, .gdb_ptrs = true };
+	f->npa++;
 	fmt_append(&f->fmt, &f->len, "%s", "", "");
 }
 
@@ -827,12 +904,53 @@ static bool all_in(const bool *avail, uint32_t from, uint32_t size, bool want)
 	return true;
 }
 
+/* A bitfield of a partial record: printed from a slot of its own if all the
+ * bytes that hold it are there, else <optimized out>. */
+static void fmt_bitfield(struct args_fmt *f, const struct field *fl, const bool *avail,
+			 uint32_t at, uint32_t rec_off)
+{
+	uint32_t bytes = (fl->bit_offset + fl->bit_size + 7) / 8;
+
+	if (!fl->type || bytes > 8 || fl->bit_size > 64 || !all_in(avail, at, bytes, true)) {
+		fmt_append(&f->fmt, &f->len, all_in(avail, at, bytes, false) ? "<optimized out>"
+			   : "<unavailable>", "", "");
+		return;
+	}
+	if (!(f->bf = realloc(f->bf, (f->nbf + 1) * sizeof(*f->bf))))
+		abort();
+	f->bf[f->nbf++] = (struct bf_slot){ .src = rec_off + at, .slot = f->slot_at, .f = fl };
+	fmt_arg(f, fl->type, f->slot_at);
+	f->slot_at += 8;
+}
+
+/* Extracts each bitfield of f->bf from the bytes stored in rec. */
+static void store_bitfields(struct cg *g, LLVMValueRef rec, const struct args_fmt *f)
+{
+	for (int i = 0; i < f->nbf; i++) {
+		const struct field *fl = f->bf[i].f;
+		unsigned bytes = (fl->bit_offset + fl->bit_size + 7) / 8, sh = 64 - fl->bit_size;
+		LLVMValueRef x = cg_const(g, 0);
+
+		for (unsigned b = 0; b < bytes; b++) {  /* byte loads: any alignment, any width */
+			LLVMValueRef y = LLVMBuildLoad2(g->b, LLVMInt8TypeInContext(g->ctx),
+							cg_gep(g, rec, f->bf[i].src + b), "");
+			y = LLVMBuildZExt(g->b, y, g->i64, "");
+			x = LLVMBuildOr(g->b, x, LLVMBuildShl(g->b, y, cg_const(g, 8 * b), ""), "");
+		}
+		x = LLVMBuildShl(g->b, x, cg_const(g, sh - fl->bit_offset), "");
+		x = type_is_int(fl->type) && fl->type->is_signed
+			? LLVMBuildAShr(g->b, x, cg_const(g, sh), "")
+			: LLVMBuildLShr(g->b, x, cg_const(g, sh), "");
+		LLVMBuildStore(g->b, x, cg_gep(g, rec, f->bf[i].slot));
+	}
+}
+
 /*
  * A record or array of which DWARF gives only some pieces: each member
  * whose bytes are all there is printed as the formatter prints it inside
  * the record, the others as <optimized out> (gdb's view), so that no byte
- * DWARF does not give shows as 0.  A bitfield is printed only with the
- * whole record, so in a partial one it is <unavailable>.
+ * DWARF does not give shows as 0.  A bitfield whose bytes are there is
+ * extracted into a slot of its own (fmt_bitfield).
  */
 static void fmt_partial(struct args_fmt *f, const struct type *t, const bool *avail,
 			uint32_t at, uint32_t rec_off)
@@ -855,7 +973,9 @@ static void fmt_partial(struct args_fmt *f, const struct type *t, const bool *av
 		for (int i = 0; i < t->nfields; i++) {
 			const struct field *fl = &t->fields[i];
 			fmt_append(&f->fmt, &f->len, i ? ", ." : ".", fl->name ? fl->name : "", " = ");
-			if (fl->bit_size)
+			if (fl->bit_size && fl->offset + (fl->bit_offset + fl->bit_size + 7) / 8 <= t->size)
+				fmt_bitfield(f, fl, avail, at + fl->offset, rec_off);
+			else if (fl->bit_size)
 				fmt_append(&f->fmt, &f->len, "<unavailable>", "", "");
 			else if (fl->type && fl->type->size && fl->offset + fl->type->size <= t->size)
 				fmt_partial(f, fl->type, avail, at + fl->offset, rec_off);
@@ -925,10 +1045,11 @@ void cg_print_args(struct cg *g, int id, struct loc loc)
 			fmt_append(&f.fmt, &f.len, note, "", "");
 			continue;
 		}
+		f.slot_at = off + size;  /* bitfield slots, if any, follow the variable */
 		fmt_var(&f, &v[i], off);
 		at[k] = off;
 		rd[k++] = &v[i];
-		off += size;
+		off = f.slot_at;
 	}
 	fmt_append(&f.fmt, &f.len, shown ? " }\n" : "}\n", "", "");
 	free(a->fmt);
@@ -942,6 +1063,8 @@ void cg_print_args(struct cg *g, int id, struct loc loc)
 	LLVMBuildStore(g->b, cg_const(g, (uint64_t)id), rec);
 	for (int i = 0; i < k; i++)
 		store_var(g, cg_gep(g, rec, at[i]), rd[i], loc);
+	store_bitfields(g, rec, &f);
+	free(f.bf);
 	free(rd);
 	free(at);
 	cg_send(g, rec, off);

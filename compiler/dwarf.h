@@ -54,6 +54,9 @@ enum dwr_kind {
 	DWR_PIECES,    /* the value is assembled from `pieces`, in order, low bytes first */
 	DWR_OPTIMIZED, /* not available at this address: see why */
 	DWR_UNSUPPORTED, /* a form this reader cannot express (TLS...): see why */
+	DWR_IMPLICIT_PTR, /* a pointer with no value of its own (DW_OP_implicit_pointer):
+			   * it points `target_off` bytes into the object whose
+			   * location is `target`; only what it points at can be read */
 };
 
 struct dw_loc;
@@ -72,6 +75,10 @@ struct dw_loc {
 	struct dw_piece *pieces;   /* DWR_PIECES */
 	int npieces;
 	bool uses_entry_value;     /* some DWL_ENTRY_VALUE appears (needs an entry probe) */
+	struct dw_loc *target;     /* DWR_IMPLICIT_PTR: the pointee's location at the site */
+	int64_t target_off;        /* DWR_IMPLICIT_PTR: byte offset into the pointee */
+	uint32_t target_size;      /* DWR_IMPLICIT_PTR: the pointee's size in bytes (0 unknown) */
+	char *target_name;         /* DWR_IMPLICIT_PTR: the pointee's name, for messages */
 	char *why;                 /* DWR_OPTIMIZED / DWR_UNSUPPORTED: one sentence */
 };
 

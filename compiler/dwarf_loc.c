@@ -431,12 +431,50 @@ static bool has_piece(const Dwarf_Op *ops, size_t n)
 	return false;
 }
 
+static void dwl_var_loc_depth(Dwarf_Die *var, const struct dwl_ctx *c, struct dw_loc *out,
+			      int depth);
+
+/* A pointer the compiler removed, to an object it keeps in registers or
+ * constants (gcc -O2 for &local passed to an inlined function): the value
+ * is the object it names, read through its own location at the site. */
+static void implicit_ptr(Dwarf_Attribute *attr, const Dwarf_Op *op, const struct dwl_ctx *c,
+			 struct dw_loc *out, int depth)
+{
+	Dwarf_Die die, t;
+	Dwarf_Attribute ta;
+	Dwarf_Word size = 0;
+	const char *name;
+
+	if (depth > 4 || !attr || dwarf_getlocation_die(attr, op, &die) != 0) {
+		set_why(out, DWR_UNSUPPORTED, "unreadable DW_OP_implicit_pointer");
+		return;
+	}
+	name = dwarf_diename(&die);
+	out->target = calloc(1, sizeof(*out->target));
+	if (!out->target)
+		abort();
+	dwl_var_loc_depth(&die, c, out->target, depth + 1);
+	if (dwarf_attr_integrate(&die, DW_AT_type, &ta) && dwarf_formref_die(&ta, &t) &&
+	    dwarf_aggregate_size(&t, &size) != 0)
+		size = 0;
+	out->kind = DWR_IMPLICIT_PTR;
+	out->target_off = (int64_t)op->number2;
+	out->target_size = (uint32_t)size;
+	out->target_name = strdup(name ? name : "?");
+	out->uses_entry_value = out->target->uses_entry_value;
+}
+
 static void translate_expr(Dwarf_Attribute *attr, const Dwarf_Op *ops, size_t n,
-			   const struct dwl_ctx *c, struct dw_loc *out)
+			   const struct dwl_ctx *c, struct dw_loc *out, int depth)
 {
 	struct prog p = { 0 };
 	bool v = false;
 
+	if (n == 1 && (ops[0].atom == DW_OP_implicit_pointer ||
+		       ops[0].atom == DW_OP_GNU_implicit_pointer)) {
+		implicit_ptr(attr, ops, c, out, depth);
+		return;
+	}
 	if (has_piece(ops, n)) {
 		translate_pieces(attr, ops, n, c, out);
 		return;
@@ -544,7 +582,8 @@ static int loc_at(Dwarf_Attribute *a, const struct dwl_ctx *c, Dwarf_Op **ops, s
 	return off < 0 ? -1 : 0;
 }
 
-static void dwl_var_loc_raw(Dwarf_Die *var, const struct dwl_ctx *c, struct dw_loc *out);
+static void dwl_var_loc_raw(Dwarf_Die *var, const struct dwl_ctx *c, struct dw_loc *out,
+			    int depth);
 
 /* The size and signedness of var's scalar type (typedefs and qualifiers
  * peeled); false for aggregates and types without a size. */
@@ -618,14 +657,21 @@ static void type_const_pieces(struct dw_loc *out)
 	}
 }
 
-void dwl_var_loc(Dwarf_Die *var, const struct dwl_ctx *c, struct dw_loc *out)
+static void dwl_var_loc_depth(Dwarf_Die *var, const struct dwl_ctx *c, struct dw_loc *out,
+			      int depth)
 {
-	dwl_var_loc_raw(var, c, out);
+	dwl_var_loc_raw(var, c, out, depth);
 	type_const(var, out);
 	type_const_pieces(out);
 }
 
-static void dwl_var_loc_raw(Dwarf_Die *var, const struct dwl_ctx *c, struct dw_loc *out)
+void dwl_var_loc(Dwarf_Die *var, const struct dwl_ctx *c, struct dw_loc *out)
+{
+	dwl_var_loc_depth(var, c, out, 0);
+}
+
+static void dwl_var_loc_raw(Dwarf_Die *var, const struct dwl_ctx *c, struct dw_loc *out,
+			    int depth)
 {
 	Dwarf_Attribute a;
 	Dwarf_Op *ops;
@@ -653,7 +699,7 @@ static void dwl_var_loc_raw(Dwarf_Die *var, const struct dwl_ctx *c, struct dw_l
 		why_optimized(&a, name, c, out);
 		return;
 	}
-	translate_expr(&a, ops, n, c, out);
+	translate_expr(&a, ops, n, c, out, depth);
 }
 
 void dwl_addr_loc(uint64_t addr, bool pie, struct dw_loc *out)
@@ -675,6 +721,11 @@ bool dwl_available(const struct dw_loc *l)
 
 void dwl_loc_free(struct dw_loc *l)
 {
+	if (l->target) {
+		dwl_loc_free(l->target);
+		free(l->target);
+	}
+	free(l->target_name);
 	for (int i = 0; i < l->npieces; i++)
 		free(l->pieces[i].prog);
 	free(l->pieces);
@@ -752,6 +803,11 @@ void dw_loc_print(FILE *out, const struct dw_loc *l)
 			print_prog(out, p->prog, p->n);
 			fputs("]", out);
 		}
+		break;
+	case DWR_IMPLICIT_PTR:
+		fprintf(out, "implicit-pointer(&%s%+lld: ", l->target_name, (long long)l->target_off);
+		dw_loc_print(out, l->target);
+		fputs(")", out);
 		break;
 	default:
 		fprintf(out, "%s: %s", l->kind == DWR_OPTIMIZED ? "optimised" : "unsupported",

@@ -73,6 +73,7 @@ enum pr_action_kind {
 struct pr_arg {
 	const struct type *type;  /* T_INT, T_BOOL, T_STR, T_USYM, T_KSYM, T_STACK, T_PTR, ... */
 	uint32_t offset;          /* in the record, after the id */
+	bool gdb_ptrs;            /* print(args): pointer members in hex, as gdb (0x0) */
 };
 
 struct pr_action {

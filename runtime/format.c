@@ -352,7 +352,7 @@ static void fmt_record(struct fmt_buf *b, const struct type *t, const char *p,
 	/* bpftrace 0.17: a struct value prints `{ .a = 1, .p = 94... }` (a
 	 * pointer as a number), a struct key `{.a=1,.p=0x...}`; print(args)
 	 * keeps pointers in hex. */
-	bool key = c && c->key, ptr_num = !key && t->kind == T_RECORD;
+	bool key = c && c->key, ptr_num = !key && t->kind == T_RECORD && !(c && c->gdb_ptrs);
 	fmt_puts(b, key ? "{" : "{ ");
 	for (int i = 0; i < t->nfields; i++) {
 		const struct field *f = &t->fields[i];
@@ -894,7 +894,13 @@ int fmt_printf(struct fmt_buf *b, const char *fmt, const struct pr_arg *args,
 		const struct pr_arg *a = &args[ai++];
 		if ((size_t)a->offset + fmt_arg_size(a->type) > len)
 			return -1;
-		fmt_one(b, &sp, a, base + a->offset, c);
+		struct fmt_ctx gc = { .stack_fd = -1, .ustack_fd = -1 };
+		if (a->gdb_ptrs) {  /* print(args) shows what gdb shows */
+			if (c)
+				gc = *c;
+			gc.gdb_ptrs = true;
+		}
+		fmt_one(b, &sp, a, base + a->offset, a->gdb_ptrs ? &gc : c);
 	}
 	return 0;
 }

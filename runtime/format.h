@@ -38,6 +38,7 @@ struct fmt_ctx {
 	bool src_lines;    /* -v: user frames also show (file:line) where known */
 	const struct program *prog; /* names PR_SITE_TAG symbols; may be NULL */
 	bool key;          /* a map key: structs as {.a=1,.p=0x10}, as bpftrace 0.17 */
+	bool gdb_ptrs;     /* print(args): struct members that are pointers in hex (0x0) */
 };
 
 /* The map that holds the frames of stack type t's ids (-1 if none). */

@@ -33,6 +33,8 @@ def load_base():
 def scalar(v, t):
     code = t.code
     if code == gdb.TYPE_CODE_PTR:
+        if str(v).endswith("<synthetic pointer>"):  # DW_OP_implicit_pointer: no value
+            return "<synthetic pointer>"          # (int() of it would give 0)
         return "0x%x" % (int(v) & 0xFFFFFFFFFFFFFFFF)
     if code == gdb.TYPE_CODE_ENUM:
         n = int(v)

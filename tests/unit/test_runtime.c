@@ -58,7 +58,7 @@ static void check_printf(const char *name, const char *fmt, const struct type *t
 			 uint64_t v1, const struct type *t2, const void *v2, const char *want)
 {
 	char rec[64] = { 0 };
-	struct pr_arg args[2] = { { t1, 8 }, { t2, 16 } };
+	struct pr_arg args[2] = { { .type = t1, .offset = 8 }, { .type = t2, .offset = 16 } };
 	memcpy(rec + 8, &v1, 8);
 	if (t2)
 		memcpy(rec + 16, v2, t2->kind == T_STR ? t2->size : 8);
@@ -92,7 +92,7 @@ static void test_printf(void)
 		     "[      ][   abc]");
 	char rec[32] = { 0 };
 	memcpy(rec + 8, "hello\0\0", 8);
-	struct pr_arg sa = { &t_str8, 8 };
+	struct pr_arg sa = { .type = &t_str8, .offset = 8 };
 	char *got = printf_rec("<%.3s|%-8s|%8s>", (struct pr_arg[]){ sa, sa, sa }, 3, rec, 16);
 	unit_expect_str("printf %.3s %-8s %8s", got, "<hel|hello   |   hello>");
 	free(got);
@@ -103,7 +103,7 @@ static void test_printf(void)
 		     &(uint64_t){ 7 }, "-5 7");
 	check_printf("printf %s of an int", "%s", &t_s64, (uint64_t)m5, NULL, NULL, "-5");
 	check_printf("printf %+d % d", "%+d % d", &t_s64, 3, &t_s64, &(int64_t){ 4 }, "+3  4");
-	got = printf_rec("%d", (struct pr_arg[]){ { &t_s64, 8 } }, 1, rec, 12);
+	got = printf_rec("%d", (struct pr_arg[]){ { .type = &t_s64, .offset = 8 } }, 1, rec, 12);
 	unit_expect_str("printf record too short", got, "(bad record)");
 	free(got);
 }
