@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dwarf_fidx.h"
 #include "dwarf_spec.h"
 #include "dwarf_var.h"
 #include "probe.h"
@@ -83,7 +84,7 @@ static void add_site(struct rs *r, uint64_t addr, Dwarf_Die *scope, const char *
 	for (int i = 0; i < r->n; i++)
 		if (r->v[i].addr == addr)
 			return;
-	if (!dws_realfunc(&r->cu, addr, &sp))
+	if (!dws_realfunc(r->m, &r->cu, addr, &sp))
 		return;  /* perf skips tail-call-only places too */
 	if (r->ret && (dws_entrypc(&sp, &entry) || entry != addr))
 		return;
@@ -303,11 +304,11 @@ static int find_inline_cb(Dwarf_Die *d, void *arg)
 /* perf's cu_walk_functions_at: the real function at addr, then each
  * inlined subroutine nested in the previous one; outermost first.
  * (dwarf_getscopes follows abstract origins instead, a different chain.) */
-static int functions_at(Dwarf_Die *cu, uint64_t addr, Dwarf_Die *out, int max)
+static int functions_at(struct dw_mod *m, Dwarf_Die *cu, uint64_t addr, Dwarf_Die *out, int max)
 {
 	int n = 0;
 
-	if (!dws_realfunc(cu, addr, &out[0]))
+	if (!dws_realfunc(m, cu, addr, &out[0]))
 		return 0;
 	for (n = 1; n < max; n++) {
 		struct inline_at ia = { addr, { 0 }, false };
@@ -325,7 +326,7 @@ static int functions_at(Dwarf_Die *cu, uint64_t addr, Dwarf_Die *out, int max)
 static bool best_scope(struct rs *r, uint64_t addr, Dwarf_Die *out)
 {
 	Dwarf_Die fns[32];
-	int n = functions_at(&r->cu, addr, fns, 32), diff = 1 << 30;
+	int n = functions_at(r->m, &r->cu, addr, fns, 32), diff = 1 << 30;
 	bool found = false;
 
 	for (int i = 0; i < n; i++) {
@@ -406,7 +407,7 @@ static bool lineinfo(struct rs *r, uint64_t addr, const char **f, int *l)
 
 	*f = NULL;
 	*l = 0;
-	if (dws_realfunc(&r->cu, addr, &fn) && dws_entrypc(&fn, &entry) == 0 && entry == addr) {
+	if (dws_realfunc(r->m, &r->cu, addr, &fn) && dws_entrypc(&fn, &entry) == 0 && entry == addr) {
 		*f = dws_decl_file(&fn);
 		dwarf_decl_line(&fn, l);
 	} else {
@@ -458,7 +459,7 @@ static Dwarf_Off scope_at(struct rs *r, uint64_t addr)
 {
 	Dwarf_Die sc;
 
-	if (best_scope(r, addr, &sc) || dws_realfunc(&r->cu, addr, &sc))
+	if (best_scope(r, addr, &sc) || dws_realfunc(r->m, &r->cu, addr, &sc))
 		return dwarf_dieoffset(&sc);
 	return 0;
 }
@@ -584,34 +585,6 @@ static int find_lazy(struct rs *r, Dwarf_Die *rt)
 
 /* perf's skip_prologue: for an unoptimised CU only (no location lists),
  * the second line-table row of the function. */
-static bool has_loclist(Dwarf_Die *d)
-{
-	Dwarf_Attribute a;
-	int tag = dwarf_tag(d);
-
-	if (tag != DW_TAG_formal_parameter && tag != DW_TAG_variable)
-		return false;
-	return dwarf_attr_integrate(d, DW_AT_location, &a) &&
-	       dwarf_whatform(&a) == DW_FORM_sec_offset;
-}
-
-static int loclist_cb(Dwarf_Die *d, void *arg)
-{
-	if (has_loclist(d)) {
-		*(bool *)arg = true;
-		return DWS_END;
-	}
-	return DWS_CONT;
-}
-
-static bool cu_optimized(Dwarf_Die *cu)
-{
-	bool opt = false;
-
-	dws_walk_children(cu, loclist_cb, &opt);
-	return opt;
-}
-
 static uint64_t skip_prologue(struct rs *r, Dwarf_Die *sp, uint64_t entry)
 {
 	Dwarf_Lines *lines;
@@ -620,13 +593,11 @@ static uint64_t skip_prologue(struct rs *r, Dwarf_Die *sp, uint64_t entry)
 	int lno0, lno;
 	bool pe;
 
-	if (cu_optimized(&r->cu) || dwarf_highpc(sp, &high) ||
+	if (dwf_optimized(&r->m->funcs, &r->cu) || dwarf_highpc(sp, &high) ||
 	    dwarf_getsrclines(&r->cu, &lines, &n))
 		return entry;
-	for (idx = 0; idx < n; idx++)
-		if (dwarf_lineaddr(dwarf_onesrcline(lines, idx), &addr) == 0 && addr == entry)
-			break;
-	if (idx == n || dwarf_lineno(dwarf_onesrcline(lines, idx), &lno0))
+	if (!dwf_line_at(&r->m->funcs, &r->cu, entry, &idx) ||
+	    dwarf_lineno(dwarf_onesrcline(lines, idx), &lno0))
 		return entry;
 	Dwarf_Line *l = NULL;
 	for (i = idx; i < n; i++) {
@@ -822,14 +793,14 @@ static void search_addr(struct rs *r)
 	uint64_t a = r->sp->addr;
 
 	snprintf(label, sizeof(label), "0x%llx", (unsigned long long)a);
-	if (dws_addrdie(r->m->dbg, a, &r->cu) && dws_realfunc(&r->cu, a, &sp)) {
+	if (dws_addrdie(r->m->dbg, a, &r->cu) && dws_realfunc(r->m, &r->cu, a, &sp)) {
 		/* No name or line to choose by: the frame gdb shows there, the
 		 * innermost inlined function, unless one of its address ranges
 		 * begins right at the address (then, as gdb has it, it has not
 		 * been entered yet: its caller).  Not DW_AT_entry_pc: gcc puts
 		 * that inside the code, and gdb stops in the copy there. */
 		Dwarf_Die fns[32];
-		int n = functions_at(&r->cu, a, fns, 32);
+		int n = functions_at(r->m, &r->cu, a, fns, 32);
 		while (n > 1 && (a == 0 || dwarf_haspc(&fns[n - 1], a - 1) != 1))
 			n--;
 		sc = n > 0 ? fns[n - 1] : sp;
@@ -971,7 +942,7 @@ uint64_t dw_body_start(const char *path, uint64_t entry)
 	Dwarf_Die sp;
 	Dwarf_Addr low;
 
-	if (!m || !dws_addrdie(m->dbg, entry, &r.cu) || !dws_realfunc(&r.cu, entry, &sp) ||
+	if (!m || !dws_addrdie(m->dbg, entry, &r.cu) || !dws_realfunc(m, &r.cu, entry, &sp) ||
 	    dwarf_lowpc(&sp, &low) || low != entry)
 		return entry;
 	return skip_prologue(&r, &sp, entry);

@@ -20,6 +20,7 @@
 #include <zlib.h>
 
 #include "dwarf.h"
+#include "dwarf_fidx.h"
 #include "dwarf_type.h"
 
 static struct dw_mod *mods;
@@ -176,6 +177,7 @@ int dw_debug_fd(const char *bin)
 
 static void mod_close(struct dw_mod *m)
 {
+	dwf_free(m->funcs);  /* its DIEs point into m->dbg */
 	if (m->dbg)
 		dwarf_end(m->dbg);
 	if (m->cfi_eh)
@@ -446,30 +448,9 @@ int dws_entrypc(Dwarf_Die *d, Dwarf_Addr *addr)
 	return dwarf_ranges(d, 0, &base, addr, &end) < 0 ? -1 : 0;
 }
 
-struct realfunc {
-	uint64_t addr;
-	Dwarf_Die *out;
-	bool found;
-};
-
-static int realfunc_cb(Dwarf_Die *fn, void *arg)
+bool dws_realfunc(struct dw_mod *m, Dwarf_Die *cu, uint64_t addr, Dwarf_Die *out)
 {
-	struct realfunc *r = arg;
-
-	if (dwarf_tag(fn) == DW_TAG_subprogram && dwarf_haspc(fn, r->addr) == 1) {
-		*r->out = *fn;
-		r->found = true;
-		return DWARF_CB_ABORT;
-	}
-	return DWARF_CB_OK;
-}
-
-bool dws_realfunc(Dwarf_Die *cu, uint64_t addr, Dwarf_Die *out)
-{
-	struct realfunc r = { addr, out, false };
-
-	dwarf_getfuncs(cu, realfunc_cb, &r, 0);
-	return r.found;
+	return dwf_realfunc(&m->funcs, cu, addr, out);
 }
 
 /* dwarf_addrdie needs .debug_aranges, which clang does not emit: then the

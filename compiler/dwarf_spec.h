@@ -12,6 +12,7 @@
 #include <stdio.h>
 
 struct dwt_cache;
+struct dwf_cache;
 
 struct dw_mod {
 	char *path;
@@ -21,6 +22,7 @@ struct dw_mod {
 	Dwarf_CFI *cfi_eh, *cfi_dbg;
 	bool pie;
 	struct dwt_cache *types;
+	struct dwf_cache *funcs;  /* per-unit function index (dwarf_fidx.h) */
 	struct dw_mod *next;
 };
 
@@ -44,8 +46,8 @@ int dws_parse(const char *s, struct dw_spec *sp, bool ranges, char *err, size_t 
 void dws_spec_free(struct dw_spec *sp);
 /* perf's strtailcmp: 0 if one string is a tail of the other. */
 int dws_tailcmp(const char *a, const char *b);
-/* The real (not inlined) function of cu containing addr. */
-bool dws_realfunc(Dwarf_Die *cu, uint64_t addr, Dwarf_Die *out);
+/* The real (not inlined) function of cu (a unit of m) containing addr. */
+bool dws_realfunc(struct dw_mod *m, Dwarf_Die *cu, uint64_t addr, Dwarf_Die *out);
 int dws_entrypc(Dwarf_Die *d, Dwarf_Addr *addr);
 /* What a dws_walk_children callback wants next. */
 enum { DWS_CONT, DWS_SIBLING, DWS_END };

@@ -129,7 +129,7 @@ static void add_abstract(struct dw_probe *p, Dwarf_Die *scope, struct dwl_ctx *c
 static bool site_dies(struct dw_probe *p, Dwarf_Die *cu, Dwarf_Die *scope, Dwarf_Die *sp)
 {
 	return dwarf_offdie(p->m->dbg, p->cu_off, cu) && dwarf_offdie(p->m->dbg, p->scope_off, scope) &&
-	       dws_realfunc(cu, p->addr, sp);
+	       dws_realfunc(p->m, cu, p->addr, sp);
 }
 
 static void site_ctx(struct dw_probe *p, Dwarf_Die *cu, Dwarf_Die *sp, struct dwl_ctx *ctx)
@@ -366,7 +366,7 @@ int dw_ret_type(const char *path, uint64_t addr, const struct type **t, char *wh
 	Dwarf_Addr entry;
 
 	*t = NULL;
-	if (!m || !dws_addrdie(m->dbg, addr, &cu) || !dws_realfunc(&cu, addr, &sp) ||
+	if (!m || !dws_addrdie(m->dbg, addr, &cu) || !dws_realfunc(m, &cu, addr, &sp) ||
 	    dws_entrypc(&sp, &entry) || entry != addr || !peel_type(&sp, &rt))
 		return 0;  /* no DWARF for it, or void: retval stays rax */
 	const char *fn = dwarf_diename(&sp) ?: "the function";
