@@ -168,16 +168,29 @@ static int kn_kprobe_one(struct prov_att *a, const struct prov_env *e, const cha
 	return 0;
 }
 
-/* A wildcard function: one kprobe per matching text symbol of kallsyms. */
+/* A wildcard function: one kprobe per matching function the kernel lets
+ * kprobes trace (available_filter_functions, as bpftrace 0.17 matches), so
+ * kprobe:vfs_* skips a notrace/inlined vfs_ symbol that would refuse the
+ * attach; kallsyms' text symbols when tracefs is not mounted. */
 static int kn_kprobe_glob(struct prov_att *a, const struct prov_env *e, const char *pat)
 {
-	FILE *f = fopen("/proc/kallsyms", "re");
-	char line[512], name[256], type;
+	static const char *const lists[] = {
+		"/sys/kernel/tracing/available_filter_functions",
+		"/sys/kernel/debug/tracing/available_filter_functions",
+	};
+	FILE *f = NULL;
+	for (size_t i = 0; !f && i < sizeof(lists) / sizeof(lists[0]); i++)
+		f = fopen(lists[i], "re");
+	bool filter = f != NULL;
+	if (!f)
+		f = fopen("/proc/kallsyms", "re");
+	char line[512], name[256], type = 't';
 	int ret = 0;
-	while (f && !ret && fgets(line, sizeof(line), f))
-		if (sscanf(line, "%*s %c %255s", &type, name) == 2 &&
-		    (type == 't' || type == 'T') && !fnmatch(pat, name, 0))
+	while (f && !ret && fgets(line, sizeof(line), f)) {
+		int k = filter ? sscanf(line, "%255s", name) : sscanf(line, "%*s %c %255s", &type, name);
+		if (k == (filter ? 1 : 2) && (type == 't' || type == 'T') && !fnmatch(pat, name, 0))
 			ret = kn_kprobe_one(a, e, name, 0);
+	}
 	if (f)
 		fclose(f);
 	return ret;
