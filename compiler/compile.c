@@ -164,14 +164,15 @@ static int add_split(struct program *p, struct sema_probe *s, struct probe *pr,
  * points: skipped as bpftrace skips them, and named in one warning. */
 struct skips {
 	struct loc first;
-	int n;
+	int n, nkernel;
 	FILE *f;
 	char *text;
 	size_t len;
 };
 
-static void skip_add(struct skips *k, const struct node *a)
+static void skip_add(struct skips *k, const struct node *a, bool kernel)
 {
+	k->nkernel += kernel;
 	if (!k->n++)
 		k->first = a->loc;
 	fprintf(k->f, "%s%s", k->n > 1 ? ", " : "", a->name);
@@ -184,11 +185,15 @@ static int skip_report(struct skips *k, const struct program *p, int rc, struct 
 	int ret = 0;
 	fclose(k->f);
 	if (rc == 0 && k->n && !p->nprobes) {
-		diag_error(d, k->first, "no probe to attach: the binaries have none of the functions named");
+		diag_error(d, k->first, "no probe to attach: %s none of the functions named",
+			   k->nkernel == k->n ? "the kernel has" : k->nkernel ? "the kernel and binaries have"
+			   : "the binaries have");
 		ret = -1;
 	} else if (rc == 0 && k->n) {
-		diag_warn(d, k->first, "skipped %d attach point%s whose function the binary lacks: %s",
-			  k->n, k->n == 1 ? "" : "s", k->text);
+		diag_warn(d, k->first, "skipped %d attach point%s whose function the %s: %s",
+			  k->n, k->n == 1 ? "" : "s",
+			  k->nkernel == k->n ? "kernel lacks" : k->nkernel ? "kernel or binary lacks"
+			  : "binary lacks", k->text);
 	}
 	free(k->text);
 	return ret;
@@ -246,8 +251,9 @@ static int resolve_probes(struct node *root, const struct pr_compile_opts *o,
 				continue;
 			}
 			free(text);
-			if ((pr->kind == PK_UPROBE || pr->kind == PK_URETPROBE) && !pr->nsites) {
-				skip_add(&sk, a);
+			if (((pr->kind == PK_UPROBE || pr->kind == PK_URETPROBE) && !pr->nsites) ||
+			    pr->unmatched) {
+				skip_add(&sk, a, pr->unmatched);
 				probe_free(pr);
 				continue;
 			}

@@ -65,6 +65,9 @@ struct probe {
 	char *path_shown;
 	struct probe_site *sites;
 	int nsites;
+	bool unmatched;           /* kprobe pattern that matches no kernel function,
+	                           * where the script names others (missing_ok):
+	                           * skipped, as bpftrace skips it */
 
 	/* tracepoint: category and event; with a wildcard that matched several
 	 * tracepoints, sites[i].func is "category:event" for each, and args holds
