@@ -79,16 +79,39 @@ static void check_stmt(struct sctx *c, struct node *n);
 static void err(struct sctx *c, struct loc loc, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
+static void verr(struct sctx *c, struct loc loc, const char *fmt, va_list ap)
+{
+	c->errors++;
+	if (!c->quiet)
+		diag_verror(c->d, loc, fmt, ap);
+}
+
 static void err(struct sctx *c, struct loc loc, const char *fmt, ...)
 {
 	va_list ap;
 
-	c->errors++;
-	if (c->quiet)
-		return;
 	va_start(ap, fmt);
-	diag_verror(c->d, loc, fmt, ap);
+	verr(c, loc, fmt, ap);
 	va_end(ap);
+}
+
+/* An argument that must be a string literal, typed as the string it is;
+ * else the error FMT at it. */
+static bool str_literal(struct sctx *c, struct node *a, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static bool str_literal(struct sctx *c, struct node *a, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (a->kind == N_STR) {
+		set_type(a, type_str(a->len + 1));
+		return true;
+	}
+	va_start(ap, fmt);
+	verr(c, a->loc, fmt, ap);
+	va_end(ap);
+	return false;
 }
 
 int sema_map_of(const struct node *n)
@@ -1827,11 +1850,8 @@ static const struct type *check_debugf(struct sctx *c, struct node *n)
 
 	if (!need_args(c, n, 1, 4))
 		return NULL;
-	if (fmt->kind != N_STR) {
-		err(c, fmt->loc, "the format of debugf() must be a string literal");
+	if (!str_literal(c, fmt, "the format of debugf() must be a string literal"))
 		return NULL;
-	}
-	set_type(fmt, type_str(fmt->len + 1));
 	for (struct node *a = fmt->next; a; a = a->next) {
 		const struct type *t = check_expr(c, a);
 
@@ -1873,12 +1893,8 @@ static const struct type *check_join(struct sctx *c, struct node *n)
 		return NULL;
 	}
 	sep = arg(n, 1);
-	if (sep && sep->kind != N_STR) {
-		err(c, sep->loc, "the separator of join() must be a string literal");
+	if (sep && !str_literal(c, sep, "the separator of join() must be a string literal"))
 		return NULL;
-	}
-	if (sep)
-		set_type(sep, type_str(sep->len + 1));
 	c->s->has_actions = true;
 	return type_void();
 }
@@ -1900,11 +1916,8 @@ static const struct type *check_strftime(struct sctx *c, struct node *n)
 
 	if (!need_args(c, n, 2, 2))
 		return NULL;
-	if (fmt->kind != N_STR) {
-		err(c, fmt->loc, "the first argument of strftime() must be a string literal");
+	if (!str_literal(c, fmt, "the first argument of strftime() must be a string literal"))
 		return NULL;
-	}
-	set_type(fmt, type_str(fmt->len + 1));
 	if (!int_arg(c, n, 1))
 		return NULL;
 	return type_ufmt(UF_STRFTIME, 8, fmt->name);
@@ -1919,11 +1932,8 @@ static const struct type *check_pton(struct sctx *c, struct node *n)
 
 	if (!need_args(c, n, 1, 1))
 		return NULL;
-	if (a->kind != N_STR) {
-		err(c, a->loc, "pton() takes a string literal");
+	if (!str_literal(c, a, "pton() takes a string literal"))
 		return NULL;
-	}
-	set_type(a, type_str(a->len + 1));
 	bool v6 = strchr(a->name, ':') != NULL;
 	if (inet_pton(v6 ? AF_INET6 : AF_INET, a->name, buf) != 1) {
 		err(c, a->loc, "'%s' is not an IPv%d address", a->name, v6 ? 6 : 4);
@@ -2015,11 +2025,8 @@ static const struct type *check_kaddr(struct sctx *c, struct node *n)
 
 	if (!need_args(c, n, 1, 1))
 		return NULL;
-	if (a->kind != N_STR) {
-		err(c, a->loc, "kaddr() takes a string literal");
+	if (!str_literal(c, a, "kaddr() takes a string literal"))
 		return NULL;
-	}
-	set_type(a, type_str(a->len + 1));
 	f = fopen("/proc/kallsyms", "re");
 	while (f && !found && fgets(line, sizeof(line), f))
 		found = sscanf(line, "%llx %c %255s", &addr, &kind, name) == 3 &&
@@ -2044,11 +2051,8 @@ static const struct type *check_percpu_kaddr(struct sctx *c, struct node *n)
 
 	if (!need_args(c, n, 1, 2) || (a->next && !int_arg(c, n, 1)))
 		return NULL;
-	if (a->kind != N_STR) {
-		err(c, a->loc, "percpu_kaddr() takes a string literal");
+	if (!str_literal(c, a, "percpu_kaddr() takes a string literal"))
 		return NULL;
-	}
-	set_type(a, type_str(a->len + 1));
 	id = kbtf_percpu_var(a->name);
 	if (id < 0) {
 		err(c, a->loc, id == -ENODEV ? "percpu_kaddr() needs the kernel's BTF "
@@ -2115,11 +2119,8 @@ static const struct type *check_uaddr(struct sctx *c, struct node *n)
 
 	if (!need_args(c, n, 1, 1))
 		return NULL;
-	if (a->kind != N_STR) {
-		err(c, a->loc, "uaddr() takes a string literal");
+	if (!str_literal(c, a, "uaddr() takes a string literal"))
 		return NULL;
-	}
-	set_type(a, type_str(a->len + 1));
 	if (!probe_is(c, K(PK_UPROBE) | K(PK_URETPROBE) | K(PK_USDT))) {
 		err(c, n->loc, "uaddr() is only available at uprobe, uretprobe and usdt probes");
 		return NULL;
@@ -2159,11 +2160,8 @@ static const struct type *check_reg(struct sctx *c, struct node *n)
 
 	if (!need_args(c, n, 1, 1))
 		return NULL;
-	if (a->kind != N_STR) {
-		err(c, a->loc, "reg() takes a string literal");
+	if (!str_literal(c, a, "reg() takes a string literal"))
 		return NULL;
-	}
-	set_type(a, type_str(a->len + 1));
 	if (!probe_is(c, K(PK_UPROBE) | K(PK_URETPROBE) | K(PK_KPROBE) | K(PK_KRETPROBE))) {
 		err(c, n->loc, "reg() is only available at uprobe and kprobe probes");
 		return NULL;
@@ -2574,12 +2572,8 @@ static const struct type *check_call(struct sctx *c, struct node *n)
 
 		if (!need_args(c, n, 1, 2) || !int_arg(c, n, 0))
 			return NULL;
-		if (flt && flt->kind != N_STR) {
-			err(c, flt->loc, "the filter of cgroup_path() must be a string literal");
+		if (flt && !str_literal(c, flt, "the filter of cgroup_path() must be a string literal"))
 			return NULL;
-		}
-		if (flt)
-			set_type(flt, type_str(flt->len + 1));
 		/* printed in user space from the id, when it is printed (bpftrace 0.17) */
 		return type_ufmt(UF_CGPATH, 8, flt ? flt->name : NULL);
 	}
