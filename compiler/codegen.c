@@ -759,6 +759,19 @@ static void fn_save(struct cg *g, struct cg_fnstate *st)
 	st->loc = LLVMGetCurrentDebugLocation2(g->b);
 }
 
+/* What every function of the object carries: nounwind (BPF has no
+ * unwinding) and the BPF CPU version the object is built for. */
+static void fn_attrs(struct cg *g, LLVMValueRef fn)
+{
+	unsigned nounwind = LLVMGetEnumAttributeKindForName("nounwind", 8);
+
+	LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
+				LLVMCreateEnumAttribute(g->ctx, nounwind, 0));
+	LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
+				LLVMCreateStringAttribute(g->ctx, "target-cpu", 10, bpf_cpu(),
+							  (unsigned)strlen(bpf_cpu())));
+}
+
 LLVMValueRef cg_callback_begin(struct cg *g, struct cg_fnstate *st, const char *name,
 			       struct loc at)
 {
@@ -766,17 +779,12 @@ LLVMValueRef cg_callback_begin(struct cg *g, struct cg_fnstate *st, const char *
 	LLVMTypeRef pt[4] = { g->ptr, g->ptr, g->ptr, g->ptr };
 	LLVMMetadataRef dt[5] = { g->di_int, di_ptr(g, NULL), di_ptr(g, NULL), di_ptr(g, NULL),
 				  di_ptr(g, NULL) };
-	unsigned nounwind = LLVMGetEnumAttributeKindForName("nounwind", 8);
 	int line = at.line > 0 ? at.line : 1;
 
 	fn_save(g, st);
 	g->fn = LLVMAddFunction(g->mod, name, LLVMFunctionType(g->i32, pt, 4, 0));
 	LLVMSetLinkage(g->fn, LLVMInternalLinkage);
-	LLVMAddAttributeAtIndex(g->fn, LLVMAttributeFunctionIndex,
-				LLVMCreateEnumAttribute(g->ctx, nounwind, 0));
-	LLVMAddAttributeAtIndex(g->fn, LLVMAttributeFunctionIndex,
-				LLVMCreateStringAttribute(g->ctx, "target-cpu", 10, bpf_cpu(),
-							  (unsigned)strlen(bpf_cpu())));
+	fn_attrs(g, g->fn);
 	g->sp = LLVMDIBuilderCreateFunction(g->di, g->di_file, name, strlen(name), name,
 					    strlen(name), g->di_file, line,
 					    LLVMDIBuilderCreateSubroutineType(g->di, g->di_file, dt,
@@ -856,17 +864,12 @@ LLVMValueRef cg_callback_fn(struct cg *g, const char *name, int n, const char *c
 {
 	LLVMTypeRef at[5];
 	LLVMMetadataRef dt[6] = { g->di_int };
-	unsigned nounwind = LLVMGetEnumAttributeKindForName("nounwind", 8);
 
 	for (int i = 0; i < n && i < 5; i++)
 		at[i] = g->ptr, dt[i + 1] = di_ptr(g, NULL);
 	LLVMValueRef fn = LLVMAddFunction(g->mod, name, LLVMFunctionType(g->i64, at, (unsigned)n, 0));
 	LLVMSetLinkage(fn, LLVMInternalLinkage);
-	LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
-				LLVMCreateEnumAttribute(g->ctx, nounwind, 0));
-	LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
-				LLVMCreateStringAttribute(g->ctx, "target-cpu", 10, bpf_cpu(),
-							  (unsigned)strlen(bpf_cpu())));
+	fn_attrs(g, fn);
 	LLVMMetadataRef st = LLVMDIBuilderCreateSubroutineType(g->di, g->di_file, dt,
 							       (unsigned)n + 1, LLVMDIFlagZero);
 	*sp = LLVMDIBuilderCreateFunction(g->di, g->di_file, name, strlen(name), name,
@@ -884,16 +887,11 @@ LLVMValueRef cg_callback_fn(struct cg *g, const char *name, int n, const char *c
 static void func_begin(struct cg *g, const char *name, const char *sec, struct node *pn)
 {
 	LLVMTypeRef ft = LLVMFunctionType(g->i32, &g->ptr, 1, 0);
-	unsigned nounwind = LLVMGetEnumAttributeKindForName("nounwind", 8);
 	int line = pn->loc.line > 0 ? pn->loc.line : 1;
 
 	g->fn = LLVMAddFunction(g->mod, name, ft);
 	LLVMSetSection(g->fn, sec);
-	LLVMAddAttributeAtIndex(g->fn, LLVMAttributeFunctionIndex,
-				LLVMCreateEnumAttribute(g->ctx, nounwind, 0));
-	LLVMAddAttributeAtIndex(g->fn, LLVMAttributeFunctionIndex,
-				LLVMCreateStringAttribute(g->ctx, "target-cpu", 10, bpf_cpu(),
-							  (unsigned)strlen(bpf_cpu())));
+	fn_attrs(g, g->fn);
 	g->ctxarg = LLVMGetParam(g->fn, 0);
 	LLVMSetValueName2(g->ctxarg, "ctx", 3);
 	g->sp = LLVMDIBuilderCreateFunction(g->di, g->di_file, name, strlen(name), name,
