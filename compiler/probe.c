@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -310,19 +311,28 @@ static void body_starts(struct pctx *c)
  * NOP's), else refused here rather than attached never to fire. */
 static int kernel_placeable(struct pctx *c)
 {
+	struct stat st;
+	const uint8_t *code;
 	int fd, r = 0;
 
 	if (open_code(c, &fd) || fd < 0)
 		return fd < 0 ? 0 : -1;
+	/* one mapping, not a read per site: a wildcard has thousands */
+	if (fstat(fd, &st) || st.st_size <= 0 ||
+	    (code = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0)) == MAP_FAILED) {
+		close(fd);
+		return 0;   /* unreadable here: the attach says why */
+	}
+	close(fd);
 	for (int i = 0; i < c->p->nsites && !r; i++) {
 		struct probe_site *s = &c->p->sites[i];
-		uint8_t b[16];
 		size_t len = 0;
 		enum insn_uprobe k = INSN_UPROBE_NOP;
 
 		for (int hops = 0; k == INSN_UPROBE_NOP && hops < 8; hops++) {
-			ssize_t n = pread(fd, b, sizeof(b), (off_t)s->offset);
-			k = n > 0 ? insn_uprobe_check(b, (size_t)n, &len) : INSN_UPROBE_OK;
+			uint64_t n = s->offset < (uint64_t)st.st_size ? (uint64_t)st.st_size - s->offset : 0;
+			k = n ? insn_uprobe_check(code + s->offset, n < 16 ? (size_t)n : 16, &len)
+			      : INSN_UPROBE_OK;
 			if (k == INSN_UPROBE_NOP) {
 				s->addr += len;
 				s->offset += len;
@@ -333,7 +343,7 @@ static int kernel_placeable(struct pctx *c)
 				 "the kernel cannot place a uprobe (it would attach and never fire); "
 				 "probe the instruction after it", (unsigned long long)s->addr, s->func);
 	}
-	close(fd);
+	munmap((void *)code, (size_t)st.st_size);
 	return r;
 }
 
@@ -955,9 +965,10 @@ static int parse_kernel(struct pctx *c, const char *rest)
 	}
 	if (!*spec)
 		return fail(c, "expected a kernel function after '%s'", probe_kind_name(p->kind));
-	if (!kallsyms_has(spec, mod) && c->o->missing_ok)
+	bool found = kallsyms_has(spec, mod);   /* reads all of /proc/kallsyms */
+	if (!found && c->o->missing_ok)
 		p->unmatched = true;   /* dcsnoop's lookup_fast.constprop.* on 6.1 */
-	else if (!kallsyms_has(spec, mod))
+	else if (!found)
 		return mod ? fail(c, "no kernel function matches '%s' in module %s (/proc/kallsyms)",
 				  spec, mod)
 			   : fail(c, "no kernel function matches '%s' in /proc/kallsyms", spec);
