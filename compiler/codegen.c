@@ -1327,7 +1327,13 @@ static void lean_debug_info(struct cg *g)
 	if (nfn * nvar * nvar / 2 < CG_BTF_BUDGET)
 		return;
 	for (LLVMValueRef f = LLVMGetFirstFunction(g->mod); f; f = LLVMGetNextFunction(f)) {
+		size_t len;
+		const char *name = LLVMGetValueName2(f, &len);
+
 		if (!LLVMCountBasicBlocks(f))
+			continue;
+		/* one function's line info costs the writer little */
+		if (g->prog->keep_debug && !strcmp(name, g->prog->keep_debug))
 			continue;
 		LLVMSetSubprogram(f, NULL);
 		for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(f); bb; bb = LLVMGetNextBasicBlock(bb))

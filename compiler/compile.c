@@ -314,6 +314,7 @@ struct program *pr_compile(const struct source *src, const struct pr_compile_opt
 	if (!p)
 		return NULL;
 	p->src = src;
+	p->keep_debug = o->keep_debug;
 	root = parse_program(src, d);
 	if (!root || d->errors)
 		goto fail;

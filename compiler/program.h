@@ -139,6 +139,7 @@ struct program {
 	const struct source *src; /* for verifier messages */
 	bool no_exit_print;       /* config print_maps_on_exit = false: no maps at exit */
 	bool lean_btf;            /* no line info (too many probes and maps, codegen.c) */
+	const char *keep_debug;   /* a lean compile keeps this program's line info */
 };
 
 /*
@@ -207,6 +208,8 @@ struct pr_compile_opts {
 	bool has_child;           /* pid is a command's that perf-run started (cpid) */
 	unsigned dump;            /* PR_DUMP_* bits: print that stage to stdout */
 	int verbose;
+	const char *keep_debug;   /* program name: keeps its line info even in a lean
+				   * compile (to place a verifier rejection, loader.h) */
 };
 
 #define PR_DUMP_AST    1u

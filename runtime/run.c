@@ -683,6 +683,7 @@ static int rt_unwind_fill(struct rt *r)
 static int rt_start(struct rt *r)
 {
 	int count;
+	ld_set_recompile(r->o->recompile, r->o->recompile_arg);
 	if (!(r->obj = ld_open(r->p, r->o->verbose, r->d)) || rt_prepare(r) || rt_unwind(r) ||
 	    ld_load(r->p, r->obj, r->o->verbose, r->d) || rt_write_config(r) ||
 	    rt_unwind_fill(r) || rt_setup_output(r))
