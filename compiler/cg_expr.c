@@ -258,6 +258,9 @@ static LLVMValueRef elapsed(struct cg *g)
 	return LLVMBuildSub(g->b, now, LLVMBuildLoad2(g->b, g->i64, start, ""), "");
 }
 
+/* Frames of a raw tracepoint's program and its bpf_trace_run* caller. */
+#define CG_RAWTP_SKIP 2
+
 /* A T_STACK value of type t (ustack(perf, n)...: frames, 0 for all). */
 LLVMValueRef cg_stack_id(struct cg *g, const struct type *t)
 {
@@ -266,8 +269,12 @@ LLVMValueRef cg_stack_id(struct cg *g, const struct type *t)
 	if (cfi)
 		return cfi;
 	LLVMValueRef map = cg_stackmap_n(g, t->frames);
+	/* A raw tracepoint's kernel stack starts in the program and the
+	 * bpf_trace_run* that called it: skipped, it starts at the
+	 * tracepoint's __traceiter_*, as the perf event's (and bpftrace's). */
+	uint64_t skip = !user && g->probe && g->probe->kind == PK_RAWTP ? CG_RAWTP_SKIP : 0;
 	LLVMValueRef args[3] = { g->ctxarg, map ? map : cg_stackmap(g),
-				 cg_const(g, user ? BPF_F_USER_STACK : 0) };
+				 cg_const(g, user ? BPF_F_USER_STACK : skip) };
 	LLVMValueRef id = mask32(g, cg_helper(g, H_GET_STACKID, args, 3));
 
 	if (!user)   /* a kernel stack is the same in every process: one key */
