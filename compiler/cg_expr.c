@@ -271,8 +271,11 @@ LLVMValueRef cg_stack_id(struct cg *g, const struct type *t)
 	LLVMValueRef map = cg_stackmap_n(g, t->frames);
 	/* A raw tracepoint's kernel stack starts in the program and the
 	 * bpf_trace_run* that called it: skipped, it starts at the
-	 * tracepoint's __traceiter_*, as the perf event's (and bpftrace's). */
-	uint64_t skip = !user && g->probe && g->probe->kind == PK_RAWTP ? CG_RAWTP_SKIP : 0;
+	 * tracepoint's __traceiter_*, as the perf event's (and bpftrace's),
+	 * so a tracepoint: probe with kstack can be a raw one too. */
+	bool raw = g->probe && (g->probe->kind == PK_RAWTP ||
+				(g->probe->kind == PK_TRACEPOINT && g->probe->tp_raw));
+	uint64_t skip = !user && raw ? CG_RAWTP_SKIP : 0;
 	LLVMValueRef args[3] = { g->ctxarg, map ? map : cg_stackmap(g),
 				 cg_const(g, user ? BPF_F_USER_STACK : skip) };
 	LLVMValueRef id = mask32(g, cg_helper(g, H_GET_STACKID, args, 3));

@@ -237,10 +237,10 @@ static int resolve_probes(struct node *root, const struct pr_compile_opts *o,
 		s = &sp[k++];
 		s->node = n;
 		po.use_args = probe_names(n, "args");
-		/* A raw tracepoint's kernel stack would start in BPF's own
-		 * frames, where the tracepoint's starts at its caller. */
+		/* kstack keeps the raw tracepoint (codegen skips BPF's own
+		 * frames), but not the raw_syscalls program (add_split). */
 		po.kstack = probe_names(n, "kstack");
-		po.no_context = !po.use_args && !po.kstack;
+		po.no_context = !po.use_args;
 		for (struct node *a = n->list; a; a = a->next) {
 			struct probe *pr = NULL;
 			char *text = expand_params(a->name, a->loc, o, d);
