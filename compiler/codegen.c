@@ -1353,8 +1353,9 @@ static int emit(struct cg *g, unsigned dump)
 		g->prog->cached = true;
 		return 0;
 	}
-	/* LLVM takes about 1 ms a program: say why a large script is slow to start. */
-	if (!dump && g->prog->nprogs >= CG_SLOW_PROGS)
+	/* LLVM takes about 1 ms a program: say why a large script is slow to
+	 * start (once: not again when a rejection is placed, keep_debug). */
+	if (!dump && !g->prog->keep_debug && g->prog->nprogs >= CG_SLOW_PROGS)
 		fprintf(stderr, "perf-run: compiling %d BPF programs...\n", g->prog->nprogs);
 	r = emit_llvm(g, dump);
 	if (!r && ir)
