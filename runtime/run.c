@@ -541,7 +541,8 @@ static void rt_report_losses(struct rt *r)
 			(unsigned long long)c[PR_NOENTRY], c[PR_NOENTRY] == 1 ? "" : "s");
 	if (c[PR_NOCALLSITE])
 		fprintf(stderr, "%llu hit%s skipped in calls from a call site that does not give a "
-			"parameter's value (a call through a pointer or from another module)\n",
+			"parameter's value (DW_OP_GNU_parameter_ref: the caller did not keep it, or called "
+			"through a pointer or from another module)\n",
 			(unsigned long long)c[PR_NOCALLSITE], c[PR_NOCALLSITE] == 1 ? "" : "s");
 	if (r->ev.system_skipped)
 		fprintf(stderr, "perf-run: %llu queued system() command%s not run: the run was stopped\n",
