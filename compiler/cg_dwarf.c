@@ -234,6 +234,42 @@ int cg_entry_companions(struct cg *g)
 	return 0;
 }
 
+static LLVMValueRef run_prog(struct cg *g, const struct dwl_insn *p, int n, uint64_t site,
+			     struct loc loc);
+
+/* DWL_CALLSITES: the case whose return address is ret runs its program;
+ * a return address no call site gives the value for (a call through a
+ * pointer, a site that does not pass it) skips the hit, counted. */
+static LLVMValueRef callsites(struct cg *g, const struct dwl_insn *p, int n, int *i,
+			      LLVMValueRef ret, uint64_t site, struct loc loc)
+{
+	LLVMValueRef slot = cg_alloca(g, 8, "csval");
+	LLVMBasicBlockRef join = cg_block(g, "cs_join"), miss = cg_block(g, "cs_miss");
+	int cases = (int)p[*i].val;
+
+	for (int k = 0; k < cases; k++) {
+		int at = *i + 1;
+		if (at >= n || p[at].op != DWL_CS_CASE || at + 1 + (int)p[at].size > n) {
+			cg_error(g, loc, "malformed DWARF call-site table");
+			return cg_const(g, 0);
+		}
+		LLVMBasicBlockRef hit = cg_block(g, "cs_hit"), next = cg_block(g, "cs_next");
+		LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntEQ, ret,
+				cg_const(g, (uint64_t)p[at].val), ""), hit, next);
+		LLVMPositionBuilderAtEnd(g->b, hit);
+		LLVMBuildStore(g->b, run_prog(g, p + at + 1, (int)p[at].size, site, loc), slot);
+		LLVMBuildBr(g->b, join);
+		LLVMPositionBuilderAtEnd(g->b, next);
+		*i = at + (int)p[at].size;
+	}
+	LLVMBuildBr(g->b, miss);
+	LLVMPositionBuilderAtEnd(g->b, miss);
+	cg_count(g, CG_NOCALLSITE);
+	LLVMBuildRet(g->b, LLVMConstInt(g->i32, 0, 0));
+	LLVMPositionBuilderAtEnd(g->b, join);
+	return LLVMBuildLoad2(g->b, g->i64, slot, "");
+}
+
 /* Runs a location program; returns the top of its stack. */
 static LLVMValueRef run_prog(struct cg *g, const struct dwl_insn *p, int n, uint64_t site,
 			     struct loc loc)
@@ -262,6 +298,7 @@ static LLVMValueRef run_prog(struct cg *g, const struct dwl_insn *p, int n, uint
 			st[sp++] = LLVMBuildSub(g->b, reg(g, 16, loc), cg_const(g, site), "");
 			break;
 		case DWL_ENTRY_VALUE: st[sp - 1] = entry_value(g, in->reg, st[sp - 1], loc); break;
+		case DWL_CALLSITES: st[sp - 1] = callsites(g, p, n, &i, st[sp - 1], site, loc); break;
 		case DWL_PLUS_CONST:
 			st[sp - 1] = LLVMBuildAdd(g->b, st[sp - 1], cg_const(g, (uint64_t)in->val), "");
 			break;

@@ -169,7 +169,7 @@ LLVMValueRef cg_heap_ptr(struct cg *g);
 /* Loss counters (pr_counters in .bss): slots of program.h's counters. */
 enum { CG_LOST = PR_LOST, CG_DROPS = PR_DROPS, CG_FAULTS = PR_FAULTS,
        CG_EXIT = PR_EXIT, CG_ABSENT = PR_ABSENT,
-       CG_NOENTRY = PR_NOENTRY, CG_NCOUNTERS = PR_NCOUNTERS };
+       CG_NOENTRY = PR_NOENTRY, CG_NOCALLSITE = PR_NOCALLSITE, CG_NCOUNTERS = PR_NCOUNTERS };
 void cg_counters(struct cg *g);
 LLVMValueRef cg_rodata(struct cg *g, const char *name, const void *data, uint32_t size);
 void cg_count(struct cg *g, int slot);

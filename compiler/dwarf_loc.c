@@ -10,6 +10,7 @@
  */
 #define _GNU_SOURCE
 #include "dwarf_loc.h"
+#include "dwarf_callsite.h"
 
 #include <dwarf.h>
 #include <stdarg.h>
@@ -155,6 +156,42 @@ static void emit_entry_value(struct prog *p, Dwarf_Attribute *attr, const Dwarf_
 	emit_cfa(p, c, 0);
 	emit(p, DWL_ENTRY_VALUE, reg, 0, 0);
 	p->entry = true;
+}
+
+/* DW_OP_GNU_parameter_ref: the return address at CFA-8 picks the call
+ * site, whose value dwarf_callsite.c tables. */
+static void emit_param_ref(struct prog *p, Dwarf_Attribute *attr, const Dwarf_Op *op,
+			   const struct dwl_ctx *c)
+{
+	struct prog cfa = { 0 };
+	struct dwl_insn *t = NULL;
+	int nt = 0;
+	bool entry = false;
+	char *why = NULL;
+
+	emit_cfa(&cfa, c, 0);
+	if (cfa.err) {
+		fail(p, "%s", cfa.err);
+	} else if (dwcs_table(attr, op, c, cfa.v, cfa.n, &t, &nt, &entry, &why) != 0) {
+		fail(p, "%s", why ? why : "no call site gives the value");
+		p->optimized = true;
+	} else {
+		for (int i = 0; i < cfa.n; i++)
+			emit(p, cfa.v[i].op, cfa.v[i].reg, cfa.v[i].size, cfa.v[i].val);
+		emit(p, DWL_PLUS_CONST, 0, 0, -8);
+		emit(p, DWL_DEREF, 0, 8, 0);
+		if (c->pie) {
+			emit(p, DWL_BIAS, 0, 0, 0);
+			emit(p, DWL_SUB, 0, 0, 0);
+		}
+		for (int i = 0; i < nt; i++)
+			emit(p, t[i].op, t[i].reg, t[i].size, t[i].val);
+		p->entry |= entry;
+	}
+	free(why);
+	free(t);
+	free(cfa.v);
+	free(cfa.err);
 }
 
 /* DW_OP_implicit_value: the value's bytes are the block itself.  Its data
@@ -326,6 +363,9 @@ static void translate_one(struct prog *p, Dwarf_Attribute *attr, const Dwarf_Op 
 		break;
 	case DW_OP_entry_value: case DW_OP_GNU_entry_value:
 		emit_entry_value(p, attr, op, c);
+		break;
+	case DW_OP_GNU_parameter_ref:
+		emit_param_ref(p, attr, op, c);
 		break;
 	case DW_OP_nop: case DW_OP_reinterpret: case DW_OP_GNU_reinterpret:
 		break;
@@ -775,6 +815,8 @@ static void print_prog(FILE *out, const struct dwl_insn *v, int n)
 		case DWL_BIAS: fputs("bias", out); break;
 		case DWL_PLUS_CONST: fprintf(out, "%+lld", (long long)x->val); break;
 		case DWL_BRA_SWAP: fprintf(out, "bra-swap"); break;
+		case DWL_CALLSITES: fprintf(out, "callsites(%lld)", (long long)x->val); break;
+		case DWL_CS_CASE: fprintf(out, "ret=0x%llx:", (unsigned long long)x->val); break;
 		case DWL_DEREF: fprintf(out, "deref%u", x->size); break;
 		default: fputs(names[x->op] ? names[x->op] : "?", out);
 		}

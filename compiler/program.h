@@ -111,8 +111,10 @@ struct pr_map {
  * a flag exit() sets, since its record can be among the lost ones,
  * hits skipped at sites that lack a DWARF variable the probe reads, and
  * hits skipped in calls whose entry values are unknown (they began before
- * the entry probe was attached). */
-enum { PR_LOST, PR_DROPS, PR_FAULTS, PR_EXIT, PR_ABSENT, PR_NOENTRY, PR_NCOUNTERS };
+ * the entry probe was attached), and hits skipped where no call site
+ * gives a parameter's value (DW_OP_GNU_parameter_ref). */
+enum { PR_LOST, PR_DROPS, PR_FAULTS, PR_EXIT, PR_ABSENT, PR_NOENTRY, PR_NOCALLSITE,
+       PR_NCOUNTERS };
 
 struct program {
 	void *elf;                /* BPF ELF object, malloc'd */

@@ -539,6 +539,11 @@ static void rt_report_losses(struct rt *r)
 		fprintf(stderr, "%llu hit%s skipped in calls that began before the probes were attached "
 			"(their entry values are unknown)\n",
 			(unsigned long long)c[PR_NOENTRY], c[PR_NOENTRY] == 1 ? "" : "s");
+	if (c[PR_NOCALLSITE])
+		fprintf(stderr, "%llu hit%s skipped in calls from a call site that does not give a "
+			"parameter's value (DW_OP_GNU_parameter_ref: the caller did not keep it, or called "
+			"through a pointer or from another module)\n",
+			(unsigned long long)c[PR_NOCALLSITE], c[PR_NOCALLSITE] == 1 ? "" : "s");
 	if (r->ev.system_skipped)
 		fprintf(stderr, "perf-run: %llu queued system() command%s not run: the run was stopped\n",
 			(unsigned long long)r->ev.system_skipped, r->ev.system_skipped == 1 ? "" : "s");
