@@ -22,14 +22,16 @@
 #include "../../compiler/probe.h"
 #include "../../compiler/types.h"
 
-/* Whether no piece with a location covers any of bytes [from, from + size). */
+/* Whether no piece with a location covers any of bytes [from, from + size)
+ * (one of bit pieces that give some bits, not all, counts as one). */
 static bool no_piece(const struct dw_loc *l, uint32_t from, uint32_t size)
 {
 	uint32_t off = 0;
 
 	for (int i = 0; i < l->npieces; i++) {
 		const struct dw_piece *p = &l->pieces[i];
-		if (p->kind != DWR_OPTIMIZED && off < from + size && off + p->size > from)
+		if ((p->kind != DWR_OPTIMIZED || p->bits_given) && off < from + size &&
+		    off + p->size > from)
 			return false;
 		off += p->size;
 	}
@@ -45,13 +47,15 @@ static void absent(uint64_t addr, const struct dw_loc *l, const char *name,
 	if (t->kind == T_RECORD) {
 		for (int i = 0; i < t->nfields; i++) {
 			const struct field *f = &t->fields[i];
-			uint32_t sz = f->bit_size ? (uint32_t)(f->bit_offset + f->bit_size + 7) / 8
+			/* a bitfield: the bytes its bits are in */
+			uint32_t first = f->bit_offset / 8u;
+			uint32_t sz = f->bit_size ? (uint32_t)(f->bit_offset + f->bit_size + 7) / 8 - first
 						  : f->type ? f->type->size : 0;
 			snprintf(sub, sizeof(sub), "%s.%s", name, f->name ? f->name : "");
 			if (f->type && !f->bit_size && (f->type->kind == T_RECORD ||
 							f->type->kind == T_ARRAY))
 				absent(addr, l, sub, f->type, at + f->offset);
-			else if (sz && no_piece(l, at + f->offset, sz))
+			else if (sz && no_piece(l, at + f->offset + first, sz))
 				printf("0x%llx %s\n", (unsigned long long)addr, sub);
 		}
 	} else if (t->kind == T_ARRAY && t->elem && t->elem->size) {
