@@ -884,7 +884,8 @@ void dw_loc_print(FILE *out, const struct dw_loc *l)
 		for (int i = 0; i < l->npieces; i++) {
 			const struct dw_piece *p = &l->pieces[i];
 			fprintf(out, " %u:%s[", p->size, p->kind == DWR_MEMORY ? "mem" :
-				p->kind == DWR_VALUE ? "value" : "optimised");
+				p->kind == DWR_VALUE ? "value" :
+				p->bits_given ? "optimised-some-bits" : "optimised");
 			print_prog(out, p->prog, p->n);
 			fputs("]", out);
 		}
