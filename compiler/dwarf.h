@@ -69,6 +69,8 @@ struct dw_loc;
 struct dw_piece {
 	unsigned size;             /* bytes */
 	enum dwr_kind kind;        /* DWR_MEMORY, DWR_VALUE or DWR_OPTIMIZED */
+	bool bits_given;           /* DWR_OPTIMIZED: bit pieces give some of its bits,
+				    * not all (not read: a byte would show 0 bits) */
 	struct dwl_insn *prog;
 	int n;
 };

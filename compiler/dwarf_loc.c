@@ -431,35 +431,120 @@ static void set_why(struct dw_loc *out, enum dwr_kind kind, const char *fmt, ...
 	va_end(ap);
 }
 
-/* Splits at DW_OP_piece; each piece is a program of its own. */
+static struct dw_piece *add_piece(struct dw_loc *out, unsigned size, enum dwr_kind kind,
+				  struct prog *p)
+{
+	out->pieces = realloc(out->pieces, (out->npieces + 1) * sizeof(*out->pieces));
+	if (!out->pieces)
+		abort();
+	struct dw_piece *pc = &out->pieces[out->npieces++];
+	pc->size = size;
+	pc->kind = kind;
+	pc->bits_given = false;
+	pc->prog = p->v;
+	pc->n = p->n;
+	p->v = NULL;
+	p->n = p->cap = 0;
+	return pc;
+}
+
+/* Bit pieces (DW_OP_bit_piece, gcc's struct of bitfields in registers)
+ * from a byte boundary to the next: one value piece of those bytes, the
+ * program of each shifted into place and or-ed; optimised out as a whole
+ * if one of them is (its bits would otherwise read as 0). */
+struct bit_group {
+	struct prog p;
+	unsigned bits;
+	bool empty;
+};
+
+/* Adds a bit piece of `bits` bits at bit `shift` of what ops[0..n) give. */
+static void bit_piece(struct bit_group *bg, Dwarf_Attribute *attr, const Dwarf_Op *ops,
+		      size_t n, unsigned bits, unsigned shift, const struct dwl_ctx *c)
+{
+	struct prog *p = &bg->p;
+	bool v = false;
+	size_t before = (size_t)p->n;
+
+	if (!n) {
+		bg->empty = true;
+	} else {
+		translate(p, attr, ops, n, c, &v, 0);
+		if (!v)
+			fail(p, "a bit piece in memory is not supported");
+		if (shift) {
+			emit(p, DWL_CONST, 0, 0, shift);
+			emit(p, DWL_SHR, 0, 0, 0);
+		}
+		if (bits < 64) {
+			emit(p, DWL_CONST, 0, 0, (int64_t)(~0ull >> (64 - bits)));
+			emit(p, DWL_AND, 0, 0, 0);
+		}
+		if (bg->bits) {
+			emit(p, DWL_CONST, 0, 0, bg->bits);
+			emit(p, DWL_SHL, 0, 0, 0);
+		}
+		if (before)
+			emit(p, DWL_OR, 0, 0, 0);
+	}
+	bg->bits += bits;
+}
+
+/* Splits at DW_OP_piece (and runs of DW_OP_bit_piece); each piece is a
+ * program of its own. */
 static void translate_pieces(Dwarf_Attribute *attr, const Dwarf_Op *ops, size_t n,
 			     const struct dwl_ctx *c, struct dw_loc *out)
 {
 	size_t start = 0;
+	struct bit_group bg = { 0 };
 
 	out->kind = DWR_PIECES;
 	for (size_t i = 0; i < n; i++) {
 		if (ops[i].atom == DW_OP_bit_piece) {
-			set_why(out, DWR_UNSUPPORTED, "bit pieces are not supported");
-			return;
+			bit_piece(&bg, attr, ops + start, i - start, (unsigned)ops[i].number,
+				  (unsigned)ops[i].number2, c);
+			start = i + 1;
+			if (bg.bits > 64 && !bg.empty)
+				fail(&bg.p, "bit pieces of more than 64 bits");
+			if (bg.bits % 8 == 0 || bg.p.err) {
+				unsigned bytes = bg.bits / 8;
+				bool empty = bg.empty, some = bg.p.n > 0;
+				bg.bits = 0;
+				bg.empty = false;
+				add_piece(out, bytes, empty ? DWR_OPTIMIZED : DWR_VALUE, &bg.p)->bits_given =
+					empty && some;
+				prog_take(&bg.p, out);
+				if (out->kind != DWR_PIECES)
+					return;
+			}
+			continue;
 		}
 		if (ops[i].atom != DW_OP_piece)
 			continue;
+		if (bg.bits) {
+			set_why(out, DWR_UNSUPPORTED, "a byte piece after bit pieces that end inside a byte");
+			free(bg.p.v);
+			return;
+		}
 		struct prog p = { 0 };
 		bool v = false;
-		translate(&p, attr, ops + start, i - start, c, &v, 0);
-		out->pieces = realloc(out->pieces, (out->npieces + 1) * sizeof(*out->pieces));
-		if (!out->pieces)
-			abort();
-		struct dw_piece *pc = &out->pieces[out->npieces++];
-		pc->size = (unsigned)ops[i].number;
-		pc->kind = i == start ? DWR_OPTIMIZED : v ? DWR_VALUE : DWR_MEMORY;
-		pc->prog = p.v;
-		pc->n = p.n;
+		/* A pointer member with no value of its own (gcc -O2: a struct
+		 * holding &local): that piece has no bytes to read, the
+		 * others do. */
+		bool implicit = i == start + 1 && (ops[start].atom == DW_OP_implicit_pointer ||
+						   ops[start].atom == DW_OP_GNU_implicit_pointer);
+		if (!implicit)
+			translate(&p, attr, ops + start, i - start, c, &v, 0);
+		add_piece(out, (unsigned)ops[i].number,
+			  i == start || implicit ? DWR_OPTIMIZED : v ? DWR_VALUE : DWR_MEMORY, &p);
 		prog_take(&p, out);
 		if (out->kind != DWR_PIECES)
 			return;
 		start = i + 1;
+	}
+	if (bg.bits) {
+		set_why(out, DWR_UNSUPPORTED, "bit pieces that end inside a byte");
+		free(bg.p.v);
 	}
 }
 
@@ -841,7 +926,8 @@ void dw_loc_print(FILE *out, const struct dw_loc *l)
 		for (int i = 0; i < l->npieces; i++) {
 			const struct dw_piece *p = &l->pieces[i];
 			fprintf(out, " %u:%s[", p->size, p->kind == DWR_MEMORY ? "mem" :
-				p->kind == DWR_VALUE ? "value" : "optimised");
+				p->kind == DWR_VALUE ? "value" :
+				p->bits_given ? "optimised-some-bits" : "optimised");
 			print_prog(out, p->prog, p->n);
 			fputs("]", out);
 		}
