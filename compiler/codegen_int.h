@@ -248,6 +248,9 @@ LLVMValueRef cg_place_value(struct cg *g, struct node *n);
 /* print(args) at a uprobe site: fills action id (an ACT_PRINTF) with a
  * "{ .name = %s, ... }" format of the site's variables and emits them. */
 void cg_print_args(struct cg *g, int id, struct loc loc);
+/* The action id just made (the last), or an identical one made for another
+ * site of a probe whose sites may share programs (cg_stmt.c). */
+int cg_action_reuse(struct cg *g, int id);
 /* print(*p) of a struct or array in traced-program memory: action id (an
  * ACT_PRINTV) gets a copy of it. */
 void cg_print_place(struct cg *g, int id, struct node *m);
