@@ -1141,7 +1141,7 @@ static void gen_shared(struct cg *g, const struct sema_probe *sp, const struct p
 static bool shared_sites(const struct sema_probe *sp, const struct probe *p)
 {
 	return sp->per_site && !p->sys_raw && p->nsites > 1 &&
-	       (p->kind == PK_UPROBE || p->kind == PK_URETPROBE);
+	       (p->kind == PK_UPROBE || p->kind == PK_URETPROBE || p->kind == PK_USDT);
 }
 
 /* ---- module ---- */
