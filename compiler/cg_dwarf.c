@@ -1115,6 +1115,8 @@ void cg_print_args(struct cg *g, int id, struct loc loc)
 	a->args = f.pa ? f.pa : calloc(1, sizeof(*f.pa));
 	a->nargs = f.npa;
 	a->size = off;
+	/* sites of one layout print through one format (and share a program) */
+	id = cg_action_reuse(g, id);
 
 	LLVMValueRef rec = cg_alloca(g, off, "args");
 	zero_record(g, rec, off);

@@ -351,6 +351,25 @@ static LLVMValueRef usym_of(struct cg *g, LLVMValueRef addr)
 	return buf;
 }
 
+static uint64_t uarg_value(const struct probe_site *s, int i)
+{
+	return i < s->nuargs ? (uint64_t)s->uargs[i].value : 0;
+}
+
+/* A USDT argument's constant or displacement: in a program that sites
+ * share, each site's from a table by cookie, so that sites whose specs
+ * differ only in these numbers have one program (the code compared in
+ * gen_shared then is the same). */
+static LLVMValueRef usdt_value(struct cg *g, int i, const struct usdt_arg *a)
+{
+	char name[64];
+
+	if (!g->site_cookie)
+		return cg_const(g, (uint64_t)a->value);
+	snprintf(name, sizeof(name), "p%d_uarg%d", g->pidx, i);
+	return cg_site_value(g, name, uarg_value, i);
+}
+
 /* The note says where each argument is at this site: a register, memory
  * at a register plus a displacement, or a constant. */
 static LLVMValueRef usdt_arg(struct cg *g, int i)
@@ -361,11 +380,10 @@ static LLVMValueRef usdt_arg(struct cg *g, int i)
 	LLVMValueRef v;
 
 	if (a->kind == UA_CONST)
-		return cg_const(g, (uint64_t)a->value);
+		return usdt_value(g, i, a);
 	v = cg_ctx_load(g, a->reg_off, 8);
 	if (a->kind == UA_MEM)
-		v = cg_read_user(g, LLVMBuildAdd(g->b, v, cg_const(g, (uint64_t)a->value), ""),
-				 a->size);
+		v = cg_read_user(g, LLVMBuildAdd(g->b, v, usdt_value(g, i, a), ""), a->size);
 	return cg_to_int_type(g, v, t);
 }
 

@@ -7,7 +7,7 @@
  * Expressions are in cg_expr.c, statements, calls and actions in
  * cg_stmt.c, DWARF and USDT variables in cg_dwarf.c.  A body that reads
  * per-address variables gets one program per site, but the sites of a
- * uprobe wildcard share one where their code is the same (gen_shared).
+ * uprobe or usdt wildcard share one where their code is the same (gen_shared).
  * Only the BPF target
  * is initialised.
  */
@@ -1086,7 +1086,7 @@ static void group_add(struct pr_prog *pp, int site)
 	v[pp->nsites++] = site;
 }
 
-/* The sites of a uprobe wildcard share programs through the attach
+/* The sites of a uprobe or usdt wildcard share programs through the attach
  * cookie.  A body that reads only the site's name or address has one
  * program for all of them.  One that reads DWARF or USDT locations is
  * generated for each site, and a site whose code comes out identical to
@@ -1141,7 +1141,7 @@ static void gen_shared(struct cg *g, const struct sema_probe *sp, const struct p
 static bool shared_sites(const struct sema_probe *sp, const struct probe *p)
 {
 	return sp->per_site && !p->sys_raw && p->nsites > 1 &&
-	       (p->kind == PK_UPROBE || p->kind == PK_URETPROBE);
+	       (p->kind == PK_UPROBE || p->kind == PK_URETPROBE || p->kind == PK_USDT);
 }
 
 /* ---- module ---- */

@@ -283,14 +283,15 @@ static void site_notes(const struct program *p)
 		}
 }
 
-/* -v: how many programs the sites of a uprobe wildcard share. */
+/* -v: how many programs the sites of a uprobe or usdt wildcard share. */
 static void share_notes(const struct program *p)
 {
 	for (int i = 0; i < p->nprobes; i++) {
 		const struct probe *pr = p->probes[i];
 		int n = 0;
 
-		if (pr->nsites < 2 || (pr->kind != PK_UPROBE && pr->kind != PK_URETPROBE))
+		if (pr->nsites < 2 || (pr->kind != PK_UPROBE && pr->kind != PK_URETPROBE &&
+				       pr->kind != PK_USDT))
 			continue;
 		for (int k = 0; k < p->nprogs; k++)
 			n += p->progs[k].probe == pr && !p->progs[k].companion;
