@@ -884,6 +884,20 @@ LLVMValueRef cg_callback_fn(struct cg *g, const char *name, int n, const char *c
 	return fn;
 }
 
+/* Loads from the context must keep a constant offset (the verifier refuses
+ * "modified ctx ptr"), yet LLVM merges two loads at different offsets in
+ * two branches into one load at a phi of the offsets.  A pointer marked
+ * with llvm.preserve.static.offset has its loads kept whole by the BPF
+ * back end's own pass. */
+static LLVMValueRef static_offsets(struct cg *g, LLVMValueRef ctx)
+{
+	unsigned id = LLVMLookupIntrinsicID("llvm.preserve.static.offset", 27);
+	LLVMValueRef fn = LLVMGetIntrinsicDeclaration(g->mod, id, NULL, 0);
+	LLVMTypeRef ft = LLVMFunctionType(g->ptr, &g->ptr, 1, 0);
+
+	return LLVMBuildCall2(g->b, ft, fn, &ctx, 1, "ctx");
+}
+
 static void func_begin(struct cg *g, const char *name, const char *sec, struct node *pn)
 {
 	LLVMTypeRef ft = LLVMFunctionType(g->i32, &g->ptr, 1, 0);
@@ -906,6 +920,8 @@ static void func_begin(struct cg *g, const char *name, const char *sec, struct n
 	 * "start" when the function is complete. */
 	g->entry = cg_block(g, "entry");
 	g->start = cg_block(g, "start");
+	LLVMPositionBuilderAtEnd(g->b, g->entry);
+	g->ctxarg = static_offsets(g, g->ctxarg);
 	LLVMPositionBuilderAtEnd(g->b, g->start);
 	cg_at(g, pn);
 	g->nvars = 0;
