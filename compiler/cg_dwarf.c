@@ -234,6 +234,42 @@ int cg_entry_companions(struct cg *g)
 	return 0;
 }
 
+static LLVMValueRef run_prog(struct cg *g, const struct dwl_insn *p, int n, uint64_t site,
+			     struct loc loc);
+
+/* DWL_CALLSITES: the case whose return address is ret runs its program;
+ * a return address no call site gives the value for (a call through a
+ * pointer, a site that does not pass it) skips the hit, counted. */
+static LLVMValueRef callsites(struct cg *g, const struct dwl_insn *p, int n, int *i,
+			      LLVMValueRef ret, uint64_t site, struct loc loc)
+{
+	LLVMValueRef slot = cg_alloca(g, 8, "csval");
+	LLVMBasicBlockRef join = cg_block(g, "cs_join"), miss = cg_block(g, "cs_miss");
+	int cases = (int)p[*i].val;
+
+	for (int k = 0; k < cases; k++) {
+		int at = *i + 1;
+		if (at >= n || p[at].op != DWL_CS_CASE || at + 1 + (int)p[at].size > n) {
+			cg_error(g, loc, "malformed DWARF call-site table");
+			return cg_const(g, 0);
+		}
+		LLVMBasicBlockRef hit = cg_block(g, "cs_hit"), next = cg_block(g, "cs_next");
+		LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntEQ, ret,
+				cg_const(g, (uint64_t)p[at].val), ""), hit, next);
+		LLVMPositionBuilderAtEnd(g->b, hit);
+		LLVMBuildStore(g->b, run_prog(g, p + at + 1, (int)p[at].size, site, loc), slot);
+		LLVMBuildBr(g->b, join);
+		LLVMPositionBuilderAtEnd(g->b, next);
+		*i = at + (int)p[at].size;
+	}
+	LLVMBuildBr(g->b, miss);
+	LLVMPositionBuilderAtEnd(g->b, miss);
+	cg_count(g, CG_NOCALLSITE);
+	LLVMBuildRet(g->b, LLVMConstInt(g->i32, 0, 0));
+	LLVMPositionBuilderAtEnd(g->b, join);
+	return LLVMBuildLoad2(g->b, g->i64, slot, "");
+}
+
 /* Runs a location program; returns the top of its stack. */
 static LLVMValueRef run_prog(struct cg *g, const struct dwl_insn *p, int n, uint64_t site,
 			     struct loc loc)
@@ -262,6 +298,7 @@ static LLVMValueRef run_prog(struct cg *g, const struct dwl_insn *p, int n, uint
 			st[sp++] = LLVMBuildSub(g->b, reg(g, 16, loc), cg_const(g, site), "");
 			break;
 		case DWL_ENTRY_VALUE: st[sp - 1] = entry_value(g, in->reg, st[sp - 1], loc); break;
+		case DWL_CALLSITES: st[sp - 1] = callsites(g, p, n, &i, st[sp - 1], site, loc); break;
 		case DWL_PLUS_CONST:
 			st[sp - 1] = LLVMBuildAdd(g->b, st[sp - 1], cg_const(g, (uint64_t)in->val), "");
 			break;
@@ -651,17 +688,20 @@ static LLVMValueRef reg_member_value(struct cg *g, struct node *n, const struct 
 {
 	const struct field *f = n->kind == N_FIELD ? type_field(record_of(n->a->type), n->name)
 						   : NULL;
-	unsigned bytes = f && f->bit_size ? (unsigned)(f->bit_offset + f->bit_size + 7) / 8 : n->type->size;
+	/* A bitfield: from the byte its first bit is in (clang keeps the
+	 * 48-bit b of { short a; long b : 48; } as a piece of its own) */
+	unsigned lo = f && f->bit_size ? f->bit_offset / 8u : 0, bit = f ? f->bit_offset % 8u : 0;
+	unsigned bytes = f && f->bit_size ? (unsigned)(bit + f->bit_size + 7) / 8 : n->type->size;
 
 	if (!bytes || bytes > 8) {
 		cg_error(g, n->loc, "'%s' is not in memory and wider than 8 bytes", n->name);
 		return cg_const(g, 0);
 	}
-	LLVMValueRef x = reg_bytes(g, v, at, bytes, n);
+	LLVMValueRef x = reg_bytes(g, v, at + lo, bytes, n);
 	if (!f || !f->bit_size)
 		return cg_to_int_type(g, x, n->type);
 	unsigned sh = 64 - f->bit_size;
-	x = LLVMBuildShl(g->b, x, cg_const(g, sh - f->bit_offset), "");
+	x = LLVMBuildShl(g->b, x, cg_const(g, sh - bit), "");
 	if (type_is_int(n->type) && n->type->is_signed)
 		return LLVMBuildAShr(g->b, x, cg_const(g, sh), "");
 	return LLVMBuildLShr(g->b, x, cg_const(g, sh), "");
@@ -741,13 +781,29 @@ static int printable(const struct dw_var *v, const char **note)
 }
 
 /* Whether store_pieces() writes a piece: one DWARF gives a location for,
- * of a size a register gives whole, or in memory (read at any size:
- * clang keeps a struct's first 64 bytes in one piece). */
+ * a value of at most the 8 bytes a register holds (clang's 3- and 6-byte
+ * stack values: DW_OP_convert to unsigned_24, unsigned_48), or in memory
+ * (read at any size: clang keeps a struct's first 64 bytes in one piece). */
 static bool piece_stored(const struct dw_piece *p)
 {
-	return p->kind != DWR_OPTIMIZED &&
-	       (p->size == 1 || p->size == 2 || p->size == 4 || p->size == 8 ||
-		(p->kind == DWR_MEMORY && p->size <= ARGS_AGG_MAX));
+	return p->kind != DWR_OPTIMIZED && p->size &&
+	       (p->size <= 8 || (p->kind == DWR_MEMORY && p->size <= ARGS_AGG_MAX));
+}
+
+/* Stores the low sz bytes of x at dst: one store of 1, 2, 4 or 8 bytes,
+ * else (3, 5, 6, 7) byte by byte, low byte first. */
+static void store_low(struct cg *g, LLVMValueRef x, LLVMValueRef dst, unsigned sz)
+{
+	if (sz == 1 || sz == 2 || sz == 4 || sz == 8) {
+		if (sz < 8)
+			x = LLVMBuildTrunc(g->b, x, LLVMIntTypeInContext(g->ctx, 8 * sz), "");
+		LLVMBuildStore(g->b, x, dst);
+		return;
+	}
+	for (unsigned b = 0; b < sz; b++)
+		LLVMBuildStore(g->b, LLVMBuildTrunc(g->b, LLVMBuildLShr(g->b, x, cg_const(g, 8 * b), ""),
+						    LLVMInt8TypeInContext(g->ctx), ""),
+			       cg_gep(g, dst, b));
 }
 
 /* Marks in avail[0..size) the bytes of v that the record will hold: all of
@@ -793,9 +849,7 @@ static void store_pieces(struct cg *g, LLVMValueRef dst, const struct dw_loc *l,
 
 			if (p->kind == DWR_MEMORY)
 				x = cg_read_user(g, x, sz);
-			if (sz < 8)
-				x = LLVMBuildTrunc(g->b, x, LLVMIntTypeInContext(g->ctx, 8 * sz), "");
-			LLVMBuildStore(g->b, x, cg_gep(g, dst, off));
+			store_low(g, x, cg_gep(g, dst, off), sz);
 		}
 		off += sz;
 	}
@@ -905,15 +959,19 @@ static bool all_in(const bool *avail, uint32_t from, uint32_t size, bool want)
 }
 
 /* A bitfield of a partial record: printed from a slot of its own if all the
- * bytes that hold it are there, else <optimized out>. */
+ * bytes its bits are in are there, else <optimized out>.  (The slot takes
+ * the bytes from the storage unit's first: the bits outside the field are
+ * shifted out.) */
 static void fmt_bitfield(struct args_fmt *f, const struct field *fl, const bool *avail,
 			 uint32_t at, uint32_t rec_off)
 {
-	uint32_t bytes = (fl->bit_offset + fl->bit_size + 7) / 8;
+	uint32_t bytes = (fl->bit_offset + fl->bit_size + 7) / 8, first = fl->bit_offset / 8u;
 
-	if (!fl->type || bytes > 8 || fl->bit_size > 64 || !all_in(avail, at, bytes, true)) {
-		fmt_append(&f->fmt, &f->len, all_in(avail, at, bytes, false) ? "<optimized out>"
-			   : "<unavailable>", "", "");
+	if (!fl->type || bytes > 8 || fl->bit_size > 64 ||
+	    !all_in(avail, at + first, bytes - first, true)) {
+		fmt_append(&f->fmt, &f->len, bytes <= 8 && all_in(avail, at + first, bytes - first,
+								  false)
+			   ? "<optimized out>" : "<unavailable>", "", "");
 		return;
 	}
 	if (!(f->bf = realloc(f->bf, (f->nbf + 1) * sizeof(*f->bf))))
@@ -1057,6 +1115,8 @@ void cg_print_args(struct cg *g, int id, struct loc loc)
 	a->args = f.pa ? f.pa : calloc(1, sizeof(*f.pa));
 	a->nargs = f.npa;
 	a->size = off;
+	/* sites of one layout print through one format (and share a program) */
+	id = cg_action_reuse(g, id);
 
 	LLVMValueRef rec = cg_alloca(g, off, "args");
 	zero_record(g, rec, off);

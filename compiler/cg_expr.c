@@ -288,6 +288,9 @@ static LLVMValueRef elapsed(struct cg *g)
 	return LLVMBuildSub(g->b, now, LLVMBuildLoad2(g->b, g->i64, start, ""), "");
 }
 
+/* Frames of a raw tracepoint's program and its bpf_trace_run* caller. */
+#define CG_RAWTP_SKIP 2
+
 /* A T_STACK value of type t (ustack(perf, n)...: frames, 0 for all). */
 LLVMValueRef cg_stack_id(struct cg *g, const struct type *t)
 {
@@ -296,8 +299,15 @@ LLVMValueRef cg_stack_id(struct cg *g, const struct type *t)
 	if (cfi)
 		return cfi;
 	LLVMValueRef map = cg_stackmap_n(g, t->frames);
+	/* A raw tracepoint's kernel stack starts in the program and the
+	 * bpf_trace_run* that called it: skipped, it starts at the
+	 * tracepoint's __traceiter_*, as the perf event's (and bpftrace's),
+	 * so a tracepoint: probe with kstack can be a raw one too. */
+	bool raw = g->probe && (g->probe->kind == PK_RAWTP ||
+				(g->probe->kind == PK_TRACEPOINT && g->probe->tp_raw));
+	uint64_t skip = !user && raw ? CG_RAWTP_SKIP : 0;
 	LLVMValueRef args[3] = { g->ctxarg, map ? map : cg_stackmap(g),
-				 cg_const(g, user ? BPF_F_USER_STACK : 0) };
+				 cg_const(g, user ? BPF_F_USER_STACK : skip) };
 	LLVMValueRef id = mask32(g, cg_helper(g, H_GET_STACKID, args, 3));
 
 	if (!user)   /* a kernel stack is the same in every process: one key */
@@ -371,6 +381,25 @@ static LLVMValueRef usym_of(struct cg *g, LLVMValueRef addr)
 	return buf;
 }
 
+static uint64_t uarg_value(const struct probe_site *s, int i)
+{
+	return i < s->nuargs ? (uint64_t)s->uargs[i].value : 0;
+}
+
+/* A USDT argument's constant or displacement: in a program that sites
+ * share, each site's from a table by cookie, so that sites whose specs
+ * differ only in these numbers have one program (the code compared in
+ * gen_shared then is the same). */
+static LLVMValueRef usdt_value(struct cg *g, int i, const struct usdt_arg *a)
+{
+	char name[64];
+
+	if (!g->site_cookie)
+		return cg_const(g, (uint64_t)a->value);
+	snprintf(name, sizeof(name), "p%d_uarg%d", g->pidx, i);
+	return cg_site_value(g, name, uarg_value, i);
+}
+
 /* The note says where each argument is at this site: a register, memory
  * at a register plus a displacement, or a constant. */
 static LLVMValueRef usdt_arg(struct cg *g, int i)
@@ -381,11 +410,10 @@ static LLVMValueRef usdt_arg(struct cg *g, int i)
 	LLVMValueRef v;
 
 	if (a->kind == UA_CONST)
-		return cg_const(g, (uint64_t)a->value);
+		return usdt_value(g, i, a);
 	v = cg_ctx_load(g, a->reg_off, 8);
 	if (a->kind == UA_MEM)
-		v = cg_read_user(g, LLVMBuildAdd(g->b, v, cg_const(g, (uint64_t)a->value), ""),
-				 a->size);
+		v = cg_read_user(g, LLVMBuildAdd(g->b, v, usdt_value(g, i, a), ""), a->size);
 	return cg_to_int_type(g, v, t);
 }
 

@@ -211,27 +211,43 @@ static LLVMValueRef pton_call(struct cg *g, struct node *n)
 	return cg_store_const_str(g, (const char *)b, count, count);
 }
 
-/* The address of a shared program's site, from a table by its cookie. */
-static LLVMValueRef site_addr(struct cg *g)
+/* A per-site value of a program that sites share: vals[cookie], from a
+ * read-only table named name (one per probe and value, whichever of the
+ * probe's programs asks first builds it). */
+LLVMValueRef cg_site_value(struct cg *g, const char *name,
+			   uint64_t (*val)(const struct probe_site *s, int arg), int arg)
 {
 	const struct probe *p = g->probe;
-	char name[64];
-
-	snprintf(name, sizeof(name), "p%d_addrs", g->pidx);
 	LLVMValueRef tab = LLVMGetNamedGlobal(g->mod, name);
+
 	if (!tab) {
 		uint64_t *a = calloc((size_t)p->nsites, 8);
 
 		if (!a)
 			abort();
 		for (int i = 0; i < p->nsites; i++)
-			a[i] = p->sites[i].addr;
+			a[i] = val(&p->sites[i], arg);
 		tab = cg_rodata(g, name, a, 8u * (uint32_t)p->nsites);
 		free(a);
 	}
 	LLVMValueRef at = LLVMBuildGEP2(g->b, g->i64, tab, &g->sys_site, 1, "");
 
-	return LLVMBuildLoad2(g->b, g->i64, at, "site_addr");
+	return LLVMBuildLoad2(g->b, g->i64, at, "site_val");
+}
+
+static uint64_t addr_of(const struct probe_site *s, int arg)
+{
+	(void)arg;
+	return s->addr;
+}
+
+/* The address of a shared program's site, from a table by its cookie. */
+static LLVMValueRef site_addr(struct cg *g)
+{
+	char name[64];
+
+	snprintf(name, sizeof(name), "p%d_addrs", g->pidx);
+	return cg_site_value(g, name, addr_of, 0);
 }
 
 /* uaddr("sym"): sema's file address; in a PIE plus the load bias, the

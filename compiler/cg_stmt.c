@@ -63,10 +63,12 @@ static bool same_action(const struct pr_action *a, const struct pr_action *b)
 	    a->size != b->size || a->map != b->map || a->top != b->top || a->div != b->div ||
 	    a->nargs != b->nargs)
 		return false;
-	/* The very same type objects (sema's, of the same expressions): an
-	 * equal-looking type built per site may print differently. */
+	/* Types alike in all that printing reads (print(args)'s are built
+	 * per site, from each site's DWARF). */
 	for (int i = 0; i < a->nargs; i++)
-		if (a->args[i].type != b->args[i].type || a->args[i].offset != b->args[i].offset)
+		if (!type_same(a->args[i].type, b->args[i].type) ||
+		    a->args[i].offset != b->args[i].offset ||
+		    a->args[i].gdb_ptrs != b->args[i].gdb_ptrs)
 			return false;
 	return true;
 }
@@ -74,7 +76,7 @@ static bool same_action(const struct pr_action *a, const struct pr_action *b)
 /* The action just made (the last one), or an identical one made for
  * another site of the probe: sites whose code is otherwise the same then
  * share one program (codegen.c, gen_shared). */
-static int action_reuse(struct cg *g, int id)
+int cg_action_reuse(struct cg *g, int id)
 {
 	struct program *p = g->prog;
 	struct pr_action *a = &p->actions[id];
@@ -111,7 +113,7 @@ static void emit_record(struct cg *g, int id, struct node *args)
 	g->prog->actions[id].args = pa;
 	g->prog->actions[id].nargs = n;
 	g->prog->actions[id].size = off;
-	id = action_reuse(g, id);
+	id = cg_action_reuse(g, id);
 	pa = g->prog->actions[id].args;
 	rec = cg_alloca(g, off, "rec");
 	LLVMBuildStore(g->b, cg_const(g, id), rec);

@@ -7,7 +7,7 @@
  * Expressions are in cg_expr.c, statements, calls and actions in
  * cg_stmt.c, DWARF and USDT variables in cg_dwarf.c.  A body that reads
  * per-address variables gets one program per site, but the sites of a
- * uprobe wildcard share one where their code is the same (gen_shared).
+ * uprobe or usdt wildcard share one where their code is the same (gen_shared).
  * Only the BPF target
  * is initialised.
  */
@@ -1086,7 +1086,7 @@ static void group_add(struct pr_prog *pp, int site)
 	v[pp->nsites++] = site;
 }
 
-/* The sites of a uprobe wildcard share programs through the attach
+/* The sites of a uprobe or usdt wildcard share programs through the attach
  * cookie.  A body that reads only the site's name or address has one
  * program for all of them.  One that reads DWARF or USDT locations is
  * generated for each site, and a site whose code comes out identical to
@@ -1141,7 +1141,7 @@ static void gen_shared(struct cg *g, const struct sema_probe *sp, const struct p
 static bool shared_sites(const struct sema_probe *sp, const struct probe *p)
 {
 	return sp->per_site && !p->sys_raw && p->nsites > 1 &&
-	       (p->kind == PK_UPROBE || p->kind == PK_URETPROBE);
+	       (p->kind == PK_UPROBE || p->kind == PK_URETPROBE || p->kind == PK_USDT);
 }
 
 /* ---- module ---- */
@@ -1327,7 +1327,13 @@ static void lean_debug_info(struct cg *g)
 	if (nfn * nvar * nvar / 2 < CG_BTF_BUDGET)
 		return;
 	for (LLVMValueRef f = LLVMGetFirstFunction(g->mod); f; f = LLVMGetNextFunction(f)) {
+		size_t len;
+		const char *name = LLVMGetValueName2(f, &len);
+
 		if (!LLVMCountBasicBlocks(f))
+			continue;
+		/* one function's line info costs the writer little */
+		if (g->prog->keep_debug && !strcmp(name, g->prog->keep_debug))
 			continue;
 		LLVMSetSubprogram(f, NULL);
 		for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(f); bb; bb = LLVMGetNextBasicBlock(bb))
@@ -1347,8 +1353,9 @@ static int emit(struct cg *g, unsigned dump)
 		g->prog->cached = true;
 		return 0;
 	}
-	/* LLVM takes about 1 ms a program: say why a large script is slow to start. */
-	if (!dump && g->prog->nprogs >= CG_SLOW_PROGS)
+	/* LLVM takes about 1 ms a program: say why a large script is slow to
+	 * start (once: not again when a rejection is placed, keep_debug). */
+	if (!dump && !g->prog->keep_debug && g->prog->nprogs >= CG_SLOW_PROGS)
 		fprintf(stderr, "perf-run: compiling %d BPF programs...\n", g->prog->nprogs);
 	r = emit_llvm(g, dump);
 	if (!r && ir)

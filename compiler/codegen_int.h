@@ -169,7 +169,7 @@ LLVMValueRef cg_heap_ptr(struct cg *g);
 /* Loss counters (pr_counters in .bss): slots of program.h's counters. */
 enum { CG_LOST = PR_LOST, CG_DROPS = PR_DROPS, CG_FAULTS = PR_FAULTS,
        CG_EXIT = PR_EXIT, CG_ABSENT = PR_ABSENT,
-       CG_NOENTRY = PR_NOENTRY, CG_NCOUNTERS = PR_NCOUNTERS };
+       CG_NOENTRY = PR_NOENTRY, CG_NOCALLSITE = PR_NOCALLSITE, CG_NCOUNTERS = PR_NCOUNTERS };
 void cg_counters(struct cg *g);
 LLVMValueRef cg_rodata(struct cg *g, const char *name, const void *data, uint32_t size);
 void cg_count(struct cg *g, int slot);
@@ -248,6 +248,13 @@ LLVMValueRef cg_place_value(struct cg *g, struct node *n);
 /* print(args) at a uprobe site: fills action id (an ACT_PRINTF) with a
  * "{ .name = %s, ... }" format of the site's variables and emits them. */
 void cg_print_args(struct cg *g, int id, struct loc loc);
+/* The action id just made (the last), or an identical one made for another
+ * site of a probe whose sites may share programs (cg_stmt.c). */
+int cg_action_reuse(struct cg *g, int id);
+/* In a program that sites share: val(site, arg) of the site whose cookie
+ * the program runs with, from a table (cg_func.c). */
+LLVMValueRef cg_site_value(struct cg *g, const char *name,
+			   uint64_t (*val)(const struct probe_site *s, int arg), int arg);
 /* print(*p) of a struct or array in traced-program memory: action id (an
  * ACT_PRINTV) gets a copy of it. */
 void cg_print_place(struct cg *g, int id, struct node *m);

@@ -237,10 +237,10 @@ static int resolve_probes(struct node *root, const struct pr_compile_opts *o,
 		s = &sp[k++];
 		s->node = n;
 		po.use_args = probe_names(n, "args");
-		/* A raw tracepoint's kernel stack would start in BPF's own
-		 * frames, where the tracepoint's starts at its caller. */
+		/* kstack keeps the raw tracepoint (codegen skips BPF's own
+		 * frames), but not the raw_syscalls program (add_split). */
 		po.kstack = probe_names(n, "kstack");
-		po.no_context = !po.use_args && !po.kstack;
+		po.no_context = !po.use_args;
 		for (struct node *a = n->list; a; a = a->next) {
 			struct probe *pr = NULL;
 			char *text = expand_params(a->name, a->loc, o, d);
@@ -283,14 +283,15 @@ static void site_notes(const struct program *p)
 		}
 }
 
-/* -v: how many programs the sites of a uprobe wildcard share. */
+/* -v: how many programs the sites of a uprobe or usdt wildcard share. */
 static void share_notes(const struct program *p)
 {
 	for (int i = 0; i < p->nprobes; i++) {
 		const struct probe *pr = p->probes[i];
 		int n = 0;
 
-		if (pr->nsites < 2 || (pr->kind != PK_UPROBE && pr->kind != PK_URETPROBE))
+		if (pr->nsites < 2 || (pr->kind != PK_UPROBE && pr->kind != PK_URETPROBE &&
+				       pr->kind != PK_USDT))
 			continue;
 		for (int k = 0; k < p->nprogs; k++)
 			n += p->progs[k].probe == pr && !p->progs[k].companion;
@@ -314,6 +315,7 @@ struct program *pr_compile(const struct source *src, const struct pr_compile_opt
 	if (!p)
 		return NULL;
 	p->src = src;
+	p->keep_debug = o->keep_debug;
 	root = parse_program(src, d);
 	if (!root || d->errors)
 		goto fail;

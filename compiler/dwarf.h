@@ -39,6 +39,11 @@ enum dwl_op {
 	DWL_DUP, DWL_DROP, DWL_SWAP, DWL_OVER,
 	DWL_BRA_SWAP,   /* pop a condition; if it is 0, swap the top two (gcc's
 			 * "DW_OP_bra 1; DW_OP_swap": a select, as in min/max) */
+	DWL_CALLSITES,  /* pop a return address (link-time), push the value the call
+			 * site returning there passed (DW_OP_GNU_parameter_ref): `val`
+			 * DWL_CS_CASE follow; no case matches: the hit is skipped */
+	DWL_CS_CASE,    /* a case of DWL_CALLSITES: return address `val`, its value is
+			 * the program of the `size` instructions that follow */
 };
 
 struct dwl_insn {
@@ -64,6 +69,8 @@ struct dw_loc;
 struct dw_piece {
 	unsigned size;             /* bytes */
 	enum dwr_kind kind;        /* DWR_MEMORY, DWR_VALUE or DWR_OPTIMIZED */
+	bool bits_given;           /* DWR_OPTIMIZED: bit pieces give some of its bits,
+				    * not all (not read: a byte would show 0 bits) */
 	struct dwl_insn *prog;
 	int n;
 };

@@ -10,6 +10,7 @@
  */
 #define _GNU_SOURCE
 #include "dwarf_loc.h"
+#include "dwarf_callsite.h"
 
 #include <dwarf.h>
 #include <stdarg.h>
@@ -155,6 +156,42 @@ static void emit_entry_value(struct prog *p, Dwarf_Attribute *attr, const Dwarf_
 	emit_cfa(p, c, 0);
 	emit(p, DWL_ENTRY_VALUE, reg, 0, 0);
 	p->entry = true;
+}
+
+/* DW_OP_GNU_parameter_ref: the return address at CFA-8 picks the call
+ * site, whose value dwarf_callsite.c tables. */
+static void emit_param_ref(struct prog *p, Dwarf_Attribute *attr, const Dwarf_Op *op,
+			   const struct dwl_ctx *c)
+{
+	struct prog cfa = { 0 };
+	struct dwl_insn *t = NULL;
+	int nt = 0;
+	bool entry = false;
+	char *why = NULL;
+
+	emit_cfa(&cfa, c, 0);
+	if (cfa.err) {
+		fail(p, "%s", cfa.err);
+	} else if (dwcs_table(attr, op, c, cfa.v, cfa.n, &t, &nt, &entry, &why) != 0) {
+		fail(p, "%s", why ? why : "no call site gives the value");
+		p->optimized = true;
+	} else {
+		for (int i = 0; i < cfa.n; i++)
+			emit(p, cfa.v[i].op, cfa.v[i].reg, cfa.v[i].size, cfa.v[i].val);
+		emit(p, DWL_PLUS_CONST, 0, 0, -8);
+		emit(p, DWL_DEREF, 0, 8, 0);
+		if (c->pie) {
+			emit(p, DWL_BIAS, 0, 0, 0);
+			emit(p, DWL_SUB, 0, 0, 0);
+		}
+		for (int i = 0; i < nt; i++)
+			emit(p, t[i].op, t[i].reg, t[i].size, t[i].val);
+		p->entry |= entry;
+	}
+	free(why);
+	free(t);
+	free(cfa.v);
+	free(cfa.err);
 }
 
 /* DW_OP_implicit_value: the value's bytes are the block itself.  Its data
@@ -327,6 +364,9 @@ static void translate_one(struct prog *p, Dwarf_Attribute *attr, const Dwarf_Op 
 	case DW_OP_entry_value: case DW_OP_GNU_entry_value:
 		emit_entry_value(p, attr, op, c);
 		break;
+	case DW_OP_GNU_parameter_ref:
+		emit_param_ref(p, attr, op, c);
+		break;
 	case DW_OP_nop: case DW_OP_reinterpret: case DW_OP_GNU_reinterpret:
 		break;
 	case DW_OP_convert: case DW_OP_GNU_convert:
@@ -391,35 +431,120 @@ static void set_why(struct dw_loc *out, enum dwr_kind kind, const char *fmt, ...
 	va_end(ap);
 }
 
-/* Splits at DW_OP_piece; each piece is a program of its own. */
+static struct dw_piece *add_piece(struct dw_loc *out, unsigned size, enum dwr_kind kind,
+				  struct prog *p)
+{
+	out->pieces = realloc(out->pieces, (out->npieces + 1) * sizeof(*out->pieces));
+	if (!out->pieces)
+		abort();
+	struct dw_piece *pc = &out->pieces[out->npieces++];
+	pc->size = size;
+	pc->kind = kind;
+	pc->bits_given = false;
+	pc->prog = p->v;
+	pc->n = p->n;
+	p->v = NULL;
+	p->n = p->cap = 0;
+	return pc;
+}
+
+/* Bit pieces (DW_OP_bit_piece, gcc's struct of bitfields in registers)
+ * from a byte boundary to the next: one value piece of those bytes, the
+ * program of each shifted into place and or-ed; optimised out as a whole
+ * if one of them is (its bits would otherwise read as 0). */
+struct bit_group {
+	struct prog p;
+	unsigned bits;
+	bool empty;
+};
+
+/* Adds a bit piece of `bits` bits at bit `shift` of what ops[0..n) give. */
+static void bit_piece(struct bit_group *bg, Dwarf_Attribute *attr, const Dwarf_Op *ops,
+		      size_t n, unsigned bits, unsigned shift, const struct dwl_ctx *c)
+{
+	struct prog *p = &bg->p;
+	bool v = false;
+	size_t before = (size_t)p->n;
+
+	if (!n) {
+		bg->empty = true;
+	} else {
+		translate(p, attr, ops, n, c, &v, 0);
+		if (!v)
+			fail(p, "a bit piece in memory is not supported");
+		if (shift) {
+			emit(p, DWL_CONST, 0, 0, shift);
+			emit(p, DWL_SHR, 0, 0, 0);
+		}
+		if (bits < 64) {
+			emit(p, DWL_CONST, 0, 0, (int64_t)(~0ull >> (64 - bits)));
+			emit(p, DWL_AND, 0, 0, 0);
+		}
+		if (bg->bits) {
+			emit(p, DWL_CONST, 0, 0, bg->bits);
+			emit(p, DWL_SHL, 0, 0, 0);
+		}
+		if (before)
+			emit(p, DWL_OR, 0, 0, 0);
+	}
+	bg->bits += bits;
+}
+
+/* Splits at DW_OP_piece (and runs of DW_OP_bit_piece); each piece is a
+ * program of its own. */
 static void translate_pieces(Dwarf_Attribute *attr, const Dwarf_Op *ops, size_t n,
 			     const struct dwl_ctx *c, struct dw_loc *out)
 {
 	size_t start = 0;
+	struct bit_group bg = { 0 };
 
 	out->kind = DWR_PIECES;
 	for (size_t i = 0; i < n; i++) {
 		if (ops[i].atom == DW_OP_bit_piece) {
-			set_why(out, DWR_UNSUPPORTED, "bit pieces are not supported");
-			return;
+			bit_piece(&bg, attr, ops + start, i - start, (unsigned)ops[i].number,
+				  (unsigned)ops[i].number2, c);
+			start = i + 1;
+			if (bg.bits > 64 && !bg.empty)
+				fail(&bg.p, "bit pieces of more than 64 bits");
+			if (bg.bits % 8 == 0 || bg.p.err) {
+				unsigned bytes = bg.bits / 8;
+				bool empty = bg.empty, some = bg.p.n > 0;
+				bg.bits = 0;
+				bg.empty = false;
+				add_piece(out, bytes, empty ? DWR_OPTIMIZED : DWR_VALUE, &bg.p)->bits_given =
+					empty && some;
+				prog_take(&bg.p, out);
+				if (out->kind != DWR_PIECES)
+					return;
+			}
+			continue;
 		}
 		if (ops[i].atom != DW_OP_piece)
 			continue;
+		if (bg.bits) {
+			set_why(out, DWR_UNSUPPORTED, "a byte piece after bit pieces that end inside a byte");
+			free(bg.p.v);
+			return;
+		}
 		struct prog p = { 0 };
 		bool v = false;
-		translate(&p, attr, ops + start, i - start, c, &v, 0);
-		out->pieces = realloc(out->pieces, (out->npieces + 1) * sizeof(*out->pieces));
-		if (!out->pieces)
-			abort();
-		struct dw_piece *pc = &out->pieces[out->npieces++];
-		pc->size = (unsigned)ops[i].number;
-		pc->kind = i == start ? DWR_OPTIMIZED : v ? DWR_VALUE : DWR_MEMORY;
-		pc->prog = p.v;
-		pc->n = p.n;
+		/* A pointer member with no value of its own (gcc -O2: a struct
+		 * holding &local): that piece has no bytes to read, the
+		 * others do. */
+		bool implicit = i == start + 1 && (ops[start].atom == DW_OP_implicit_pointer ||
+						   ops[start].atom == DW_OP_GNU_implicit_pointer);
+		if (!implicit)
+			translate(&p, attr, ops + start, i - start, c, &v, 0);
+		add_piece(out, (unsigned)ops[i].number,
+			  i == start || implicit ? DWR_OPTIMIZED : v ? DWR_VALUE : DWR_MEMORY, &p);
 		prog_take(&p, out);
 		if (out->kind != DWR_PIECES)
 			return;
 		start = i + 1;
+	}
+	if (bg.bits) {
+		set_why(out, DWR_UNSUPPORTED, "bit pieces that end inside a byte");
+		free(bg.p.v);
 	}
 }
 
@@ -775,6 +900,8 @@ static void print_prog(FILE *out, const struct dwl_insn *v, int n)
 		case DWL_BIAS: fputs("bias", out); break;
 		case DWL_PLUS_CONST: fprintf(out, "%+lld", (long long)x->val); break;
 		case DWL_BRA_SWAP: fprintf(out, "bra-swap"); break;
+		case DWL_CALLSITES: fprintf(out, "callsites(%lld)", (long long)x->val); break;
+		case DWL_CS_CASE: fprintf(out, "ret=0x%llx:", (unsigned long long)x->val); break;
 		case DWL_DEREF: fprintf(out, "deref%u", x->size); break;
 		default: fputs(names[x->op] ? names[x->op] : "?", out);
 		}
@@ -799,7 +926,8 @@ void dw_loc_print(FILE *out, const struct dw_loc *l)
 		for (int i = 0; i < l->npieces; i++) {
 			const struct dw_piece *p = &l->pieces[i];
 			fprintf(out, " %u:%s[", p->size, p->kind == DWR_MEMORY ? "mem" :
-				p->kind == DWR_VALUE ? "value" : "optimised");
+				p->kind == DWR_VALUE ? "value" :
+				p->bits_given ? "optimised-some-bits" : "optimised");
 			print_prog(out, p->prog, p->n);
 			fputs("]", out);
 		}

@@ -120,9 +120,9 @@ struct probe_opts {
 	bool use_args;            /* the probe body reads `args`: a uprobe on a plain
 	                           * function then goes where perf probe puts it (after
 	                           * the prologue, through DWARF) instead of the symbol */
-	bool no_context;          /* reads neither `args` nor `kstack`: a tracepoint
-	                           * need not read the trace record, and its formats
-	                           * are not read */
+	bool no_context;          /* does not read `args`: a tracepoint need not
+	                           * read the trace record, and its formats are not
+	                           * read */
 	bool kstack;              /* reads `kstack`: syscall tracepoints stay tracepoints
 	                           * (not one raw_syscalls program), so that the stack
 	                           * starts where bpftrace's does */

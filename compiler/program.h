@@ -111,8 +111,10 @@ struct pr_map {
  * a flag exit() sets, since its record can be among the lost ones,
  * hits skipped at sites that lack a DWARF variable the probe reads, and
  * hits skipped in calls whose entry values are unknown (they began before
- * the entry probe was attached). */
-enum { PR_LOST, PR_DROPS, PR_FAULTS, PR_EXIT, PR_ABSENT, PR_NOENTRY, PR_NCOUNTERS };
+ * the entry probe was attached), and hits skipped where no call site
+ * gives a parameter's value (DW_OP_GNU_parameter_ref). */
+enum { PR_LOST, PR_DROPS, PR_FAULTS, PR_EXIT, PR_ABSENT, PR_NOENTRY, PR_NOCALLSITE,
+       PR_NCOUNTERS };
 
 struct program {
 	void *elf;                /* BPF ELF object, malloc'd */
@@ -139,6 +141,7 @@ struct program {
 	const struct source *src; /* for verifier messages */
 	bool no_exit_print;       /* config print_maps_on_exit = false: no maps at exit */
 	bool lean_btf;            /* no line info (too many probes and maps, codegen.c) */
+	const char *keep_debug;   /* a lean compile keeps this program's line info */
 };
 
 /*
@@ -207,6 +210,8 @@ struct pr_compile_opts {
 	bool has_child;           /* pid is a command's that perf-run started (cpid) */
 	unsigned dump;            /* PR_DUMP_* bits: print that stage to stdout */
 	int verbose;
+	const char *keep_debug;   /* program name: keeps its line info even in a lean
+				   * compile (to place a verifier rejection, loader.h) */
 };
 
 #define PR_DUMP_AST    1u

@@ -1755,8 +1755,11 @@ static const struct type *check_str(struct sctx *c, struct node *n)
 			return NULL;
 		}
 	}
+	/* A string value is whole without a length (nothing is read, so the
+	 * read limit does not apply); one longer than a given length is cut
+	 * there with the mark, as a read would be. */
 	if (t->kind == T_STR)
-		return type_str(t->size < len ? t->size : len);
+		return !arg(n, 1) || t->size <= len ? t : type_str_read((unsigned)len);
 	if (t->kind == T_ARRAY && is_place(n->list) && t->elem && t->elem->size == 1)
 		/* every element and a NUL: the read stops one short of the size */
 		return type_str(t->size && t->size <= len ? t->size + 1 : len);

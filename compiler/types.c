@@ -349,6 +349,47 @@ bool type_equal(const struct type *a, const struct type *b)
 	}
 }
 
+static bool str_same(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+/* Every field that printing or storing a value reads; depth bounds the walk
+ * through records that point to themselves (past it: not the same). */
+static bool same_at(const struct type *a, const struct type *b, int depth)
+{
+	if (a == b)
+		return true;
+	if (!a || !b || depth > 8 || a->fill || b->fill)
+		return false;
+	if (a->kind != b->kind || a->size != b->size || a->is_signed != b->is_signed ||
+	    a->is_user != b->is_user || a->is_union != b->is_union || a->is_const != b->is_const ||
+	    a->is_word != b->is_word || a->is_char != b->is_char || a->str_more != b->str_more ||
+	    a->data_loc != b->data_loc || !str_same(a->name, b->name) || a->count != b->count ||
+	    a->nfields != b->nfields || a->nenums != b->nenums || a->agg != b->agg ||
+	    a->ufmt != b->ufmt || a->lh_min != b->lh_min || a->lh_max != b->lh_max ||
+	    a->lh_step != b->lh_step || a->frames != b->frames || a->perf_mode != b->perf_mode ||
+	    !same_at(a->elem, b->elem, depth + 1))
+		return false;
+	for (int i = 0; i < a->nfields; i++) {
+		const struct field *x = &a->fields[i], *y = &b->fields[i];
+		if (!str_same(x->name, y->name) || x->offset != y->offset ||
+		    x->bit_offset != y->bit_offset || x->bit_size != y->bit_size ||
+		    !same_at(x->type, y->type, depth + 1))
+			return false;
+	}
+	for (int i = 0; i < a->nenums; i++)
+		if (!str_same(a->enums[i].name, b->enums[i].name) ||
+		    a->enums[i].value != b->enums[i].value)
+			return false;
+	return true;
+}
+
+bool type_same(const struct type *a, const struct type *b)
+{
+	return same_at(a, b, 0);
+}
+
 void type_bitfield(struct field *f, uint64_t bit_pos, unsigned bits)
 {
 	unsigned unit = f->type && f->type->size ? f->type->size : 1;

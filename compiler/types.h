@@ -156,6 +156,9 @@ const struct type *type_by_name(const char *name);
 
 bool type_is_int(const struct type *t);   /* T_INT, T_BOOL, T_ENUM */
 bool type_equal(const struct type *a, const struct type *b);
+/* Alike in everything a value of either is printed or stored by (names,
+ * members, layout): equal types built apart, as DWARF's of two units. */
+bool type_same(const struct type *a, const struct type *b);
 const struct field *type_field(const struct type *rec, const char *name);
 /* Sets f->offset, bit_offset and bit_size of a bitfield of f->type that
  * starts bit_pos bits into its record: offset is the aligned storage unit

@@ -337,6 +337,36 @@ static void raise_nofile(void)
 	}
 }
 
+/* What a verifier rejection in a lean compile needs to compile the script
+ * again (runtime/loader.h, ld_recompile_fn). */
+struct recompile {
+	const struct source *src;
+	const struct pr_compile_opts *co;
+};
+
+/* The script compiled again with program `prog`'s line info kept; its
+ * diagnostics were said by the first compile, so they go nowhere. */
+static struct program *recompile(void *arg, const char *prog)
+{
+	const struct recompile *rc = arg;
+	struct pr_compile_opts co = *rc->co;
+	FILE *null = fopen("/dev/null", "we");
+	struct diag d;
+
+	if (!null)
+		return NULL;
+	co.keep_debug = prog;
+	co.verbose = 0;
+	diag_init(&d, rc->src, null);
+	struct program *p = pr_compile(rc->src, &co, &d);
+	fclose(null);
+	if (p && d.errors) {
+		pr_program_free(p);
+		return NULL;
+	}
+	return p;
+}
+
 static int run(const struct opts *o, double start)
 {
 	struct source src = { o->prog ? "-e" : !strcmp(o->file, "-") ? "stdin" : o->file, NULL };
@@ -393,6 +423,7 @@ static int run(const struct opts *o, double start)
 	struct rt_opts ro = {
 		.out = out, .format = o->format, .quiet = o->quiet, .verbose = o->verbose,
 		.pid = pid, .child = cp, .start_ms = start, .dry_run = o->dry_run,
+		.recompile = recompile, .recompile_arg = &(struct recompile){ &src, &co },
 	};
 	ret = rt_run(p, &ro, &d);
 	pr_program_free(p);

@@ -79,6 +79,12 @@ void fmt_puts(struct fmt_buf *b, const char *s)
 void fmt_addf(struct fmt_buf *b, const char *fmt, ...)
 {
 	va_list ap, aq;
+	/* No caller passes NULL (the format attribute checks them), but
+	 * UBSan's nonnull-attribute check makes a path on which vsnprintf
+	 * gets a NULL format, and -Wformat-truncation warns of it: this
+	 * return ends that path. */
+	if (!fmt)
+		return;
 	va_start(ap, fmt);
 	va_copy(aq, ap);
 	int n = vsnprintf(NULL, 0, fmt, ap);

@@ -106,6 +106,63 @@ static const struct pr_prog *ld_failed(const struct program *p, struct bpf_objec
 	return p->nprogs ? &p->progs[0] : NULL;
 }
 
+static ld_recompile_fn ld_recompile;
+static void *ld_recompile_arg;
+
+void ld_set_recompile(ld_recompile_fn fn, void *arg)
+{
+	ld_recompile = fn;
+	ld_recompile_arg = arg;
+}
+
+/* Opens q's object with program `name` alone to load, log into log. */
+static struct bpf_object *ld_open_one(const struct program *q, const char *name, char *log)
+{
+	LIBBPF_OPTS(bpf_object_open_opts, oo, .object_name = "perf_run",
+		    .kernel_log_buf = log, .kernel_log_size = LD_LOG_SIZE);
+	struct bpf_object *o = bpf_object__open_mem(q->elf, q->elf_size, &oo);
+	struct bpf_map *m = o && q->ringbuf_name ?
+			    bpf_object__find_map_by_name(o, q->ringbuf_name) : NULL;
+
+	if (m && q->ringbuf_size)
+		bpf_map__set_max_entries(m, q->ringbuf_size);
+	for (int i = 0; o && i < q->nprogs; i++) {
+		struct bpf_program *bp = bpf_object__find_program_by_name(o, q->progs[i].name);
+		if (!bp)
+			continue;
+		bpf_program__set_type(bp, (enum bpf_prog_type)q->progs[i].bpf_prog_type);
+		if (q->progs[i].sleepable)
+			bpf_program__set_flags(bp, bpf_program__flags(bp) | BPF_F_SLEEPABLE);
+		bpf_program__set_autoload(bp, !strcmp(q->progs[i].name, name));
+	}
+	return o;
+}
+
+/* The rejection of a lean object's program `name` explained at its
+ * statement: the program compiled again with its line info and loaded
+ * alone.  0 if *x holds a place found in that line info, -1 if not (no
+ * recompile, the load passed this time, no place). */
+static int ld_explain_full(const char *name, struct vf_explain *x)
+{
+	struct program *q = ld_recompile ? ld_recompile(ld_recompile_arg, name) : NULL;
+	char *log = q && q->elf ? calloc(1, LD_LOG_SIZE) : NULL;
+	struct bpf_object *o = log ? ld_open_one(q, name, log) : NULL;
+	struct loc l;
+	int rc = -1;
+
+	if (o && bpf_object__load(o) && log[0] &&
+	    vf_insn_loc(q, name, vf_last_insn(log), &l) == 0) {
+		if (!vf_explain(q, name, log, x))
+			rc = 0;
+	}
+	if (o)
+		bpf_object__close(o);
+	free(log);
+	if (q)
+		pr_program_free(q);
+	return rc;
+}
+
 static void ld_report(const struct program *p, struct bpf_object *o, const char *log,
 		      int err, int verbose, struct diag *d)
 {
@@ -131,7 +188,16 @@ static void ld_report(const struct program *p, struct bpf_object *o, const char 
 		return;
 	}
 	/* A large script's object has no line info (compiler/codegen.c,
-	 * lean_debug_info): the place is the probe, and the sentence says why. */
+	 * lean_debug_info): the rejected program compiled again with it places
+	 * the error; failing that, the place is the probe, and the sentence
+	 * says why. */
+	struct vf_explain full;
+	if (p->lean_btf && pp && ld_explain_full(pp->name, &full) == 0) {
+		diag_error(d, full.loc, "%s", full.sentence);
+		free(full.sentence);
+		free(x.sentence);
+		return;
+	}
 	diag_error(d, x.loc, "%s%s", x.sentence, p->lean_btf ? " (in this probe: a script this "
 		   "large is compiled without line info, so the statement is not known)" : "");
 	free(x.sentence);

@@ -23,6 +23,59 @@ static void tp_mount_tracefs(void)
 	mount("tracefs", "/sys/kernel/tracing", "tracefs", 0, NULL);
 }
 
+/* The kernel's BPF_TRACE_MAX_PROGS: programs on one perf event
+ * (perf_event_attach_bpf_prog answers E2BIG beyond it). */
+#define TP_MAX_PROGS 64
+
+/* Whether site i of tracepoint probe p (i < 0: the probe itself, which has
+ * no sites) is the perf event cat:event. */
+static bool tp_is(const struct probe *p, int i, const char *cat, const char *event)
+{
+	if (p->kind != PK_TRACEPOINT || p->sys_raw || p->tp_raw || !p->category)
+		return false;
+	if (i < 0)
+		return p->event && !strcmp(p->category, cat) && !strcmp(p->event, event);
+	const char *name = p->sites[i].func, *colon = strchr(name, ':');
+	if (!colon)
+		return !strcmp(p->category, cat) && !strcmp(name, event);
+	return strlen(cat) == (size_t)(colon - name) &&
+	       !strncmp(name, cat, (size_t)(colon - name)) && !strcmp(colon + 1, event);
+}
+
+/* How many of the script's programs go on the perf event cat:event. */
+static int tp_users(const struct program *prog, const char *cat, const char *event)
+{
+	int n = 0;
+	for (int j = 0; prog && j < prog->nprogs; j++) {
+		const struct pr_prog *pp = &prog->progs[j];
+		const struct probe *p = pp->probe;
+		int k = pp->sites ? pp->nsites : p->nsites == 0 ? 1 :
+			pp->site < 0 ? p->nsites : 1;
+		for (int i = 0; i < k; i++) {
+			int site = p->nsites == 0 ? -1 : pp->sites ? pp->sites[i] :
+				   pp->site < 0 ? i : pp->site;
+			n += tp_is(p, site, cat, event);
+		}
+	}
+	return n;
+}
+
+/* E2BIG from a tracepoint's perf event: its program slots are full. */
+static void tp_too_many(const struct prov_att *a, const struct prov_env *e,
+			const char *cat, const char *event)
+{
+	int n = tp_users(e->prog, cat, event);
+	if (n > TP_MAX_PROGS)
+		diag_error(e->d, a->pp->loc, "cannot attach tracepoint:%s:%s: the kernel runs "
+			   "at most %d BPF programs on one tracepoint and this script puts %d "
+			   "there; combine these probes into one", cat, event, TP_MAX_PROGS, n);
+	else
+		diag_error(e->d, a->pp->loc, "cannot attach tracepoint:%s:%s: the kernel runs "
+			   "at most %d BPF programs on one tracepoint, this script puts %d there "
+			   "and other tracers hold the rest; stop one of them or combine these "
+			   "probes", cat, event, TP_MAX_PROGS, n);
+}
+
 static int tp_attach_one(struct prov_att *a, const struct prov_env *e,
 			 const char *cat, const char *event)
 {
@@ -31,6 +84,10 @@ static int tp_attach_one(struct prov_att *a, const struct prov_env *e,
 				 : bpf_program__attach_tracepoint(a->prog, cat, event);
 	if (!l) {
 		int err = -errno;
+		if (err == -E2BIG && !raw) {
+			tp_too_many(a, e, cat, event);
+			return -1;
+		}
 		diag_error(e->d, a->pp->loc, "cannot attach tracepoint:%s:%s%s: %s", cat, event,
 			   raw ? " as a raw tracepoint" : "", strerror(-err));
 		return -1;

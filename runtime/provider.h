@@ -37,6 +37,7 @@ struct prov_env {
 	pid_t pid;            /* -p / traced command, 0 for every process */
 	int verbose;
 	struct diag *d;
+	const struct program *prog; /* every program of the script */
 };
 
 struct provider {

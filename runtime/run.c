@@ -119,7 +119,7 @@ static void rt_signals(void)
 static int rt_prepare(struct rt *r)
 {
 	const struct program *p = r->p;
-	struct prov_env env = { r->o->pid, r->o->verbose, r->d };
+	struct prov_env env = { r->o->pid, r->o->verbose, r->d, r->p };
 
 	r->att = calloc((size_t)p->nprogs + 1, sizeof(*r->att));
 	if (!r->att)
@@ -166,7 +166,7 @@ static bool rt_is_uprobe(const struct prov_att *a)
  * order, as in bpftrace. */
 static int rt_attach(struct rt *r, int *count)
 {
-	struct prov_env env = { r->o->pid, r->o->verbose, r->d };
+	struct prov_env env = { r->o->pid, r->o->verbose, r->d, r->p };
 	int n = r->p->nprogs;
 	*count = 0;
 	for (int j = 0; j < 2 * n; j++) {
@@ -188,7 +188,7 @@ static int rt_attach(struct rt *r, int *count)
 static int rt_watch(void *arg, const struct probe *p, uint64_t addr)
 {
 	struct rt *r = arg;
-	struct prov_env env = { r->o->pid, r->o->verbose, r->d };
+	struct prov_env env = { r->o->pid, r->o->verbose, r->d, r->p };
 
 	for (int i = 0; i < r->p->nprogs; i++) {
 		struct prov_att *a = &r->att[i];
@@ -539,6 +539,11 @@ static void rt_report_losses(struct rt *r)
 		fprintf(stderr, "%llu hit%s skipped in calls that began before the probes were attached "
 			"(their entry values are unknown)\n",
 			(unsigned long long)c[PR_NOENTRY], c[PR_NOENTRY] == 1 ? "" : "s");
+	if (c[PR_NOCALLSITE])
+		fprintf(stderr, "%llu hit%s skipped in calls from a call site that does not give a "
+			"parameter's value (DW_OP_GNU_parameter_ref: the caller did not keep it, or called "
+			"through a pointer or from another module)\n",
+			(unsigned long long)c[PR_NOCALLSITE], c[PR_NOCALLSITE] == 1 ? "" : "s");
 	if (r->ev.system_skipped)
 		fprintf(stderr, "perf-run: %llu queued system() command%s not run: the run was stopped\n",
 			(unsigned long long)r->ev.system_skipped, r->ev.system_skipped == 1 ? "" : "s");
@@ -683,6 +688,7 @@ static int rt_unwind_fill(struct rt *r)
 static int rt_start(struct rt *r)
 {
 	int count;
+	ld_set_recompile(r->o->recompile, r->o->recompile_arg);
 	if (!(r->obj = ld_open(r->p, r->o->verbose, r->d)) || rt_prepare(r) || rt_unwind(r) ||
 	    ld_load(r->p, r->obj, r->o->verbose, r->d) || rt_write_config(r) ||
 	    rt_unwind_fill(r) || rt_setup_output(r))

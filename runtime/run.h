@@ -26,6 +26,8 @@ struct rt_opts {
 	struct child *child;  /* the traced command (-c / --), gated until attach; or NULL */
 	double start_ms;      /* CLOCK_MONOTONIC ms at exec, for "Attached N probes in T ms" */
 	bool dry_run;         /* --dry-run: stop once attached, before BEGIN runs */
+	struct program *(*recompile)(void *arg, const char *prog);  /* loader.h */
+	void *recompile_arg;
 };
 
 /* Returns the process exit status: 0 on success, 1 on error (already

@@ -78,6 +78,8 @@ fi
 command -v bpftrace >/dev/null && HAVE_BT=1
 command -v perf >/dev/null && HAVE_PERF=1
 export BPFTRACE_MAX_PROBES=100000
+# bpftrace 0.17 makes a program per USDT probe and refuses past 512
+export BPFTRACE_MAX_BPF_PROGS=100000
 
 # set_cmd TOOL PROG [CMDLINE]: CMD=(the command that runs PROG with that tracer)
 # A program that is a file (*.bt) is run as a script file.  PR_ENV: the
@@ -274,7 +276,7 @@ part_b() {
 # (from then to the tracer's exit) and total, for a script on many probes;
 # N is the uprobe count (bpftrace is skipped above 1,000 unless BENCH_BIG).
 attach_many() {
-	local c=$1 prog=$2 cmd=$3 n=$4 btprog=${5:-$2} tool i runs tmo t r m=${PREFIX:-attach}.$1 x late
+	local c=$1 prog=$2 cmd=$3 n=$4 btprog=${5:-$2} tool i runs tmo t r m=${PREFIX:-attach}.$1 x late lp
 	for tool in perf-run bpftrace; do
 		late=""
 		if ! have $tool; then
@@ -292,12 +294,21 @@ attach_many() {
 		for ((i = 0; i < runs; i++)); do
 			if [ $tool = bpftrace ]; then set_cmd $tool "$btprog" "$cmd"
 			else set_cmd $tool "$prog" "$cmd"; fi
-			run_stamp -t "$tmo" -m Attach -- "${CMD[@]}"
+			# PROGS=1: the first run also lists the tracer's programs
+			# at its banner (stamp -b), as progs.CASE
+			lp=""
+			[ -n "${PROGS:-}" ] && [ $i = 0 ] && lp=-b
+			run_stamp -t "$tmo" -m Attach $lp -- "${CMD[@]}"
 			case $? in
 			2) late=1; break ;;
 			1) REASON[$m.attached.$tool]="failed: $(tail_err)"; break ;;
 			esac
 			t=$(field total_ms) r=$(field release_ms)
+			if [ -n "$lp" ] && grep -q '^prog ' "$W/res"; then
+				awk -v c="$m" -v t="$tool" '/^prog / { n++ }
+					END { printf "%s.progs\t%s\t%d\t%d\t%d\tprogs\n", c, t, n, n, n }' \
+					"$W/res" >>"$TSV"
+			fi
 			sample $m.attached $tool "$r"
 			sample $m.detach $tool "$(echo "$t - $r" | bc)"
 			sample $m.total $tool "$t"
@@ -348,11 +359,23 @@ part_h() {
 			MANY_CFLAGS="-O0 -g" tests/progs/many_gen.sh $n $B/many${n}g || return 1
 		fi
 	done
+	if [ ! -x $B/many1000u ] || [ tests/progs/many_gen.sh -nt $B/many1000u ]; then
+		echo "building $B/many1000u (with USDT probes)..."
+		MANY_USDT=1 MANY_CFLAGS="-O0 -g" tests/progs/many_gen.sh 1000 $B/many1000u || return 1
+	fi
 	PR_ENV=PERF_RUN_NO_CACHE=1 PREFIX=scale attach_many dwarf1000 \
 		"uprobe:$ROOT/$B/many1000g:f* { @[args.x] = count(); }" "$ROOT/$B/many1000g 0" 1000 \
 		"uprobe:$ROOT/$B/many1000g:f* { @[args->x] = count(); }"
 	PR_ENV=PERF_RUN_NO_CACHE=1 PREFIX=scale attach_many probe1000 \
 		"uprobe:$ROOT/$B/many1000g:f* { @[probe] = count(); }" "$ROOT/$B/many1000g 0" 1000
+	# print(args) at 1,000 functions of one layout: one format, one program
+	# (bpftrace 0.17 cannot print args: it prints the one member instead)
+	PROGS=1 PR_ENV=PERF_RUN_NO_CACHE=1 PREFIX=scale attach_many printargs1000 \
+		"uprobe:$ROOT/$B/many1000g:f* { print(args); }" "$ROOT/$B/many1000g 0" 1000 \
+		"uprobe:$ROOT/$B/many1000g:f* { printf(\"{ .x = %d }\\n\", args->x); }"
+	# 1,000 USDT probes whose argument reads the same way (-4@-4(%rbp))
+	PROGS=1 PR_ENV=PERF_RUN_NO_CACHE=1 PREFIX=scale attach_many usdt1000 \
+		"usdt:$ROOT/$B/many1000u:many:* { @[arg0] = count(); }" "$ROOT/$B/many1000u 0" 1000
 	for n in 250 500 1000 2000; do
 		f=$W/maps$n.bt
 		awk -v n=$n -v b="$ROOT/$B/many2000g" 'BEGIN { for (i = 0; i < n; i++)

@@ -8,6 +8,10 @@
  *   resolve_main -V BIN SPEC        perf probe -V's listing
  *   resolve_main -L BIN SPEC        perf probe -L's listing
  *   resolve_main -d BIN SPEC        sites, variables, types and locations
+ *   resolve_main -a BIN SPEC        "ADDR NAME.MEMBER" of each scalar member of a
+ *                                   variable in pieces whose bytes no piece gives a
+ *                                   location for at the site (values.sh: gdb shows
+ *                                   0 there, a value it makes up)
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -18,7 +22,63 @@
 #include "../../compiler/probe.h"
 #include "../../compiler/types.h"
 
-static int resolve(const char *bin, const char *spec, bool ret, bool dump)
+/* Whether no piece with a location covers any of bytes [from, from + size)
+ * (one of bit pieces that give some bits, not all, counts as one). */
+static bool no_piece(const struct dw_loc *l, uint32_t from, uint32_t size)
+{
+	uint32_t off = 0;
+
+	for (int i = 0; i < l->npieces; i++) {
+		const struct dw_piece *p = &l->pieces[i];
+		if ((p->kind != DWR_OPTIMIZED || p->bits_given) && off < from + size &&
+		    off + p->size > from)
+			return false;
+		off += p->size;
+	}
+	return true;
+}
+
+/* Prints the scalar members of t at byte `at` of v that no piece gives. */
+static void absent(uint64_t addr, const struct dw_loc *l, const char *name,
+		   const struct type *t, uint32_t at)
+{
+	char sub[512];
+
+	if (t->kind == T_RECORD) {
+		for (int i = 0; i < t->nfields; i++) {
+			const struct field *f = &t->fields[i];
+			/* a bitfield: the bytes its bits are in */
+			uint32_t first = f->bit_offset / 8u;
+			uint32_t sz = f->bit_size ? (uint32_t)(f->bit_offset + f->bit_size + 7) / 8 - first
+						  : f->type ? f->type->size : 0;
+			snprintf(sub, sizeof(sub), "%s.%s", name, f->name ? f->name : "");
+			if (f->type && !f->bit_size && (f->type->kind == T_RECORD ||
+							f->type->kind == T_ARRAY))
+				absent(addr, l, sub, f->type, at + f->offset);
+			else if (sz && no_piece(l, at + f->offset + first, sz))
+				printf("0x%llx %s\n", (unsigned long long)addr, sub);
+		}
+	} else if (t->kind == T_ARRAY && t->elem && t->elem->size) {
+		for (uint32_t i = 0; i < t->count; i++) {
+			snprintf(sub, sizeof(sub), "%s[%u]", name, i);
+			absent(addr, l, sub, t->elem, at + i * t->elem->size);
+		}
+	} else if (t->size && no_piece(l, at, t->size)) {
+		printf("0x%llx %s\n", (unsigned long long)addr, name);
+	}
+}
+
+static void print_absent(struct dw_probe *p)
+{
+	const struct dw_var *v;
+	int n = dw_vars(p, &v);
+
+	for (int i = 0; i < n; i++)
+		if (v[i].loc.kind == DWR_PIECES && v[i].type)
+			absent(dw_probe_addr(p), &v[i].loc, v[i].name, v[i].type, 0);
+}
+
+static int resolve(const char *bin, const char *spec, bool ret, bool dump, bool gaps)
 {
 	struct probe_site *s;
 	char err[512];
@@ -29,7 +89,10 @@ static int resolve(const char *bin, const char *spec, bool ret, bool dump)
 		return 1;
 	}
 	for (int i = 0; i < n; i++) {
-		printf("%s -> 0x%llx\n", spec, (unsigned long long)s[i].offset);
+		if (gaps)
+			print_absent(s[i].dw);
+		else
+			printf("%s -> 0x%llx\n", spec, (unsigned long long)s[i].offset);
 		if (dump) {
 			printf("  site %s addr 0x%llx\n", s[i].func, (unsigned long long)s[i].addr);
 			dw_probe_dump(stdout, s[i].dw);
@@ -54,11 +117,12 @@ int main(int argc, char **argv)
 		rc = r ? 1 : 0;
 	} else if (argc >= 3) {
 		bool ret = !strcmp(argv[1], "-r"), dump = !strcmp(argv[1], "-d");
-		int first = ret || dump ? 3 : 2;
+		bool gaps = !strcmp(argv[1], "-a");
+		int first = ret || dump || gaps ? 3 : 2;
 		for (int i = first; i < argc; i++)
-			rc |= resolve(argv[first - 1], argv[i], ret, dump);
+			rc |= resolve(argv[first - 1], argv[i], ret, dump, gaps);
 	} else {
-		fprintf(stderr, "usage: resolve_main [-r|-d|-V|-L] BIN SPEC...\n");
+		fprintf(stderr, "usage: resolve_main [-r|-d|-a|-V|-L] BIN SPEC...\n");
 		return 2;
 	}
 	type_free_all();

@@ -19,7 +19,7 @@ PERF_RUN=${PERF_RUN:-$top/build/perf-run}
 case $PERF_RUN in /*) ;; *) PERF_RUN=$top/$PERF_RUN;; esac
 VALUES_VERBOSE=
 [ "${1:-}" = -v ] && { VALUES_VERBOSE=-v; shift; }
-progs=(${*:-dwarf_types dwarf_scopes dwarf_inline dwarf_pieces dwarf_real dwarf_implptr})
+progs=(${*:-dwarf_types dwarf_scopes dwarf_inline dwarf_pieces dwarf_real dwarf_implptr dwarf_oddpieces})
 
 . "$top/tests/dwarf/values_lib.sh"
 values_init "$top/build/dwarf-values/$$"   # per run: suites may run side by side

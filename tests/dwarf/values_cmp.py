@@ -2,7 +2,8 @@
 # values_cmp.py - compares variable values read at probe addresses with
 # gdb's (tests/dwarf/values.sh).
 #
-#   values_cmp.py [-v] [--xmm XMM] [--gdb-entry ENTRY INLINE] [--gdb2 GDB2] GDB OURS [PERF]
+#   values_cmp.py [-v] [--xmm XMM] [--gdb-entry ENTRY INLINE] [--gdb2 GDB2]
+#                 [--no-piece ABSENT] GDB OURS [PERF]
 #   values_cmp.py GDB OURS --differing    addresses where OURS differs
 #   values_cmp.py --sum CC LEVEL < count lines   one summary line
 #
@@ -12,10 +13,13 @@
 # PERF: "ADDR NAME VALUE" lines of the values perf probe fetched.
 # XMM: "ADDR NAME" of the variables only in xmm registers at ADDR; ENTRY
 # of those perf-run reads as entry values, INLINE of those gdb shows from
-# an inlined copy's frame (see compare()).
+# an inlined copy's frame (see compare()).  ABSENT: "ADDR NAME" of the
+# members of variables in pieces whose bytes no piece gives a location for
+# at ADDR (resolve_main -a): gdb shows those as 0, a value it makes up
+# ("gdb invents"; not counted in gdb's values).
 # Only the first hit of each address counts.  Prints one line of counts:
 #   "ours read A (equal E, differ D, unstable U, gdb has none N), lacking L
-#   (xmm X) of gdb G; perf ..." (lacking: values gdb shows that are not
+#   (xmm X) of gdb G, gdb invents I; perf ..." (lacking: values gdb shows that are not
 #   read; unstable: see compare())
 # and, with -v, each difference.  Exit status 1 if any of OURS differs.
 import re
@@ -152,7 +156,7 @@ def top_name(key):
 
 
 def compare(label, mine, gdb, verbose, xmm=frozenset(), third=None, gdb_entry=frozenset(),
-            gdb2=None):
+            gdb2=None, absent=frozenset()):
     """Counts of mine against gdb: (read, equal, differ, unstable, gdb has
     none, lacking, of those xmm-only, gdb's values).  Unstable: mine, gdb's
     and third's (perf probe's) are three different values, as memory not
@@ -162,8 +166,11 @@ def compare(label, mine, gdb, verbose, xmm=frozenset(), third=None, gdb_entry=fr
     evaluates those against the wrong call site (its own outer frame shows
     the "@entry" value perf-run reads); differences there are counted as
     unstable and shown as such, not as differing.  gdb2: a second gdb run's
-    values; one it reads differently from the first is unstable too."""
-    n = equal = differ = unstable = nogdb = lacking = in_xmm = 0
+    values; one it reads differently from the first is unstable too.
+    absent: values DWARF gives no piece for at the address; where mine is
+    not read and gdb shows one, gdb made it up: counted as invented, not as
+    gdb's."""
+    n = equal = differ = unstable = nogdb = lacking = in_xmm = invents = 0
     mine = as_text(mine, gdb)
     # perf probe fetches a whole struct as its first bytes: not compared
     records = {top_name(k) for k in gdb if "." in k[1] or "[" in k[1]}
@@ -199,6 +206,13 @@ def compare(label, mine, gdb, verbose, xmm=frozenset(), third=None, gdb_entry=fr
             if verbose:
                 print("  %s 0x%x %s: %s, gdb %s" % (label, key[0], key[1], v, g))
     known = sorted(k for k, g in gdb.items() if not unknown(g) and k not in records)
+    made_up = [k for k in known if k in absent and unknown(mine.get(k))]
+    for k in made_up:
+        invents += 1
+        if verbose:
+            print("  %s 0x%x %s: %s, gdb %s (gdb invents: DWARF gives no piece for it)"
+                  % (label, k[0], k[1], mine.get(k, "none"), gdb[k]))
+    known = [k for k in known if k not in made_up]
     for k in known:
         if not unknown(mine.get(k)):
             continue
@@ -208,11 +222,11 @@ def compare(label, mine, gdb, verbose, xmm=frozenset(), third=None, gdb_entry=fr
         if verbose:
             print("  %s 0x%x %s: %s, gdb %s%s" % (label, k[0], k[1], mine.get(k, "none"), gdb[k],
                                                  " (xmm)" if x else ""))
-    return n, equal, differ, unstable, nogdb, lacking, in_xmm, len(known)
+    return n, equal, differ, unstable, nogdb, lacking, in_xmm, len(known), invents
 
 
 FIELDS = ("read %d (equal %d, differ %d, unstable %d, gdb has none %d), lacking %d (xmm %d) "
-          "of gdb %d")
+          "of gdb %d, gdb invents %d")
 NF = FIELDS.count("%d")
 
 
@@ -248,6 +262,8 @@ def summarise(cc, lvl):
           "beyond gdb %d, missing %d; perf probe equal %d (%s), wrong %d; xmm-only %d"
           % (cc, lvl, g, o[1], pct(o[1], g), pct(o[1], g - x), o[2], o[3], o[4], o[5] - x,
              pp[1], pct(pp[1], g), pp[2], x))
+    print("%-8s -O%s: gdb invents: %d (DWARF gives no piece for the bytes; -v lists them)"
+          % (cc, lvl, o[8]))
 
 
 def main():
@@ -269,6 +285,10 @@ def main():
     if args and args[0] == "--gdb2":
         gdb2 = read_triples(args[1])
         args = args[2:]
+    absent = set()
+    if args and args[0] == "--no-piece":
+        absent = read_xmm(args[1])
+        args = args[2:]
     gdb = read_triples(args[0])
     ours = read_ours(args[1])
     if args and args[-1] == "--differing":  # the addresses where ours differ, for --gdb2
@@ -280,7 +300,8 @@ def main():
         print(" ".join(quiet))
         return 0
     perf = read_triples(args[2]) if len(args) > 2 and args[2] != "--differing" else None
-    res = [("ours", compare("ours", ours, gdb, verbose, xmm, perf, gdb_entry, gdb2))]
+    res = [("ours", compare("ours", ours, gdb, verbose, xmm, perf, gdb_entry, gdb2,
+                                absent))]
     if perf is not None:
         res.append(("perf", compare("perf", perf, gdb, verbose, third=ours)))
     print("; ".join(("%s " + FIELDS) % ((k,) + r) for k, r in res))
