@@ -19,7 +19,9 @@
 /* x86-64 struct pt_regs offsets. */
 static const unsigned arg_regs[6] = { 112, 104, 96, 88, 72, 64 };
 #define REG_AX 80
+#define REG_DX 96
 #define REG_IP 128
+#define REG_SP 152
 
 bool cg_is_mem(const struct type *t)
 {
@@ -233,6 +235,34 @@ static LLVMValueRef helper0(struct cg *g, int id)
 static LLVMValueRef mask32(struct cg *g, LLVMValueRef v)
 {
 	return LLVMBuildAnd(g->b, v, cg_const(g, 0xffffffffu), "");
+}
+
+/*
+ * 32-bit code (a compat task): its registers are the low halves of pt_regs
+ * (the upper ones are not defined in compatibility mode), argN the cdecl
+ * stack slots above the return address at a function's entry (sema
+ * refuses it elsewhere), and a 64-bit result is edx:eax.
+ */
+static LLVMValueRef reg32(struct cg *g, unsigned off)
+{
+	return mask32(g, cg_ctx_load(g, off, 8));
+}
+
+static LLVMValueRef elf32_arg(struct cg *g, unsigned i)
+{
+	LLVMValueRef sp = reg32(g, REG_SP);
+
+	return cg_read_user(g, LLVMBuildAdd(g->b, sp, cg_const(g, 4 + 4 * (uint64_t)i), ""), 4);
+}
+
+static LLVMValueRef elf32_retval(struct cg *g, const struct type *t)
+{
+	LLVMValueRef ax = reg32(g, REG_AX);
+
+	if (t->kind == T_INT && t->size == 8)
+		return LLVMBuildOr(g->b, ax, LLVMBuildShl(g->b, reg32(g, REG_DX),
+							  cg_const(g, 32), ""), "");
+	return cg_to_int_type(g, ax, t);
 }
 
 static LLVMValueRef tgid(struct cg *g)
@@ -455,6 +485,8 @@ static LLVMValueRef ident(struct cg *g, struct node *n)
 	}
 	if (!strncmp(s, "arg", 3) && p->kind == PK_USDT)
 		return usdt_arg(g, s[3] - '0');
+	if (!strncmp(s, "arg", 3) && p->elf32)
+		return elf32_arg(g, (unsigned)(s[3] - '0'));
 	if (!strncmp(s, "arg", 3))
 		/* A raw tracepoint's context is its arguments as u64s. */
 		return cg_ctx_load(g, p->kind == PK_RAWTP ? 8u * (unsigned)(s[3] - '0')
@@ -462,6 +494,8 @@ static LLVMValueRef ident(struct cg *g, struct node *n)
 	if (!strcmp(s, "retval") && p->kind == PK_FEXIT)
 		/* fexit's context: the arguments' u64 slots, then the result. */
 		return cg_ctx_load(g, 8u * (unsigned)p->args->nfields, 8);
+	if (!strcmp(s, "retval") && p->elf32)
+		return elf32_retval(g, n->type);
 	if (!strcmp(s, "retval"))
 		/* Typed by the function's DWARF return type (sema): eax of an int
 		 * sign-extended, al of a bool as 0/1. */
@@ -477,7 +511,8 @@ static LLVMValueRef ident(struct cg *g, struct node *n)
 		/* At a return probe the ip is the caller's: ask the kernel for
 		 * the probed address instead. */
 		LLVMValueRef ip = p->kind == PK_URETPROBE || p->kind == PK_KRETPROBE ?
-			cg_helper(g, H_GET_FUNC_IP, &g->ctxarg, 1) : cg_ctx_load(g, REG_IP, 8);
+			cg_helper(g, H_GET_FUNC_IP, &g->ctxarg, 1) :
+			p->elf32 ? reg32(g, REG_IP) : cg_ctx_load(g, REG_IP, 8);
 
 		return n->type->kind == T_USYM ? usym_of(g, ip) : ip;
 	}

@@ -76,15 +76,25 @@ int elfsym_offset(const char *path, uint64_t addr, uint64_t *offset)
 	return r;
 }
 
-bool elfsym_is_x86_64(const char *path)
+static bool is_machine(const char *path, int machine)
 {
 	struct elf_file ef;
 	if (ef_open(path, &ef))
 		return false;
 	GElf_Ehdr eh;
-	bool r = gelf_getehdr(ef.elf, &eh) && eh.e_machine == EM_X86_64;
+	bool r = gelf_getehdr(ef.elf, &eh) && eh.e_machine == machine;
 	ef_close(&ef);
 	return r;
+}
+
+bool elfsym_is_x86_64(const char *path)
+{
+	return is_machine(path, EM_X86_64);
+}
+
+bool elfsym_is_i386(const char *path)
+{
+	return is_machine(path, EM_386);
 }
 
 bool elfsym_is_exec(const char *path)

@@ -50,6 +50,8 @@ int elfsym_object(const char *path, const char *name, uint64_t *addr, uint64_t *
 char *elfsym_pid_exe(pid_t pid, const char **why);
 /* True if the file is x86-64 code (EM_X86_64). */
 bool elfsym_is_x86_64(const char *path);
+/* True if the file is 32-bit x86 code (EM_386), run as a compat task. */
+bool elfsym_is_i386(const char *path);
 /* The section called name that holds bytes in this file (not SHT_NOBITS,
  * as in a separate debug file), its header in *sh; NULL if none. */
 Elf_Scn *elfsym_section(Elf *elf, const char *name, GElf_Shdr *sh);

@@ -17,22 +17,25 @@
 #include <llvm-c/Disassembler.h>
 #include <llvm-c/Target.h>
 
-static LLVMDisasmContextRef disasm(void)
+/* One decoder per mode: i386 code (a 32-bit ELF file) decodes otherwise
+ * (0x40-0x4f are inc/dec there, not REX prefixes). */
+static LLVMDisasmContextRef disasm(bool i386)
 {
-	static LLVMDisasmContextRef dc;
-	if (!dc) {
+	static LLVMDisasmContextRef dc[2];
+	if (!dc[i386]) {
 		LLVMInitializeX86TargetInfo();
 		LLVMInitializeX86TargetMC();
 		LLVMInitializeX86Disassembler();
-		dc = LLVMCreateDisasm("x86_64-unknown-linux-gnu", NULL, 0, NULL, NULL);
+		dc[i386] = LLVMCreateDisasm(i386 ? "i386-unknown-linux-gnu" :
+					    "x86_64-unknown-linux-gnu", NULL, 0, NULL, NULL);
 	}
-	return dc;
+	return dc[i386];
 }
 
 enum insn_where insn_locate(const uint8_t *code, size_t len, uint64_t off,
-			    uint64_t *start, uint64_t *next)
+			    uint64_t *start, uint64_t *next, bool i386)
 {
-	LLVMDisasmContextRef dc = disasm();
+	LLVMDisasmContextRef dc = disasm(i386);
 	uint64_t pc = 0;
 	char text[128];
 
@@ -72,13 +75,13 @@ enum insn_uprobe insn_uprobe_check(const uint8_t *b, size_t n, size_t *len)
 	if (i < n && (b[i] & 0xf0) == 0x40)   /* REX */
 		i++;
 	bool nop = (i < n && b[i] == 0x90) || (i + 1 < n && b[i] == 0x0f && b[i + 1] == 0x1f);
-	if (!nop || insn_locate(b, n, 1, &start, &next) != INSN_INSIDE)
+	if (!nop || insn_locate(b, n, 1, &start, &next, false) != INSN_INSIDE)
 		return INSN_UPROBE_REFUSED;
 	*len = (size_t)next;
 	return INSN_UPROBE_NOP;
 }
 
-int insn_locate_fd(int fd, uint64_t foff, uint64_t size, uint64_t off,
+int insn_locate_fd(int fd, uint64_t foff, uint64_t size, uint64_t off, bool i386,
 		   enum insn_where *where, uint64_t *start, uint64_t *next)
 {
 	/* Bytes past off matter only to finish the instruction that holds it. */
@@ -93,7 +96,7 @@ int insn_locate_fd(int fd, uint64_t foff, uint64_t size, uint64_t off,
 		errno = saved;
 		return -1;
 	}
-	*where = insn_locate(code, (size_t)got, off, start, next);
+	*where = insn_locate(code, (size_t)got, off, start, next, i386);
 	free(code);
 	return 0;
 }

@@ -7,6 +7,7 @@
 #ifndef PR_INSN_H
 #define PR_INSN_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -16,16 +17,16 @@ enum insn_where {
 	INSN_UNDECODED,  /* the bytes at *start do not decode: cannot tell */
 };
 
-/* Walks code (len bytes of a function, from its first instruction) until
- * off.  INSN_INSIDE gives the containing instruction's offset (*start) and
+/* Walks code (len bytes of a function, from its first instruction; i386:
+ * 32-bit code) until off.  INSN_INSIDE gives the containing instruction's offset (*start) and
  * the next boundary (*next); INSN_UNDECODED the offset that failed. */
 enum insn_where insn_locate(const uint8_t *code, size_t len, uint64_t off,
-			    uint64_t *start, uint64_t *next);
+			    uint64_t *start, uint64_t *next, bool i386);
 
-/* The same for a function of an x86-64 ELF file open as fd: size bytes at
- * file offset foff (size 0: unknown).  Returns -1 (errno set) if they
+/* The same for a function of an x86-64 (or, i386, a 32-bit x86) ELF file
+ * open as fd: size bytes at file offset foff (size 0: unknown).  Returns -1 (errno set) if they
  * cannot be read. */
-int insn_locate_fd(int fd, uint64_t foff, uint64_t size, uint64_t off,
+int insn_locate_fd(int fd, uint64_t foff, uint64_t size, uint64_t off, bool i386,
 		   enum insn_where *where, uint64_t *start, uint64_t *next);
 
 /* Whether the kernel's x86 uprobes take the instruction at b (n bytes

@@ -149,7 +149,7 @@ static int check_boundary(struct pctx *c, int fd, const struct elfsym *sym, uint
 	}
 	if (!off || fd < 0)
 		return 0;
-	if (insn_locate_fd(fd, sym->offset, sym->size, off, &w, &start, &next))
+	if (insn_locate_fd(fd, sym->offset, sym->size, off, c->p->elf32, &w, &start, &next))
 		return fail(c, "cannot read %s of %s: %s", f, c->p->path, strerror(errno));
 	if (w == INSN_BOUNDARY)
 		return 0;
@@ -168,12 +168,12 @@ static int check_boundary(struct pctx *c, int fd, const struct elfsym *sym, uint
 	return fail(c, "%s", msg);
 }
 
-/* The binary open for check_boundary(), or -1 if it is not x86-64 code
- * (nothing to check).  Returns -1 if it cannot be opened. */
+/* The binary open for check_boundary(), or -1 if it is not x86-64 or
+ * i386 code (nothing to check).  Returns -1 if it cannot be opened. */
 static int open_code(struct pctx *c, int *fd)
 {
 	*fd = -1;
-	if (!elfsym_is_x86_64(c->p->path))
+	if (!elfsym_is_x86_64(c->p->path) && !c->p->elf32)
 		return 0;
 	*fd = open(c->p->path, O_RDONLY | O_CLOEXEC);
 	return *fd < 0 ? fail(c, "cannot open '%s': %s", c->p->path, strerror(errno)) : 0;
@@ -210,9 +210,9 @@ static int symbol_sites(struct pctx *c, const char *spec, uint64_t off)
 		return fail(c, "cannot read '%s' as an ELF file: %s", c->p->path, strerror(errno));
 	if (n == 0 && c->o->missing_ok)   /* OpenSSL 3 lacks some the ssl tools name */
 		return 0;   /* no sites: the caller skips it and says so once */
-	if (n == 0 && !elfsym_is_x86_64(c->p->path))
-		return fail(c, "no function matches '%s' in %s: it is not x86-64 code (a 32-bit or "
-			    "foreign ELF file), whose functions are not probed", spec, c->p->path);
+	if (n == 0 && !elfsym_is_x86_64(c->p->path) && !c->p->elf32)
+		return fail(c, "no function matches '%s' in %s: it is not x86 code (a foreign "
+			    "ELF file), whose functions are not probed", spec, c->p->path);
 	if (n == 0 && stripped)
 		return fail(c, "no function matches '%s' in %s: it is stripped (no .symtab) and no "
 			    "debug file was found for it (build-id, .gnu_debuglink), so only its "
@@ -241,6 +241,8 @@ static int symbol_sites(struct pctx *c, const char *spec, uint64_t off)
 			offset = syms[i].offset + off;
 		if (add_site(c->p, syms[i].name, addr, offset))
 			r = fail(c, "out of memory");
+		else
+			c->p->sites[c->p->nsites - 1].entry = !off;
 	}
 	if (fd >= 0)
 		close(fd);
@@ -406,6 +408,7 @@ static int parse_uprobe(struct pctx *c, const char *rest)
 		return -1;
 	if (access(p->path, R_OK))
 		return fail(c, "cannot read '%s': %s", p->path, strerror(errno));
+	p->elf32 = elfsym_is_i386(p->path);
 	struct stat st;
 	if (!stat(p->path, &st) && S_ISDIR(st.st_mode))
 		return fail(c, "'%s' is a directory; give the path of an executable or library",

@@ -50,6 +50,8 @@ struct probe_site {
 	int nuargs;
 	bool absent;              /* lacks a DWARF variable the body reads, which other
 	                           * sites have (sema): its hits are only counted */
+	bool entry;               /* a function symbol's first instruction (FUNC, not
+	                           * FUNC+OFFS, a line or an address) */
 };
 
 struct probe {
@@ -63,6 +65,9 @@ struct probe {
 	/* the binary as `probe` and -l name it: as written where the user gave
 	 * a path ("./app"), else the path found ("libc" names the library's) */
 	char *path_shown;
+	/* path is 32-bit x86 code (i386, a compat task): pt_regs holds its
+	 * registers in the low halves, arguments are on the stack (cdecl) */
+	bool elf32;
 	struct probe_site *sites;
 	int nsites;
 	bool unmatched;           /* kprobe pattern that matches no kernel function,

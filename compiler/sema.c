@@ -443,6 +443,15 @@ static bool probe_is(struct sctx *c, unsigned kinds)
 
 #define K(x) (1u << (x))
 
+/* The 32-bit (i386) probe of this body, or NULL. */
+static const struct probe *elf32_probe(struct sctx *c)
+{
+	for (int i = 0; i < c->cur->nprobes; i++)
+		if (c->cur->probes[i]->elf32)
+			return c->cur->probes[i];
+	return NULL;
+}
+
 /* retval at a uretprobe: the DWARF return type of the probed functions
  * (narrow types sign- or zero-extended from eax/ax/al, bool 0/1) where
  * they all have the same; rax as int64, as in bpftrace, where DWARF is
@@ -468,7 +477,11 @@ static const struct type *uretval_type(struct sctx *c, struct node *n)
 				t = st;
 		}
 	}
-	return t && !mixed ? t : type_int(8, true);
+	if (t && !mixed)
+		return t;
+	/* 32-bit code without one type: eax, zero-extended (a 64-bit DWARF
+	 * type is edx:eax, see cg_expr.c) */
+	return elf32_probe(c) ? type_int(4, false) : type_int(8, true);
 }
 
 /* The type of `args` at a uprobe: its fields are looked up per site in
@@ -690,6 +703,44 @@ static bool ctx_refused(struct sctx *c, struct node *n)
 	return true;
 }
 
+static bool all_entries(const struct probe *p)
+{
+	for (int k = 0; k < p->nsites; k++)
+		if (!p->sites[k].entry)
+			return false;
+	return p->kind == PK_UPROBE;
+}
+
+/*
+ * What a probe in 32-bit code cannot read right: its registers are the
+ * low halves of pt_regs, its cdecl arguments on the stack, where argN
+ * finds them only at a function's first instruction (after the prologue
+ * they are at ebp-relative places DWARF knows).  DWARF variables (i386
+ * register numbers, 4-byte addresses) and user stacks (4-byte frames) are
+ * refused rather than read wrong.
+ */
+static bool elf32_refused(struct sctx *c, struct node *n)
+{
+	const struct probe *p = elf32_probe(c);
+	const char *s = n->name;
+
+	if (!p || !s)
+		return false;
+	if (!strncmp(s, "arg", 3) && s[3] >= '0' && s[3] <= '9' && !s[4] && !all_entries(p)) {
+		err(c, n->loc, "%s of 32-bit code (%s) is read from the stack at a function's "
+		    "entry only; probe uprobe:%s:FUNC without +OFFS, line or address",
+		    s, p->path_shown ? p->path_shown : p->path, p->path_shown ? p->path_shown : p->path);
+		return true;
+	}
+	if (!strcmp(s, "args") || (!strncmp(s, "sarg", 4) && s[4] >= '0' && s[4] <= '9') ||
+	    !strcmp(s, "ustack") || !strcmp(s, "reg")) {
+		err(c, n->loc, "%s is not read in 32-bit code (%s) yet; use arg0.. at the "
+		    "function's entry and retval", s, p->path_shown ? p->path_shown : p->path);
+		return true;
+	}
+	return false;
+}
+
 static const struct type *check_ident(struct sctx *c, struct node *n)
 {
 	const char *s = n->name;
@@ -704,7 +755,7 @@ static const struct type *check_ident(struct sctx *c, struct node *n)
 			abort();
 		s = n->name;
 	}
-	if (ctx_refused(c, n))
+	if (ctx_refused(c, n) || elf32_refused(c, n))
 		return NULL;
 
 	if (!strcmp(s, "pid") || !strcmp(s, "tid") || !strcmp(s, "uid") ||
@@ -2499,7 +2550,7 @@ static const struct type *check_call(struct sctx *c, struct node *n)
 		n->kind = N_IDENT;
 		return check_ident(c, n);
 	}
-	if (ctx_refused(c, n))
+	if (ctx_refused(c, n) || elf32_refused(c, n))
 		return NULL;
 	if (!strcmp(f, "getopt"))
 		return check_getopt(c, n);

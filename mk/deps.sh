@@ -17,12 +17,13 @@ fi
 # bpftrace, linux-perf and gdb are peers the tests and benchmarks compare
 # with; systemtap-sdt-dev gives <sys/sdt.h> to the USDT test program;
 # libc6-dbg is separate debuginfo found by build-id, as users have it.
+# gcc-multilib (with libc6-dev-i386) builds the 32-bit test programs.
 # liblzma-dev and libbz2-dev: build/perf-run links libdw statically, and
 # libdw reads compressed debuginfo with them.  libclang-rt-19-dev is
 # clang-19's libFuzzer, for the fuzz targets of tests/suites/fuzz.sh.
 PKGS=(gcc make pkg-config llvm-19-dev libclang-19-dev clang-19 libbpf-dev libelf-dev
       libdw-dev zlib1g-dev libzstd-dev liblzma-dev libbz2-dev linux-source-6.1 xz-utils systemtap-sdt-dev bpftrace linux-perf gdb
-      libc6-dbg libclang-rt-19-dev)
+      libc6-dbg libclang-rt-19-dev gcc-multilib)
 
 missing=()
 for p in "${PKGS[@]}"; do

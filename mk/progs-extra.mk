@@ -56,3 +56,14 @@ tests/progs/unwind_depth: tests/progs/unwind_depth.c
 # probed frame, -O2 without frame pointers.
 tests/progs/unwind_ctx: tests/progs/unwind_ctx.c
 	$(CC) $(PROG_CFLAGS) -O2 -fomit-frame-pointer -o $@ $<
+
+# elf32 and elf32_o2: i386 code (gcc -m32, gcc-multilib) at -O0 and -O2.
+# Where -m32 cannot link, neither is built and tests/runtime/elf32.test
+# skips, saying why.
+ELF32_CC = $(CC) -m32 -g -fno-omit-frame-pointer -Wall -Wextra -Werror
+tests/progs/elf32: tests/progs/elf32.c
+	@$(ELF32_CC) -O0 -o $@ $< 2>/dev/null || echo "elf32: gcc -m32 cannot link (install gcc-multilib): 32-bit tests skip"
+tests/progs/elf32_o2: tests/progs/elf32.c
+	@$(ELF32_CC) -O2 -o $@ $< 2>/dev/null || echo "elf32_o2: gcc -m32 cannot link (install gcc-multilib): 32-bit tests skip"
+progs: tests/progs/elf32_o2
+CLEAN_EXTRA += tests/progs/elf32_o2

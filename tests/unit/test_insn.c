@@ -9,11 +9,13 @@
 #include "compiler/insn.h"
 #include "unit.h"
 
+static bool i386_mode;   /* decode as 32-bit code (a 32-bit ELF file's) */
+
 static void expect_where(const char *name, const uint8_t *code, size_t len, uint64_t off,
 			 enum insn_where want, uint64_t want_start, uint64_t want_next)
 {
 	uint64_t start = 99, next = 99;
-	enum insn_where w = insn_locate(code, len, off, &start, &next);
+	enum insn_where w = insn_locate(code, len, off, &start, &next, i386_mode);
 	int ok = w == want;
 
 	if (ok && want == INSN_INSIDE)
@@ -58,5 +60,14 @@ int main(void)
 		     0, 0);
 	expect_where("bytes that do not decode", bad, sizeof(bad), 2, INSN_UNDECODED, 1, 0);
 	expect_where("past the bytes: cannot tell", func, 2, 3, INSN_UNDECODED, 0, 0);
+
+	/* i386: 0x48 is dec %eax, not a REX prefix; push %es decodes */
+	i386_mode = true;
+	static const uint8_t rex[] = { 0x55, 0x48, 0x89, 0xe5, 0xc3 };
+	expect_where("i386: dec %eax is one byte", rex, sizeof(rex), 2, INSN_BOUNDARY, 0, 0);
+	expect_where("i386: push %es decodes", bad, sizeof(bad), 2, INSN_BOUNDARY, 0, 0);
+	expect_where("i386: inside mov %esp,%ebp", rex, sizeof(rex), 3, INSN_INSIDE, 2, 4);
+	i386_mode = false;
+	expect_where("x86-64: 48 89 e5 is one mov", rex, sizeof(rex), 2, INSN_INSIDE, 1, 4);
 	return unit_summary();
 }

@@ -1,0 +1,31 @@
+/* elf32 N: a 32-bit (i386, gcc -m32) target, built at -O0 (elf32) and -O2
+ * (elf32_o2) by mk/progs-extra.mk where -m32 links.  N times it calls
+ *   add3(i, -5, 0x7ffffff0)   returns i - 5 + 0x7ffffff0 (an int)
+ *   neg(i)                    returns -i - 1 (negative: retval sign-extends)
+ * and prints what a trace must see. */
+#include <stdio.h>
+#include <stdlib.h>
+
+__attribute__((noipa)) int add3(int a, int b, int c)
+{
+	int s = a + b;
+	s += c;
+	return s;
+}
+
+__attribute__((noipa)) int neg(int x)
+{
+	return -x - 1;
+}
+
+int main(int argc, char **argv)
+{
+	int n = argc > 1 ? atoi(argv[1]) : 1;
+	long long sum = 0;
+	for (int i = 0; i < n; i++) {
+		sum += add3(i, -5, 0x7ffffff0);
+		sum += neg(i);
+	}
+	fprintf(stderr, "calls=%d sum=%lld\n", n, sum);
+	return 0;
+}
