@@ -62,7 +62,7 @@ static bool legacy_prefix(uint8_t c)
 	       c == 0x26 || c == 0x64 || c == 0x65 || c == 0x66 || c == 0x67;
 }
 
-enum insn_uprobe insn_uprobe_check(const uint8_t *b, size_t n, size_t *len)
+enum insn_uprobe insn_uprobe_check(const uint8_t *b, size_t n, bool i386, size_t *len)
 {
 	bool bad = false;
 	size_t i = 0;
@@ -72,10 +72,10 @@ enum insn_uprobe insn_uprobe_check(const uint8_t *b, size_t n, size_t *len)
 		bad |= b[i] == 0xf0 || b[i] == 0x2e || b[i] == 0x36 || b[i] == 0x3e || b[i] == 0x26;
 	if (!bad)
 		return INSN_UPROBE_OK;
-	if (i < n && (b[i] & 0xf0) == 0x40)   /* REX */
+	if (!i386 && i < n && (b[i] & 0xf0) == 0x40)   /* REX (inc/dec in i386 code) */
 		i++;
 	bool nop = (i < n && b[i] == 0x90) || (i + 1 < n && b[i] == 0x0f && b[i + 1] == 0x1f);
-	if (!nop || insn_locate(b, n, 1, &start, &next, false) != INSN_INSIDE)
+	if (!nop || insn_locate(b, n, 1, &start, &next, i386) != INSN_INSIDE)
 		return INSN_UPROBE_REFUSED;
 	*len = (size_t)next;
 	return INSN_UPROBE_NOP;

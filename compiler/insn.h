@@ -40,6 +40,6 @@ enum insn_uprobe {
 	INSN_UPROBE_NOP,       /* refused, a NOP of *len bytes */
 	INSN_UPROBE_REFUSED,   /* refused, and running it changes state */
 };
-enum insn_uprobe insn_uprobe_check(const uint8_t *b, size_t n, size_t *len);
+enum insn_uprobe insn_uprobe_check(const uint8_t *b, size_t n, bool i386, size_t *len);
 
 #endif

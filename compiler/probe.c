@@ -333,7 +333,8 @@ static int kernel_placeable(struct pctx *c)
 
 		for (int hops = 0; k == INSN_UPROBE_NOP && hops < 8; hops++) {
 			uint64_t n = s->offset < (uint64_t)st.st_size ? (uint64_t)st.st_size - s->offset : 0;
-			k = n ? insn_uprobe_check(code + s->offset, n < 16 ? (size_t)n : 16, &len)
+			k = n ? insn_uprobe_check(code + s->offset, n < 16 ? (size_t)n : 16,
+					       c->p->elf32, &len)
 			      : INSN_UPROBE_OK;
 			if (k == INSN_UPROBE_NOP) {
 				s->addr += len;

@@ -732,8 +732,14 @@ static bool elf32_refused(struct sctx *c, struct node *n)
 		    s, p->path_shown ? p->path_shown : p->path, p->path_shown ? p->path_shown : p->path);
 		return true;
 	}
+	if (!strcmp(s, "ustack")) {
+		err(c, n->loc, "ustack is not unwound in 32-bit code (%s) yet (its frames "
+		    "are 4-byte words); use func, kstack or argN", p->path_shown ?
+		    p->path_shown : p->path);
+		return true;
+	}
 	if (!strcmp(s, "args") || (!strncmp(s, "sarg", 4) && s[4] >= '0' && s[4] <= '9') ||
-	    !strcmp(s, "ustack") || !strcmp(s, "reg")) {
+	    !strcmp(s, "reg")) {
 		err(c, n->loc, "%s is not read in 32-bit code (%s) yet; use arg0.. at the "
 		    "function's entry and retval", s, p->path_shown ? p->path_shown : p->path);
 		return true;

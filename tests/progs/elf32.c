@@ -2,6 +2,9 @@
  * (elf32_o2) by mk/progs-extra.mk where -m32 links.  N times it calls
  *   add3(i, -5, 0x7ffffff0)   returns i - 5 + 0x7ffffff0 (an int)
  *   neg(i)                    returns -i - 1 (negative: retval sign-extends)
+ *   wide(i * 0x100000001, 3)  returns its first argument times 3 (a 64-bit
+ *                             argument in two stack slots, result in edx:eax)
+ *   name(i)                   returns "even" or "odd" (a pointer)
  * and prints what a trace must see. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +21,16 @@ __attribute__((noipa)) int neg(int x)
 	return -x - 1;
 }
 
+__attribute__((noipa)) long long wide(long long v, int k)
+{
+	return v * k;
+}
+
+__attribute__((noipa)) const char *name(int i)
+{
+	return i % 2 ? "odd" : "even";
+}
+
 int main(int argc, char **argv)
 {
 	int n = argc > 1 ? atoi(argv[1]) : 1;
@@ -25,6 +38,8 @@ int main(int argc, char **argv)
 	for (int i = 0; i < n; i++) {
 		sum += add3(i, -5, 0x7ffffff0);
 		sum += neg(i);
+		sum += wide(i * 0x100000001LL, 3);
+		sum += name(i)[0];
 	}
 	fprintf(stderr, "calls=%d sum=%lld\n", n, sum);
 	return 0;

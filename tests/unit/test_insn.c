@@ -69,5 +69,15 @@ int main(void)
 	expect_where("i386: inside mov %esp,%ebp", rex, sizeof(rex), 3, INSN_INSIDE, 2, 4);
 	i386_mode = false;
 	expect_where("x86-64: 48 89 e5 is one mov", rex, sizeof(rex), 2, INSN_INSIDE, 1, 4);
+
+	/* cs; 40; nop: in x86-64 one NOP with a REX prefix (the probe moves
+	 * past its 3 bytes); in i386 "cs inc %eax", which changes state */
+	static const uint8_t csnop[] = { 0x2e, 0x40, 0x90, 0xc3 };
+	size_t len = 0;
+	unit_expect("x86-64: cs rex nop is a NOP",
+		    insn_uprobe_check(csnop, sizeof(csnop), false, &len) == INSN_UPROBE_NOP &&
+		    len == 3);
+	unit_expect("i386: cs inc %eax is refused",
+		    insn_uprobe_check(csnop, sizeof(csnop), true, &len) == INSN_UPROBE_REFUSED);
 	return unit_summary();
 }
