@@ -82,6 +82,8 @@ struct dw_loc {
 	struct dw_piece *pieces;   /* DWR_PIECES */
 	int npieces;
 	bool uses_entry_value;     /* some DWL_ENTRY_VALUE appears (needs an entry probe) */
+	bool maybe_uninit;         /* DWR_OPTIMIZED for DW_OP_GNU_uninit: DWARF says the
+				    * location may not hold the value (gdb reads it) */
 	struct dw_loc *target;     /* DWR_IMPLICIT_PTR: the pointee's location at the site */
 	int64_t target_off;        /* DWR_IMPLICIT_PTR: byte offset into the pointee */
 	uint32_t target_size;      /* DWR_IMPLICIT_PTR: the pointee's size in bytes (0 unknown) */

@@ -11,6 +11,7 @@
 #define _GNU_SOURCE
 #include "dwarf_loc.h"
 #include "dwarf_callsite.h"
+#include "dwarf_rawloc.h"
 
 #include <dwarf.h>
 #include <stdarg.h>
@@ -663,8 +664,9 @@ static void why_optimized(Dwarf_Attribute *a, const char *name, const struct dwl
 	size_t n;
 	ptrdiff_t off = 0;
 	uint64_t best = UINT64_MAX;
+	bool uninit;
 
-	while ((off = dwarf_getlocations(a, off, &base, &start, &end, &ops, &n)) > 0) {
+	while ((off = dwrl_getlocations(a, off, &base, &start, &end, &ops, &n, &uninit)) > 0) {
 		if (n == 0)
 			continue;
 		uint64_t d = end <= c->addr ? c->addr - end + 1 : start - c->addr;
@@ -692,13 +694,15 @@ static void why_optimized(Dwarf_Attribute *a, const char *name, const struct dwl
  * function's entry (GCC's location views put a value there that holds at
  * the views of the entry address, such as a local computed from a
  * parameter before the first instruction); dwarf_getlocation_addr skips
- * those.  1 found, 0 none, -1 unreadable. */
-static int loc_at(Dwarf_Attribute *a, const struct dwl_ctx *c, Dwarf_Op **ops, size_t *n)
+ * those.  1 found, 0 none, -1 unreadable; *uninit: DWARF marks the value
+ * as maybe not yet initialised there (DW_OP_GNU_uninit). */
+static int loc_at(Dwarf_Attribute *a, const struct dwl_ctx *c, Dwarf_Op **ops, size_t *n,
+		  bool *uninit)
 {
 	Dwarf_Addr base, start, end;
 	ptrdiff_t off = 0;
 
-	while ((off = dwarf_getlocations(a, off, &base, &start, &end, ops, n)) > 0) {
+	while ((off = dwrl_getlocations(a, off, &base, &start, &end, ops, n, uninit)) > 0) {
 		if (c->addr >= start && c->addr < end)
 			return 1;
 		if (start == end && start == c->addr && c->func_entry == c->addr)
@@ -814,7 +818,8 @@ static void dwl_var_loc_raw(Dwarf_Die *var, const struct dwl_ctx *c, struct dw_l
 		set_why(out, DWR_OPTIMIZED, "'%s' is optimised out (it has no location)", name);
 		return;
 	}
-	int r = loc_at(&a, c, &ops, &n);
+	bool uninit = false;
+	int r = loc_at(&a, c, &ops, &n, &uninit);
 	if (r < 0) {
 		set_why(out, DWR_UNSUPPORTED, "cannot read the location of '%s': %s", name,
 			dwarf_errmsg(-1));
@@ -822,6 +827,17 @@ static void dwl_var_loc_raw(Dwarf_Die *var, const struct dwl_ctx *c, struct dw_l
 	}
 	if (r == 0 || n == 0) {
 		why_optimized(&a, name, c, out);
+		return;
+	}
+	if (uninit) {
+		/* Not read, although gdb reads it: gcc marks a location so where
+		 * var-tracking could not prove the register still holds the
+		 * variable, and it often does not (dwarf_oddpieces f24 at -O1:
+		 * rbx after its `sar`, where gdb prints a wrong o). */
+		set_why(out, DWR_OPTIMIZED, "'%s' may not hold its value at 0x%llx: DWARF marks "
+			"its location there as possibly uninitialised (DW_OP_GNU_uninit)", name,
+			(unsigned long long)c->addr);
+		out->maybe_uninit = true;
 		return;
 	}
 	translate_expr(&a, ops, n, c, out, depth);

@@ -11,7 +11,10 @@
  *   resolve_main -a BIN SPEC        "ADDR NAME.MEMBER" of each scalar member of a
  *                                   variable in pieces whose bytes no piece gives a
  *                                   location for at the site (values.sh: gdb shows
- *                                   0 there, a value it makes up)
+ *                                   0 there, a value it makes up), and
+ *                                   "ADDR NAME.MEMBER uninit" of each of a variable
+ *                                   whose location DWARF marks as maybe not holding
+ *                                   it (DW_OP_GNU_uninit: gdb reads it anyway)
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -38,10 +41,12 @@ static bool no_piece(const struct dw_loc *l, uint32_t from, uint32_t size)
 	return true;
 }
 
-/* Prints the scalar members of t at byte `at` of v that no piece gives. */
+/* Prints the scalar members of t at byte `at` of v that no piece gives
+ * (all of them where l is NULL, tagged "uninit"). */
 static void absent(uint64_t addr, const struct dw_loc *l, const char *name,
 		   const struct type *t, uint32_t at)
 {
+	const char *tag = l ? "" : " uninit";
 	char sub[512];
 
 	if (t->kind == T_RECORD) {
@@ -55,16 +60,16 @@ static void absent(uint64_t addr, const struct dw_loc *l, const char *name,
 			if (f->type && !f->bit_size && (f->type->kind == T_RECORD ||
 							f->type->kind == T_ARRAY))
 				absent(addr, l, sub, f->type, at + f->offset);
-			else if (sz && no_piece(l, at + f->offset + first, sz))
-				printf("0x%llx %s\n", (unsigned long long)addr, sub);
+			else if (sz && (!l || no_piece(l, at + f->offset + first, sz)))
+				printf("0x%llx %s%s\n", (unsigned long long)addr, sub, tag);
 		}
 	} else if (t->kind == T_ARRAY && t->elem && t->elem->size) {
 		for (uint32_t i = 0; i < t->count; i++) {
 			snprintf(sub, sizeof(sub), "%s[%u]", name, i);
 			absent(addr, l, sub, t->elem, at + i * t->elem->size);
 		}
-	} else if (t->size && no_piece(l, at, t->size)) {
-		printf("0x%llx %s\n", (unsigned long long)addr, name);
+	} else if (t->size && (!l || no_piece(l, at, t->size))) {
+		printf("0x%llx %s%s\n", (unsigned long long)addr, name, tag);
 	}
 }
 
@@ -76,6 +81,8 @@ static void print_absent(struct dw_probe *p)
 	for (int i = 0; i < n; i++)
 		if (v[i].loc.kind == DWR_PIECES && v[i].type)
 			absent(dw_probe_addr(p), &v[i].loc, v[i].name, v[i].type, 0);
+		else if (v[i].loc.maybe_uninit && v[i].type)
+			absent(dw_probe_addr(p), NULL, v[i].name, v[i].type, 0);
 }
 
 static int resolve(const char *bin, const char *spec, bool ret, bool dump, bool gaps)

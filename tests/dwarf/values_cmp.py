@@ -16,10 +16,12 @@
 # an inlined copy's frame (see compare()).  ABSENT: "ADDR NAME" of the
 # members of variables in pieces whose bytes no piece gives a location for
 # at ADDR (resolve_main -a): gdb shows those as 0, a value it makes up
-# ("gdb invents"; not counted in gdb's values).
+# ("gdb invents"; not counted in gdb's values); and "ADDR NAME uninit" of
+# those of variables whose location DWARF marks DW_OP_GNU_uninit, which
+# gdb reads and perf-run does not ("DWARF uninit", not counted either).
 # Only the first hit of each address counts.  Prints one line of counts:
 #   "ours read A (equal E, differ D, unstable U, gdb has none N), lacking L
-#   (xmm X) of gdb G, gdb invents I; perf ..." (lacking: values gdb shows that are not
+#   (xmm X) of gdb G, gdb invents I, DWARF uninit U; perf ..." (lacking: values gdb shows that are not
 #   read; unstable: see compare())
 # and, with -v, each difference.  Exit status 1 if any of OURS differs.
 import re
@@ -156,7 +158,7 @@ def top_name(key):
 
 
 def compare(label, mine, gdb, verbose, xmm=frozenset(), third=None, gdb_entry=frozenset(),
-            gdb2=None, absent=frozenset()):
+            gdb2=None, absent=frozenset(), uninit=frozenset()):
     """Counts of mine against gdb: (read, equal, differ, unstable, gdb has
     none, lacking, of those xmm-only, gdb's values).  Unstable: mine, gdb's
     and third's (perf probe's) are three different values, as memory not
@@ -169,8 +171,10 @@ def compare(label, mine, gdb, verbose, xmm=frozenset(), third=None, gdb_entry=fr
     values; one it reads differently from the first is unstable too.
     absent: values DWARF gives no piece for at the address; where mine is
     not read and gdb shows one, gdb made it up: counted as invented, not as
-    gdb's."""
-    n = equal = differ = unstable = nogdb = lacking = in_xmm = invents = 0
+    gdb's.  uninit: values whose location DWARF marks as maybe not holding
+    them (DW_OP_GNU_uninit); where mine is not read, gdb's is counted apart
+    (it reads them, and is wrong at some), not as gdb's."""
+    n = equal = differ = unstable = nogdb = lacking = in_xmm = invents = unreliable = 0
     mine = as_text(mine, gdb)
     # perf probe fetches a whole struct as its first bytes: not compared
     records = {top_name(k) for k in gdb if "." in k[1] or "[" in k[1]}
@@ -213,6 +217,13 @@ def compare(label, mine, gdb, verbose, xmm=frozenset(), third=None, gdb_entry=fr
             print("  %s 0x%x %s: %s, gdb %s (gdb invents: DWARF gives no piece for it)"
                   % (label, k[0], k[1], mine.get(k, "none"), gdb[k]))
     known = [k for k in known if k not in made_up]
+    marked = [k for k in known if k in uninit and unknown(mine.get(k))]
+    for k in marked:
+        unreliable += 1
+        if verbose:
+            print("  %s 0x%x %s: %s, gdb %s (DWARF: maybe uninitialised, DW_OP_GNU_uninit)"
+                  % (label, k[0], k[1], mine.get(k, "none"), gdb[k]))
+    known = [k for k in known if k not in marked]
     for k in known:
         if not unknown(mine.get(k)):
             continue
@@ -222,21 +233,22 @@ def compare(label, mine, gdb, verbose, xmm=frozenset(), third=None, gdb_entry=fr
         if verbose:
             print("  %s 0x%x %s: %s, gdb %s%s" % (label, k[0], k[1], mine.get(k, "none"), gdb[k],
                                                  " (xmm)" if x else ""))
-    return n, equal, differ, unstable, nogdb, lacking, in_xmm, len(known), invents
+    return n, equal, differ, unstable, nogdb, lacking, in_xmm, len(known), invents, unreliable
 
 
 FIELDS = ("read %d (equal %d, differ %d, unstable %d, gdb has none %d), lacking %d (xmm %d) "
-          "of gdb %d, gdb invents %d")
+          "of gdb %d, gdb invents %d, DWARF uninit %d")
 NF = FIELDS.count("%d")
 
 
-def read_xmm(path):
+def read_xmm(path, tag=None):
+    """The "ADDR NAME" lines of path (with tag: the "ADDR NAME TAG" ones)."""
     out = set()
     try:
         with open(path) as f:
             for line in f:
                 a = line.split()
-                if len(a) == 2:
+                if len(a) == (2 if tag is None else 3) and (tag is None or a[2] == tag):
                     out.add((int(a[0], 16), a[1]))
     except OSError:
         pass
@@ -264,6 +276,8 @@ def summarise(cc, lvl):
              pp[1], pct(pp[1], g), pp[2], x))
     print("%-8s -O%s: gdb invents: %d (DWARF gives no piece for the bytes; -v lists them)"
           % (cc, lvl, o[8]))
+    print("%-8s -O%s: DWARF uninit: %d (gdb reads a location DWARF marks DW_OP_GNU_uninit; "
+          "-v lists them)" % (cc, lvl, o[9]))
 
 
 def main():
@@ -285,9 +299,10 @@ def main():
     if args and args[0] == "--gdb2":
         gdb2 = read_triples(args[1])
         args = args[2:]
-    absent = set()
+    absent, uninit = set(), set()
     if args and args[0] == "--no-piece":
         absent = read_xmm(args[1])
+        uninit = read_xmm(args[1], "uninit")
         args = args[2:]
     gdb = read_triples(args[0])
     ours = read_ours(args[1])
@@ -301,7 +316,7 @@ def main():
         return 0
     perf = read_triples(args[2]) if len(args) > 2 and args[2] != "--differing" else None
     res = [("ours", compare("ours", ours, gdb, verbose, xmm, perf, gdb_entry, gdb2,
-                                absent))]
+                                absent, uninit))]
     if perf is not None:
         res.append(("perf", compare("perf", perf, gdb, verbose, third=ours)))
     print("; ".join(("%s " + FIELDS) % ((k,) + r) for k, r in res))
