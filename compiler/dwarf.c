@@ -975,12 +975,13 @@ static void print_point(FILE *out, const char *spec)
 	dws_spec_free(&sp);
 }
 
-int dw_list_vars(FILE *out, const char *path, const char *spec, char *err, size_t errlen)
+int dw_list_vars(FILE *out, const char *path, const char *spec, bool at_entry, char *err,
+		 size_t errlen)
 {
 	struct probe_site *s;
 	int n;
 
-	if (resolve_spec(path, spec, false, true, &s, &n, err, errlen))
+	if (resolve_spec(path, spec, false, at_entry, &s, &n, err, errlen))
 		return -1;
 	fprintf(out, "Available variables at ");
 	print_point(out, spec);

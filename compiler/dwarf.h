@@ -116,12 +116,17 @@ int dw_resolve(const char *path, const char *spec, bool is_return,
  * entry, and they are not); ENTRY itself otherwise. */
 uint64_t dw_body_start(const char *path, uint64_t entry);
 
-/* perf probe -L SPEC and -V SPEC, printed as perf probe prints them. */
 /* The separate debug file of a binary (by build-id, .gnu_debuglink, the
  * debuginfod cache; checked as for DWARF), open, or -1. */
 int dw_debug_fd(const char *bin);
+/* perf probe -L SPEC and -V SPEC, printed as perf probe prints them.  -V
+ * lists what a probe on SPEC reads, at the address it is placed at (past
+ * the prologue, as the probe); at_entry lists them at a function's first
+ * instruction instead, where perf probe -V looks (tests/dwarf/conformance.sh
+ * compares that with perf probe). */
 int dw_list_lines(FILE *out, const char *path, const char *spec, char *err, size_t errlen);
-int dw_list_vars(FILE *out, const char *path, const char *spec, char *err, size_t errlen);
+int dw_list_vars(FILE *out, const char *path, const char *spec, bool at_entry, char *err,
+		 size_t errlen);
 
 /* A variable visible at the site by name: innermost local or parameter
  * first, then those of functions inlined at the site (perf probe reads

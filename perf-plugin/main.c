@@ -245,7 +245,7 @@ static int do_dwarf_list(const struct opts *o)
 	else if (o->lines_spec)
 		r = dw_list_lines(stdout, bin, spec, err, sizeof(err));
 	else
-		r = dw_list_vars(stdout, bin, spec, err, sizeof(err));
+		r = dw_list_vars(stdout, bin, spec, false, err, sizeof(err));
 	if (r)
 		fprintf(stderr, "perf-run: %s\n", err);
 	free(bin);

@@ -12,7 +12,9 @@
 #           lists at each place must be among ours (we read more forms).
 #   r SPEC  the same for SPEC%return (without $params).
 #   l SPEC  `resolve_main -L` must print what `perf probe -L` prints.
-# For each p spec `resolve_main -V` must also print what `perf probe -V`
+# For each p spec `resolve_main -V` (the listing at a function's first
+# instruction, where perf probe -V looks; perf-run -V lists at its probe's
+# address, past the prologue) must also print what `perf probe -V`
 # prints, once the variables only we can read are taken out of ours.
 # Prints per compiler and level the counts, then "N passed, N failed".
 # Run from the top of the tree, as root (perf probe reads tracefs).

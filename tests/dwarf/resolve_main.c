@@ -5,7 +5,9 @@
  *
  *   resolve_main BIN SPEC...        "SPEC -> 0xOFFSET" per site (file offset)
  *   resolve_main -r BIN SPEC...     the same for SPEC%return
- *   resolve_main -V BIN SPEC        perf probe -V's listing
+ *   resolve_main -V BIN SPEC        perf probe -V's listing, at a function's first
+ *                                   instruction as perf looks (perf-run -V lists at
+ *                                   its probe's address, past the prologue)
  *   resolve_main -L BIN SPEC        perf probe -L's listing
  *   resolve_main -d BIN SPEC        sites, variables, types and locations
  *   resolve_main -a BIN SPEC        "ADDR NAME.MEMBER" of each scalar member of a
@@ -117,7 +119,8 @@ int main(int argc, char **argv)
 	int rc = 0;
 
 	if (argc >= 4 && (!strcmp(argv[1], "-V") || !strcmp(argv[1], "-L"))) {
-		int r = argv[1][1] == 'V' ? dw_list_vars(stdout, argv[2], argv[3], err, sizeof(err))
+		int r = argv[1][1] == 'V' ? dw_list_vars(stdout, argv[2], argv[3], true, err,
+							 sizeof(err))
 					  : dw_list_lines(stdout, argv[2], argv[3], err, sizeof(err));
 		if (r)
 			fprintf(stderr, "error: %s\n", err);

@@ -868,7 +868,7 @@ static void test_find_type(void)
 	}
 
 	FILE *out = open_memstream(&buf, &len);
-	if (out && !dw_list_vars(out, bin, "dwarf_types.c;*g_sink=*", err, sizeof(err))) {
+	if (out && !dw_list_vars(out, bin, "dwarf_types.c;*g_sink=*", true, err, sizeof(err))) {
 		fclose(out);
 		unit_expect("-V header as perf probe writes a lazy spec",
 			    !strncmp(buf, "Available variables at @dwarf_types.c\n", 38));
