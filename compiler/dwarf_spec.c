@@ -306,14 +306,34 @@ void dw_close_all(void)
 	}
 }
 
+/* Steps back over "/." components and repeated slashes ending at s[i]
+ * (i is the length still to compare); a leading "./" goes too. */
+static size_t skip_dots(const char *s, size_t i)
+{
+	for (;;) {
+		if (i >= 2 && s[i - 1] == '.' && s[i - 2] == '/' && (s[i] == '/' || !s[i]))
+			i -= 2;
+		else if (i == 1 && s[0] == '.' && s[1] == '/')
+			i = 0;
+		else if (i >= 2 && s[i - 1] == '/' && s[i - 2] == '/')
+			i--;
+		else
+			return i;
+	}
+}
+
 int dws_tailcmp(const char *a, const char *b)
 {
 	size_t i = strlen(a), j = strlen(b);
 
-	while (i > 0 && j > 0)
+	for (;;) {
+		i = skip_dots(a, i);
+		j = skip_dots(b, j);
+		if (i == 0 || j == 0)
+			return 0;
 		if (a[--i] != b[--j])
 			return 1;
-	return 0;
+	}
 }
 
 /* "42", "42-50", "42+8" (the last two only for -L). */

@@ -44,7 +44,9 @@ struct dw_mod *dws_open(const char *path, char *err, size_t errlen);
 FILE *dws_open_source(struct dw_mod *m, const char *path, char *why, size_t len);
 int dws_parse(const char *s, struct dw_spec *sp, bool ranges, char *err, size_t errlen);
 void dws_spec_free(struct dw_spec *sp);
-/* perf's strtailcmp: 0 if one string is a tail of the other. */
+/* perf's strtailcmp: 0 if one string is a tail of the other, "." path
+ * components and doubled slashes aside (clang compiling "./x.c" names
+ * it /dir/./x.c in the line table and /dir/x.c in the file list). */
 int dws_tailcmp(const char *a, const char *b);
 /* The real (not inlined) function of cu (a unit of m) containing addr. */
 bool dws_realfunc(struct dw_mod *m, Dwarf_Die *cu, uint64_t addr, Dwarf_Die *out);
