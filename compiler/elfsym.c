@@ -643,6 +643,22 @@ char *elfsym_find_binary(const char *bin, pid_t pid)
 	return NULL;
 }
 
+char *elfsym_find_lib_i386(const char *bin)
+{
+	static const char *const dirs[] = {
+		"/lib/i386-linux-gnu", "/usr/lib/i386-linux-gnu", "/lib32", "/usr/lib32",
+	};
+	char *found;
+
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
+		if ((found = search_dir(dirs[i], bin))) {
+			if (elfsym_is_i386(found))
+				return found;
+			free(found);
+		}
+	return NULL;
+}
+
 /* A defined data symbol (STT_OBJECT, STT_TLS excluded) of one section. */
 static bool find_object(Elf *elf, Elf_Scn *scn, const char *name, uint64_t *addr,
 			uint64_t *size)

@@ -40,6 +40,9 @@ int elfsym_offset(const char *path, uint64_t addr, uint64_t *offset);
  * default directories), or a program name looked up in PATH.  Returns a
  * malloc'd path or NULL. */
 char *elfsym_find_binary(const char *bin, pid_t pid);
+/* A library named without a path among the i386 ones (Debian's multilib
+ * directories), for a 32-bit program: malloc'd path or NULL. */
+char *elfsym_find_lib_i386(const char *bin);
 /* The data symbol name (STT_OBJECT) of path: its virtual address in the
  * file and its size.  0 if found, 1 if not, -1 if path is no ELF file. */
 int elfsym_object(const char *path, const char *name, uint64_t *addr, uint64_t *size);

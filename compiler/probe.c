@@ -85,6 +85,21 @@ static bool is_plain_symbol(const char *s)
 	return true;
 }
 
+/* A library named without a path, for a 32-bit traced command (-c) or
+ * default binary: the i386 one of that name, not the x86-64 one found by
+ * ld.so's 64-bit search (which that process never maps). */
+static char *lib_for_command(struct pctx *c, const char *bin, char *path)
+{
+	char *p32;
+
+	if (!path || !bin || strchr(bin, '/') || !c->o->default_bin ||
+	    !elfsym_is_i386(c->o->default_bin) || elfsym_is_i386(path) ||
+	    !(p32 = elfsym_find_lib_i386(bin)))
+		return path;
+	free(path);
+	return p32;
+}
+
 /* Splits "BIN:SPEC" where SPEC may itself hold ':' ("app.c:42").  BIN is
  * taken when it names a file or a library; otherwise the whole text is SPEC
  * of the default binary (-p / traced command). */
@@ -94,6 +109,7 @@ static char *split_bin(struct pctx *c, const char *rest, const char **spec)
 	if (colon) {
 		char *bin = strndup(rest, (size_t)(colon - rest));
 		char *path = bin ? elfsym_find_binary(bin, c->o->pid) : NULL;
+		path = lib_for_command(c, bin, path);
 		if (path || (bin && strchr(bin, '/'))) {
 			if (!path)
 				fail(c, "cannot find '%s': %s; give the path of an executable or library",
