@@ -361,22 +361,42 @@ static uint64_t site_addr(struct cg *g)
 	return s->dw ? dw_probe_addr(s->dw) : s->addr;
 }
 
-/* Whether pieces with a location cover bytes [from, from + size) of the
- * variable (its other pieces are optimised out, or it ends early). */
-static bool pieces_cover(const struct dw_loc *l, uint32_t from, uint32_t size)
+/* Whether piece p gives its bits [from, from + n): all of them if it has a
+ * location; of a run of bit pieces some of which are empty, those the
+ * others give (dwarf_loc.c, dw_piece.given). */
+static bool piece_gives(const struct dw_piece *p, uint32_t from, uint32_t n)
+{
+	if (p->kind != DWR_OPTIMIZED)
+		return true;
+	if (!p->bits_given || from + n > 64 || !n)
+		return false;
+	uint64_t want = (n < 64 ? ~0ull >> (64 - n) : ~0ull) << from;
+	return (p->given & want) == want;
+}
+
+/* Whether the pieces give bits [from, from + n) of the variable (its other
+ * pieces are optimised out, or it ends early). */
+static bool pieces_cover_bits(const struct dw_loc *l, uint32_t from, uint32_t n)
 {
 	uint32_t off = 0, need = from;
 
-	for (int i = 0; i < l->npieces && need < from + size; i++) {
+	for (int i = 0; i < l->npieces && need < from + n; i++) {
 		const struct dw_piece *p = &l->pieces[i];
-		if (off + p->size > need) {
-			if (p->kind == DWR_OPTIMIZED)
+		uint32_t end = off + 8 * p->size;
+		if (end > need) {
+			uint32_t upto = end < from + n ? end : from + n;
+			if (!piece_gives(p, need - off, upto - need))
 				return false;
-			need = off + p->size;
+			need = upto;
 		}
-		off += p->size;
+		off = end;
 	}
-	return need >= from + size;
+	return need >= from + n;
+}
+
+static bool pieces_cover(const struct dw_loc *l, uint32_t from, uint32_t size)
+{
+	return pieces_cover_bits(l, 8 * from, 8 * size);
 }
 
 /* An implicit pointer's own value is asked for: there is none (gdb shows
@@ -630,9 +650,11 @@ static bool reg_member(struct cg *g, const struct node *n, uint32_t *off, struct
 }
 
 /* Bytes [at, at + size) of a variable in a register or in pieces, size <= 8:
- * the parts of each piece that hold them, shifted into place. */
+ * the parts of each piece that hold them, shifted into place.  Of them,
+ * bits [bit, bit + nbits) must be given (a bitfield's; the others are
+ * shifted out). */
 static LLVMValueRef reg_bytes(struct cg *g, const struct reg_src *v, uint32_t at, uint32_t size,
-			      const struct node *n)
+			      uint32_t bit, uint32_t nbits, const struct node *n)
 {
 	const struct dw_loc *l = v->loc;
 	LLVMValueRef acc = cg_const(g, 0);
@@ -654,13 +676,13 @@ static LLVMValueRef reg_bytes(struct cg *g, const struct reg_src *v, uint32_t at
 		acc = LLVMBuildLShr(g->b, acc, cg_const(g, 8 * at), "");
 		return size < 8 ? LLVMBuildAnd(g->b, acc, cg_const(g, ~0ull >> (64 - 8 * size)), "") : acc;
 	}
-	if (l->kind != DWR_PIECES || !pieces_cover(l, at, size))
+	if (l->kind != DWR_PIECES || !pieces_cover_bits(l, 8 * at + bit, nbits))
 		goto missing;
 	for (int i = 0; i < l->npieces; i++, off += l->pieces[i - 1].size) {
 		const struct dw_piece *p = &l->pieces[i];
 		uint32_t lo = at > off ? at : off, hi = at + size < off + p->size ? at + size : off + p->size;
 		LLVMValueRef x;
-		if (lo >= hi)
+		if (lo >= hi || !p->n)   /* no program: bits outside those asked for */
 			continue;
 		x = run_prog(g, p->prog, p->n, site_addr(g), n->loc);
 		if (p->kind == DWR_MEMORY)
@@ -697,7 +719,8 @@ static LLVMValueRef reg_member_value(struct cg *g, struct node *n, const struct 
 		cg_error(g, n->loc, "'%s' is not in memory and wider than 8 bytes", n->name);
 		return cg_const(g, 0);
 	}
-	LLVMValueRef x = reg_bytes(g, v, at + lo, bytes, n);
+	LLVMValueRef x = reg_bytes(g, v, at + lo, bytes, bit,
+				   f && f->bit_size ? f->bit_size : 8 * bytes, n);
 	if (!f || !f->bit_size)
 		return cg_to_int_type(g, x, n->type);
 	unsigned sh = 64 - f->bit_size;
@@ -786,8 +809,9 @@ static int printable(const struct dw_var *v, const char **note)
  * (read at any size: clang keeps a struct's first 64 bytes in one piece). */
 static bool piece_stored(const struct dw_piece *p)
 {
-	return p->kind != DWR_OPTIMIZED && p->size &&
-	       (p->size <= 8 || (p->kind == DWR_MEMORY && p->size <= ARGS_AGG_MAX));
+	if (p->kind == DWR_OPTIMIZED)   /* the bits a run of bit pieces gives, 0 elsewhere */
+		return p->bits_given && p->given && p->size && p->size <= 8;
+	return p->size && (p->size <= 8 || (p->kind == DWR_MEMORY && p->size <= ARGS_AGG_MAX));
 }
 
 /* Stores the low sz bytes of x at dst: one store of 1, 2, 4 or 8 bytes,
@@ -806,25 +830,28 @@ static void store_low(struct cg *g, LLVMValueRef x, LLVMValueRef dst, unsigned s
 			       cg_gep(g, dst, b));
 }
 
-/* Marks in avail[0..size) the bytes of v that the record will hold: all of
- * them unless v is in pieces; then those of the pieces stored, so that the
- * others (optimised out, or past the last piece) are never shown as 0.
- * Returns whether every byte is there. */
-static bool bytes_avail(const struct dw_var *v, bool *avail, uint32_t size)
+/* Marks in avail[0..size) the bits of v that the record will hold, a mask
+ * per byte: all of them unless v is in pieces; then those of the pieces
+ * stored (of a run of bit pieces, the bits given), so that the others
+ * (optimised out, or past the last piece) are never shown as 0.  Returns
+ * whether every bit is there. */
+static bool bytes_avail(const struct dw_var *v, uint8_t *avail, uint32_t size)
 {
 	const struct dw_loc *l = &v->loc;
 	uint32_t off = 0;
 	bool all = true;
 
-	memset(avail, l->kind != DWR_PIECES, size);
+	memset(avail, l->kind != DWR_PIECES ? 0xff : 0, size);
 	for (int i = 0; l->kind == DWR_PIECES && i < l->npieces; i++) {
 		const struct dw_piece *p = &l->pieces[i];
+		bool some = p->kind == DWR_OPTIMIZED;
 		for (uint32_t b = off; b < off + p->size && b < size; b++)
-			avail[b] = piece_stored(p);
+			avail[b] = !piece_stored(p) ? 0 : some ? (uint8_t)(p->given >> 8 * (b - off))
+							   : 0xff;
 		off += p->size;
 	}
 	for (uint32_t b = 0; b < size; b++)
-		all &= avail[b];
+		all &= avail[b] == 0xff;
 	return all;
 }
 
@@ -950,27 +977,36 @@ static void fmt_arg(struct args_fmt *f, const struct type *t, uint32_t offset)
 	fmt_append(&f->fmt, &f->len, "%s", "", "");
 }
 
-static bool all_in(const bool *avail, uint32_t from, uint32_t size, bool want)
+static bool all_in(const uint8_t *avail, uint32_t from, uint32_t size, bool want)
 {
 	for (uint32_t b = from; b < from + size; b++)
-		if (avail[b] != want)
+		if (avail[b] != (want ? 0xff : 0))
 			return false;
 	return true;
 }
 
-/* A bitfield of a partial record: printed from a slot of its own if all the
- * bytes its bits are in are there, else <optimized out>.  (The slot takes
- * the bytes from the storage unit's first: the bits outside the field are
- * shifted out.) */
-static void fmt_bitfield(struct args_fmt *f, const struct field *fl, const bool *avail,
+/* Whether avail has bits [from, from + n), or (want false) none of them. */
+static bool bits_in(const uint8_t *avail, uint32_t from, uint32_t n, bool want)
+{
+	for (uint32_t b = from; b < from + n; b++)
+		if (!!(avail[b / 8] & (1u << (b % 8))) != want)
+			return false;
+	return true;
+}
+
+/* A bitfield of a partial record: printed from a slot of its own if all
+ * its bits are there, else <optimized out>.  (The slot takes the bytes
+ * from the storage unit's first: the bits outside the field are shifted
+ * out.) */
+static void fmt_bitfield(struct args_fmt *f, const struct field *fl, const uint8_t *avail,
 			 uint32_t at, uint32_t rec_off)
 {
-	uint32_t bytes = (fl->bit_offset + fl->bit_size + 7) / 8, first = fl->bit_offset / 8u;
+	uint32_t bytes = (fl->bit_offset + fl->bit_size + 7) / 8;
 
 	if (!fl->type || bytes > 8 || fl->bit_size > 64 ||
-	    !all_in(avail, at + first, bytes - first, true)) {
-		fmt_append(&f->fmt, &f->len, bytes <= 8 && all_in(avail, at + first, bytes - first,
-								  false)
+	    !bits_in(avail, 8 * at + fl->bit_offset, fl->bit_size, true)) {
+		fmt_append(&f->fmt, &f->len, bytes <= 8 && !bits_in(avail, 8 * at + fl->bit_offset,
+								    fl->bit_size, true)
 			   ? "<optimized out>" : "<unavailable>", "", "");
 		return;
 	}
@@ -1010,7 +1046,7 @@ static void store_bitfields(struct cg *g, LLVMValueRef rec, const struct args_fm
  * DWARF does not give shows as 0.  A bitfield whose bytes are there is
  * extracted into a slot of its own (fmt_bitfield).
  */
-static void fmt_partial(struct args_fmt *f, const struct type *t, const bool *avail,
+static void fmt_partial(struct args_fmt *f, const struct type *t, const uint8_t *avail,
 			uint32_t at, uint32_t rec_off)
 {
 	if (all_in(avail, at, t->size, true)) {
@@ -1049,7 +1085,7 @@ static void fmt_var(struct args_fmt *f, const struct dw_var *v, uint32_t off)
 {
 	const struct type *t = v->type;
 	bool scalar = type_is_int(t) || t->kind == T_PTR || t->kind == T_FLOAT;
-	bool *avail = calloc(t->size ? t->size : 1, 1);
+	uint8_t *avail = calloc(t->size ? t->size : 1, 1);
 
 	if (!avail)
 		abort();

@@ -71,6 +71,8 @@ struct dw_piece {
 	enum dwr_kind kind;        /* DWR_MEMORY, DWR_VALUE or DWR_OPTIMIZED */
 	bool bits_given;           /* DWR_OPTIMIZED: bit pieces give some of its bits,
 				    * not all (not read: a byte would show 0 bits) */
+	uint64_t given;            /* bits_given: which (prog yields them, 0 elsewhere);
+				    * a bitfield wholly inside them is read */
 	struct dwl_insn *prog;
 	int n;
 };

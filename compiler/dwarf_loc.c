@@ -442,6 +442,7 @@ static struct dw_piece *add_piece(struct dw_loc *out, unsigned size, enum dwr_ki
 	pc->size = size;
 	pc->kind = kind;
 	pc->bits_given = false;
+	pc->given = 0;
 	pc->prog = p->v;
 	pc->n = p->n;
 	p->v = NULL;
@@ -457,6 +458,7 @@ struct bit_group {
 	struct prog p;
 	unsigned bits;
 	bool empty;
+	uint64_t given;   /* the bits a piece gives, while bits <= 64 */
 };
 
 /* Adds a bit piece of `bits` bits at bit `shift` of what ops[0..n) give. */
@@ -487,6 +489,8 @@ static void bit_piece(struct bit_group *bg, Dwarf_Attribute *attr, const Dwarf_O
 		}
 		if (before)
 			emit(p, DWL_OR, 0, 0, 0);
+		if (bg->bits + bits <= 64)
+			bg->given |= (bits < 64 ? ~0ull >> (64 - bits) : ~0ull) << bg->bits;
 	}
 	bg->bits += bits;
 }
@@ -510,10 +514,14 @@ static void translate_pieces(Dwarf_Attribute *attr, const Dwarf_Op *ops, size_t 
 			if (bg.bits % 8 == 0 || bg.p.err) {
 				unsigned bytes = bg.bits / 8;
 				bool empty = bg.empty, some = bg.p.n > 0;
+				struct dw_piece *pc;
+				uint64_t given = bg.bits <= 64 ? bg.given : 0;
 				bg.bits = 0;
 				bg.empty = false;
-				add_piece(out, bytes, empty ? DWR_OPTIMIZED : DWR_VALUE, &bg.p)->bits_given =
-					empty && some;
+				bg.given = 0;
+				pc = add_piece(out, bytes, empty ? DWR_OPTIMIZED : DWR_VALUE, &bg.p);
+				pc->bits_given = empty && some;
+				pc->given = pc->bits_given ? given : 0;
 				prog_take(&bg.p, out);
 				if (out->kind != DWR_PIECES)
 					return;
