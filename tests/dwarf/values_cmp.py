@@ -174,7 +174,7 @@ def compare(label, mine, gdb, verbose, xmm=frozenset(), third=None, gdb_entry=fr
     gdb's.  uninit: values whose location DWARF marks as maybe not holding
     them (DW_OP_GNU_uninit); where mine is not read, gdb's is counted apart
     (it reads them, and is wrong at some), not as gdb's."""
-    n = equal = differ = unstable = nogdb = lacking = in_xmm = invents = unreliable = 0
+    n = equal = differ = unstable = nogdb = lacking = in_xmm = 0
     mine = as_text(mine, gdb)
     # perf probe fetches a whole struct as its first bytes: not compared
     records = {top_name(k) for k in gdb if "." in k[1] or "[" in k[1]}
@@ -209,21 +209,18 @@ def compare(label, mine, gdb, verbose, xmm=frozenset(), third=None, gdb_entry=fr
             differ += 1
             if verbose:
                 print("  %s 0x%x %s: %s, gdb %s" % (label, key[0], key[1], v, g))
+    def set_apart(known, which, why):
+        """The keys of known that are in which and not read by mine, counted
+        apart from gdb's (listed with why); returns (the rest, how many)."""
+        apart = [k for k in known if k in which and unknown(mine.get(k))]
+        for k in apart if verbose else ():
+            print("  %s 0x%x %s: %s, gdb %s (%s)"
+                  % (label, k[0], k[1], mine.get(k, "none"), gdb[k], why))
+        return [k for k in known if k not in apart], len(apart)
     known = sorted(k for k, g in gdb.items() if not unknown(g) and k not in records)
-    made_up = [k for k in known if k in absent and unknown(mine.get(k))]
-    for k in made_up:
-        invents += 1
-        if verbose:
-            print("  %s 0x%x %s: %s, gdb %s (gdb invents: DWARF gives no piece for it)"
-                  % (label, k[0], k[1], mine.get(k, "none"), gdb[k]))
-    known = [k for k in known if k not in made_up]
-    marked = [k for k in known if k in uninit and unknown(mine.get(k))]
-    for k in marked:
-        unreliable += 1
-        if verbose:
-            print("  %s 0x%x %s: %s, gdb %s (DWARF: maybe uninitialised, DW_OP_GNU_uninit)"
-                  % (label, k[0], k[1], mine.get(k, "none"), gdb[k]))
-    known = [k for k in known if k not in marked]
+    known, invents = set_apart(known, absent, "gdb invents: DWARF gives no piece for it")
+    known, unreliable = set_apart(known, uninit,
+                                  "DWARF: maybe uninitialised, DW_OP_GNU_uninit")
     for k in known:
         if not unknown(mine.get(k)):
             continue
