@@ -1151,12 +1151,14 @@ void cg_print_args(struct cg *g, int id, struct loc loc)
 	a->args = f.pa ? f.pa : calloc(1, sizeof(*f.pa));
 	a->nargs = f.npa;
 	a->size = off;
-	/* sites of one layout print through one format (and share a program) */
+	/* Sites of one layout print through one format; sites whose layout
+	 * differs only in names, each through its own, chosen by the site:
+	 * either way they share a program. */
 	id = cg_action_reuse(g, id);
 
 	LLVMValueRef rec = cg_alloca(g, off, "args");
 	zero_record(g, rec, off);
-	LLVMBuildStore(g->b, cg_const(g, (uint64_t)id), rec);
+	LLVMBuildStore(g->b, cg_site_late(g, (uint64_t)id), rec);
 	for (int i = 0; i < k; i++)
 		store_var(g, cg_gep(g, rec, at[i]), rd[i], loc);
 	store_bitfields(g, rec, &f);

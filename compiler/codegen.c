@@ -593,6 +593,57 @@ void cg_counters(struct cg *g)
 	g->prog->counters_map_name = strdup(".bss");
 }
 
+LLVMValueRef cg_site_late(struct cg *g, uint64_t val)
+{
+	const struct probe *p = g->probe;
+	int k = g->nsitetab_used++;
+
+	if (g->act_share_from < 0 || !g->site_cookie || g->site < 0)
+		return cg_const(g, val);
+	if (k == g->nsitetab) {
+		char name[64];
+		LLVMTypeRef t = LLVMArrayType2(g->i64, (uint64_t)p->nsites);
+		struct cg_sitetab *v = realloc(g->sitetab, (size_t)(k + 1) * sizeof(*v));
+
+		if (!v)
+			abort();
+		g->sitetab = v;
+		snprintf(name, sizeof(name), "p%d_late%d", g->pidx, k);
+		v[k].gv = LLVMAddGlobal(g->mod, t, name);
+		v[k].vals = calloc((size_t)p->nsites, 8);
+		if (!v[k].vals)
+			abort();
+		LLVMSetInitializer(v[k].gv, LLVMConstNull(t));
+		LLVMSetGlobalConstant(v[k].gv, 1);
+		LLVMSetSection(v[k].gv, ".rodata");
+		LLVMSetAlignment(v[k].gv, 8);
+		di_global(g, v[k].gv, name, 8u * (uint32_t)p->nsites);
+		g->nsitetab++;
+	}
+	g->sitetab[k].vals[g->site] = val;
+	LLVMValueRef at = LLVMBuildGEP2(g->b, g->i64, g->sitetab[k].gv, &g->sys_site, 1, "");
+	return LLVMBuildLoad2(g->b, g->i64, at, "site_late");
+}
+
+/* Every late table gets the values its sites gave. */
+static void sitetab_fill(struct cg *g, int nsites)
+{
+	LLVMValueRef *c = calloc((size_t)nsites, sizeof(*c));
+
+	if (!c)
+		abort();
+	for (int k = 0; k < g->nsitetab; k++) {
+		for (int i = 0; i < nsites; i++)
+			c[i] = cg_const(g, g->sitetab[k].vals[i]);
+		LLVMSetInitializer(g->sitetab[k].gv, LLVMConstArray2(g->i64, c, (uint64_t)nsites));
+		free(g->sitetab[k].vals);
+	}
+	free(c);
+	free(g->sitetab);
+	g->sitetab = NULL;
+	g->nsitetab = 0;
+}
+
 /* Constant bytes the programs index at run time: libbpf makes .rodata a
  * frozen array map.  The name must be unique in the object. */
 LLVMValueRef cg_rodata(struct cg *g, const char *name, const void *data, uint32_t size)
@@ -1126,6 +1177,7 @@ static void gen_shared(struct cg *g, const struct sema_probe *sp, const struct p
 		abort();
 	g->act_share_from = g->prog->nactions;
 	for (int k = 0; k < p->nsites && !g->errors; k++) {
+		g->nsitetab_used = 0;
 		gen_function(g, sp->node, p, idx, k);
 		struct pr_prog *pp = &g->prog->progs[g->prog->nprogs - 1];
 		uint64_t h;
@@ -1150,6 +1202,7 @@ static void gen_shared(struct cg *g, const struct sema_probe *sp, const struct p
 	for (int j = 0; j < ngrp; j++)
 		free(grp[j].text);
 	free(grp);
+	sitetab_fill(g, p->nsites);
 	g->act_share_from = -1;
 	g->site_cookie = false;
 }

@@ -40,6 +40,13 @@ struct cg_var {
 	const struct type *type;
 };
 
+/* A table of per-site values whose initializer is set when the last site
+ * is generated (cg_site_late). */
+struct cg_sitetab {
+	LLVMValueRef gv;
+	uint64_t *vals;
+};
+
 struct cg {
 	LLVMContextRef ctx;
 	LLVMModuleRef mod;
@@ -67,6 +74,9 @@ struct cg {
 				     * the site's index (codegen.c, gen_shared) */
 	int act_share_from;         /* actions from here on may be reused by an
 				     * identical one (cg_stmt.c), -1: never */
+	struct cg_sitetab *sitetab; /* per-site tables filled once every site is made */
+	int nsitetab;
+	int nsitetab_used;          /* of them, used by the function being built */
 	LLVMBasicBlockRef entry;    /* allocas and per-hit values, then a branch to start */
 	LLVMBasicBlockRef start;
 	LLVMMetadataRef sp;
@@ -253,6 +263,11 @@ void cg_print_args(struct cg *g, int id, struct loc loc);
 int cg_action_reuse(struct cg *g, int id);
 /* In a program that sites share: val(site, arg) of the site whose cookie
  * the program runs with, from a table (cg_func.c). */
+/* A per-site value known only once this site's code is made (the action
+ * its print(args) prints through): a load by cookie from the function's
+ * next late table, filled when every site of the probe is generated
+ * (codegen.c, gen_shared).  A constant outside shared sites. */
+LLVMValueRef cg_site_late(struct cg *g, uint64_t val);
 LLVMValueRef cg_site_value(struct cg *g, const char *name,
 			   uint64_t (*val)(const struct probe_site *s, int arg), int arg);
 /* print(*p) of a struct or array in traced-program memory: action id (an

@@ -5,8 +5,8 @@
  *   sh_c(7, 30 + i), sh_d(7, 8, 40 + i)  x in other registers: one each
  * and prints "sh_a=S sh_b=S sh_c=S sh_d=S", the sum of x each got.
  * Then once, for print(args) at pa_*: pa_x(5) and pa_x2(6) have one
- * layout (one program, one format); pa_y(7) differs in the name, pa_u(-1)
- * in the type: each prints through its own format. */
+ * layout (one program, one format); pa_y(7) differs in the name (its own
+ * format, the same program), pa_u(-1) in the type (its own program). */
 #include <stdio.h>
 #include <stdlib.h>
 
