@@ -470,19 +470,19 @@ void dwv_list_site(FILE *out, struct dw_probe *p)
 {
 	const struct dw_var *v;
 	int k = 0;
+
+	if (!p) {   /* an address outside every unit */
+		fprintf(out, "\t@<(no debug information)>\n");
+		return;
+	}
 	dw_vars(p, &v);
-	int n = p ? p->nlocals : 0;
+	int n = p->nlocals;
 	char **lines = calloc(n ? n : 1, sizeof(*lines));
 	Dwarf_Die cu, scope, sp;
 	Dwarf_Addr entry = p->addr;
 
 	if (!lines)
 		abort();
-	if (!p) {
-		fprintf(out, "\t@<(no debug information)>\n");
-		free(lines);
-		return;
-	}
 	if (site_dies(p, &cu, &scope, &sp))
 		dws_entrypc(&sp, &entry);
 	fprintf(out, "\t@<%s+%llu>\n", site_dies(p, &cu, &scope, &sp) ? dwarf_diename(&sp) : "?",
