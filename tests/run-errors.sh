@@ -46,8 +46,8 @@ for bt in "$@"; do
 	for i in "${!extra[@]}"; do
 		[[ ${extra[i]} == "{}" ]] && extra[i]=$bt
 	done
-	if [[ -f $base.requires ]] && ! bash -c "$(<"$base.requires")" >/dev/null 2>&1; then
-		echo "SKIP $name (needs: $(<"$base.requires"))"
+	if [[ -f $base.requires ]] && ! why=$(bash -c "$(<"$base.requires")" 2>/dev/null); then
+		echo "SKIP $name (${why:-needs: $(<"$base.requires")})"
 		((skipped++))
 		continue
 	fi

@@ -86,8 +86,9 @@ run_case() {
 	if [[ -n $name_re ]] && ! [[ $name =~ $name_re ]]; then return; fi
 	if ((only_asan)) && [[ ${C[ASAN]:-no} != yes ]]; then return; fi
 	for re in "${X_REQUIRES[@]}"; do
-		if ! bash -c "$re" </dev/null >/dev/null 2>&1; then
-			echo "SKIP $name (requires: $re)"
+		# a check that says why (tests/progs/kcan) is shown by its words
+		if ! line=$(bash -c "$re" </dev/null 2>/dev/null); then
+			echo "SKIP $name (${line:-requires: $re})"
 			((skipped++))
 			return
 		fi

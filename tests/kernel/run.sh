@@ -67,14 +67,47 @@ find_kernel() {
 	echo "$best"
 }
 
-# Modules in load order: virtio transport, then 9p over it.
-MODULES="drivers/virtio/virtio_ring drivers/virtio/virtio drivers/virtio/virtio_pci_modern_dev
-	drivers/virtio/virtio_pci_legacy_dev drivers/virtio/virtio_pci net/9p/9pnet
-	net/9p/9pnet_virtio fs/netfs/netfs fs/fscache/fscache fs/9p/9p"
+# The modules the guest needs (virtio over PCI, 9p over virtio), each
+# after what it depends on, as modprobe would load them: modules.dep gives
+# the order, so a newer kernel whose 9pnet needs netfs (6.12) boots too.
+# Prints paths relative to /lib/modules/KVER/; a module built into the
+# kernel is in no line and is left out.
+WANT_MODULES="virtio_pci 9pnet_virtio 9p"
+module_order() {
+	local dep=/lib/modules/$1/modules.dep w
+	declare -A path=() deps=() seen=()
+	local line m
+	[[ -r $dep ]] || return 0
+	while IFS= read -r line; do
+		m=${line%%:*}
+		path[$(module_name "$m")]=$m
+		deps[$m]=${line#*:}
+	done <"$dep"
+	visit() {
+		local m=$1 d list=()
+		[[ -n ${seen[$m]:-} ]] && return
+		seen[$m]=1
+		read -ra list <<<"${deps[$m]}"
+		# modprobe loads a module's list of dependencies from its end
+		for ((d = ${#list[@]} - 1; d >= 0; d--)); do
+			visit "${list[d]}"
+		done
+		echo "$m"
+	}
+	for w in $WANT_MODULES; do
+		[[ -n ${path[$w]:-} ]] && visit "${path[$w]}"
+	done
+}
+
+# kernel/fs/9p/9p.ko.xz -> 9p
+module_name() {
+	local b=${1##*/}
+	echo "${b%%.ko*}"
+}
 
 # A busybox initramfs: /init, busybox and its applets, the modules.
 make_initramfs() {
-	local kver=$1 root=$WORK/initramfs m src
+	local kver=$1 root=$WORK/initramfs m src name
 	rm -rf "$root"
 	mkdir -p "$root"/{bin,dev,proc,sys,host,lib/modules}
 	cp /bin/busybox "$root/bin/busybox"
@@ -83,16 +116,15 @@ make_initramfs() {
 	done
 	cp tests/kernel/init "$root/init"
 	: >"$root/modules.order"
-	for m in $MODULES; do
-		src=/lib/modules/$kver/kernel/$m.ko
-		[[ -e $src ]] || { [[ -e $src.xz ]] && src=$src.xz; }
-		[[ -e $src ]] || continue   # built in
-		if [[ $src == *.xz ]]; then
-			xz -dc "$src" >"$root/lib/modules/$(basename "$m").ko"
-		else
-			cp "$src" "$root/lib/modules/$(basename "$m").ko"
-		fi
-		echo "$(basename "$m")" >>"$root/modules.order"
+	for m in $(module_order "$kver"); do
+		src=/lib/modules/$kver/$m
+		name=$(module_name "$m")
+		case $src in
+		*.xz) xz -dc "$src" >"$root/lib/modules/$name.ko" ;;
+		*.zst) zstd -qdc "$src" >"$root/lib/modules/$name.ko" ;;
+		*) cp "$src" "$root/lib/modules/$name.ko" ;;
+		esac || return 1
+		echo "$name" >>"$root/modules.order"
 	done
 	(cd "$root" && find . | busybox cpio -o -H newc 2>/dev/null) | gzip -1 >"$WORK/initramfs.cpio.gz"
 }
