@@ -15,6 +15,7 @@
 #include <bpf/libbpf.h>
 
 #include "mapprint.h"
+#include "mapwalk.h"
 #include "symbols.h"
 
 #define MP_BAR 52
@@ -183,6 +184,15 @@ static struct mp_entry *mp_entry_for(const struct pr_map *m, struct mp_data *d,
 	return e;
 }
 
+/* A walk the kernel did not end is said, once per print, never looped on. */
+static void mp_walk_note(const struct pr_map *m, const struct mw_walk *w, const char *what)
+{
+	if (w->cut)
+		fprintf(stderr, "perf-run: %s: the kernel's walk of its keys did not end (%llu "
+			"steps for at most %u keys); %s the %u distinct keys it gave\n", m->name,
+			(unsigned long long)w->steps, w->max_entries, what, w->nkeys);
+}
+
 int mp_read(int fd, const struct pr_map *m, struct mp_data *out)
 {
 	bool percpu = m->bpf_type == BPF_MAP_TYPE_PERCPU_HASH ||
@@ -190,20 +200,19 @@ int mp_read(int fd, const struct pr_map *m, struct mp_data *out)
 		      m->bpf_type == BPF_MAP_TYPE_PERCPU_ARRAY;
 	int ncpu = percpu ? libbpf_num_possible_cpus() : 1;
 	size_t stride = (m->value_size + 7) & ~7u;
-	char *key = calloc(1, m->key_size + 8), *next = calloc(1, m->key_size + 8);
 	char *val = calloc((size_t)(ncpu > 0 ? ncpu : 1), stride + 8);
-	bool first = true;
+	struct mw_walk w;
+	const char *key;
 	int err = 0;
 
 	out->e = NULL;
 	out->n = 0;
-	if (!key || !next || !val || ncpu <= 0) {
-		err = -ENOMEM;
-		goto done;
+	if (!val || ncpu <= 0) {
+		free(val);
+		return -ENOMEM;
 	}
-	while (bpf_map_get_next_key(fd, first ? NULL : key, next) == 0) {
-		first = false;
-		memcpy(key, next, m->key_size);
+	mw_init(&w, fd, m->key_size, m->max_entries);
+	while ((key = mw_next(&w))) {
 		if (bpf_map_lookup_elem(fd, key, val))
 			continue;   /* deleted meanwhile */
 		if (m->array && mp_array_absent(m, val, (size_t)ncpu * stride))
@@ -231,9 +240,10 @@ int mp_read(int fd, const struct pr_map *m, struct mp_data *out)
 			mp_fold(m, e, val, ncpu, bucket);
 		}
 	}
-done:
-	free(key);
-	free(next);
+	if (w.failed)
+		err = -ENOMEM;
+	mp_walk_note(m, &w, "printed");
+	mw_free(&w);
 	free(val);
 	return err;
 }
@@ -756,55 +766,41 @@ void mp_json(struct fmt_buf *b, const struct pr_map *m, const struct mp_data *d,
 
 /* ---- clear / zero ---- */
 
-static int mp_keys(int fd, uint32_t size, char **out, int *n)
-{
-	char *keys = NULL;
-	*n = 0;
-	for (;;) {
-		char *k = realloc(keys, (size_t)(*n + 1) * size);
-		if (!k) {
-			free(keys);
-			return -ENOMEM;
-		}
-		keys = k;
-		char *prev = *n ? keys + (size_t)(*n - 1) * size : NULL;
-		if (bpf_map_get_next_key(fd, prev, keys + (size_t)*n * size))
-			break;
-		(*n)++;
-	}
-	*out = keys;
-	return 0;
-}
-
 int mp_clear(int fd, const struct pr_map *m)
 {
-	char *keys;
-	int n;
+	struct mw_walk w;
+
 	if (m->array)
 		return mp_zero(fd, m);   /* array entries cannot be deleted */
-	if (mp_keys(fd, m->key_size, &keys, &n))
-		return -ENOMEM;
-	for (int i = 0; i < n; i++)
-		bpf_map_delete_elem(fd, keys + (size_t)i * m->key_size);
-	free(keys);
-	return 0;
+	/* every key first: deleting during the walk would restart it */
+	mw_init(&w, fd, m->key_size, m->max_entries);
+	mw_all(&w);
+	for (uint32_t i = 0; i < w.nkeys; i++)
+		bpf_map_delete_elem(fd, mw_key(&w, i));
+	mp_walk_note(m, &w, "cleared");
+	int err = w.failed ? -ENOMEM : 0;
+	mw_free(&w);
+	return err;
 }
 
 int mp_zero(int fd, const struct pr_map *m)
 {
 	int ncpu = libbpf_num_possible_cpus();
 	size_t stride = (m->value_size + 7) & ~7u;
-	char *keys, *zero = calloc((size_t)(ncpu > 0 ? ncpu : 1), stride);
-	int n;
-	if (!zero || mp_keys(fd, m->key_size, &keys, &n)) {
-		free(zero);
+	char *zero = calloc((size_t)(ncpu > 0 ? ncpu : 1), stride);
+	struct mw_walk w;
+
+	if (!zero)
 		return -ENOMEM;
-	}
-	for (int i = 0; i < n; i++)
-		bpf_map_update_elem(fd, keys + (size_t)i * m->key_size, zero, BPF_EXIST);
-	free(keys);
+	mw_init(&w, fd, m->key_size, m->max_entries);
+	mw_all(&w);
+	for (uint32_t i = 0; i < w.nkeys; i++)
+		bpf_map_update_elem(fd, mw_key(&w, i), zero, BPF_EXIST);
+	mp_walk_note(m, &w, "zeroed");
+	int err = w.failed ? -ENOMEM : 0;
+	mw_free(&w);
 	free(zero);
-	return 0;
+	return err;
 }
 
 /* ---- folded stacks (-f folded) ---- */
