@@ -6,6 +6,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <signal.h>
@@ -439,10 +440,23 @@ out:
 	return ret;
 }
 
+/* A closed standard stream would be the number the next open() gets: an
+ * -o file or a map would then take stdout's or stderr's writes.  Each one
+ * closed at start is /dev/null instead. */
+static void std_fds_open(void)
+{
+	for (int fd = 0; fd <= 2; fd++)
+		if (fcntl(fd, F_GETFD) < 0 && errno == EBADF &&
+		    open("/dev/null", fd ? O_WRONLY : O_RDONLY) != fd)
+			_exit(1);
+}
+
 int main(int argc, char **argv)
 {
 	double start = now_ms();   /* first thing: "Attached ... in T ms" counts from exec */
 	struct opts o = { .format = RT_TEXT };
+
+	std_fds_open();
 
 	if (parse_args(argc, argv, &o))
 		return 1;

@@ -12,7 +12,8 @@
  * its tracer lets it go).  Its exit is read from a pidfd, its mappings
  * from the kernel's perf records (maprec.h), which outlive it.  If ptrace
  * is refused it is not held after exec (BEGIN runs before it starts, as
- * before); a failed exec comes back through a close-on-exec pipe.
+ * before); a failed exec comes back through a close-on-exec pipe.  The
+ * kernel kills it (PR_SET_PDEATHSIG) when perf-run dies, however it dies.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -23,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -116,6 +118,7 @@ int child_spawn(struct child *c, char *const argv[])
 		return -1;
 	}
 	fflush(NULL);
+	pid_t parent = getpid();
 	c->pid = fork();
 	if (c->pid < 0) {
 		fprintf(stderr, "perf-run: cannot start '%s': %s\n", argv[0], strerror(errno));
@@ -127,6 +130,11 @@ int child_spawn(struct child *c, char *const argv[])
 		return -1;
 	}
 	if (c->pid == 0) {
+		/* the command never outlives perf-run, even one killed by
+		 * SIGKILL (nothing else is left to kill it since ptrace lets it
+		 * go after exec); perf-run may be gone before the prctl */
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent)
+			_exit(127);
 		close(gate[1]);
 		close(err[0]);
 		child_wait_gate(gate[0], err[1], found, argv);

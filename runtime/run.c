@@ -113,6 +113,11 @@ static void rt_signals(void)
 	sigaction(SIGUSR1, &sa, NULL);
 	sa.sa_handler = rt_on_child;
 	sigaction(SIGCHLD, &sa, NULL);
+	/* a reader that went away (| head) is EPIPE from the write, which
+	 * ends the run as Ctrl-C does: END, the loss summary, the command
+	 * killed, every probe detached; SIGPIPE would skip all of that */
+	sa.sa_handler = SIG_IGN;
+	sigaction(SIGPIPE, &sa, NULL);
 }
 
 /* Finds each program and lets its provider set it up before the load. */
@@ -405,7 +410,7 @@ static int rt_wait(struct rt *r, int timeout_ms)
 static void rt_loop(struct rt *r)
 {
 	struct child *c = r->o->child;
-	while (!rt_stop_sig && !r->ev.exit_requested) {
+	while (!rt_stop_sig && !r->ev.exit_requested && r->ev.write_errno != EPIPE) {
 		rt_track_child(r);
 		int n = rt_wait(r, rt_poll_ms(r));
 		if (n < 0 && n != -EINTR)
@@ -551,7 +556,11 @@ static void rt_report_losses(struct rt *r)
 		fprintf(stderr, "perf-run: %llu records could not be decoded\n",
 			(unsigned long long)r->ev.bad);
 	rt_report_misses(r);
-	if (r->ev.write_errno)
+	if (r->ev.write_errno == EPIPE)
+		fprintf(stderr, "perf-run: the output's reader closed it; %llu record%s not "
+			"written\n", (unsigned long long)r->ev.unwritten,
+			r->ev.unwritten == 1 ? "" : "s");
+	else if (r->ev.write_errno)
 		fprintf(stderr, "perf-run: writing output: %s; %llu record%s not written\n",
 			strerror(r->ev.write_errno), (unsigned long long)r->ev.unwritten,
 			r->ev.unwritten == 1 ? "" : "s");
@@ -753,8 +762,11 @@ int rt_run(struct program *p, const struct rt_opts *o, struct diag *d)
 			child_resume(c);
 		if (!failed)
 			rt_loop(&r);
-		/* exit(code): the status is code's low byte, as exit(3) makes it */
-		ret = rt_finish(&r) || failed ? 1 : (int)(r.ev.exit_code & 0xff);
+		/* exit(code): the status is code's low byte, as exit(3) makes it;
+		 * a closed pipe is 141, the status of bpftrace killed by SIGPIPE */
+		int fin = rt_finish(&r);
+		ret = fin && r.ev.write_errno == EPIPE ? 128 + SIGPIPE :
+		      fin || failed ? 1 : (int)(r.ev.exit_code & 0xff);
 	}
 	rt_cleanup(&r);
 	return ret;

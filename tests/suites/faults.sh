@@ -356,6 +356,74 @@ exit_lost_case() {
 
 # ---- privilege ----
 
+# perf-run killed by SIGKILL: nothing is left to kill its -c command but
+# the kernel (PR_SET_PDEATHSIG); bpftrace 0.17's is killed too.
+orphan_case() {
+	local name="perf-run killed by SIGKILL: its -c command goes with it" pid cmd i
+	local dur=3600.$$
+	start "$PERF_RUN" -e 'interval:ms:100 { @n = count(); }' -c "sleep $dur" >"$TMP/out" 2>"$TMP/err"
+	pid=$bg
+	if ! wait_attached "$TMP/err"; then
+		fail "$name" "never attached" "$TMP/err"
+		stop "$pid"
+		return
+	fi
+	cmd=$(pgrep -P "$pid" -f "^sleep $dur\$")
+	kill -KILL "$pid"
+	wait "$pid" 2>/dev/null
+	for ((i = 0; i < 40; i++)); do
+		pgrep -f "^sleep $dur\$" >/dev/null || break
+		sleep 0.05
+	done
+	if [[ -z $cmd ]]; then
+		fail "$name" "the command was not found running under perf-run" "$TMP/err"
+	elif pgrep -f "^sleep $dur\$" >/dev/null; then
+		pkill -KILL -f "^sleep $dur\$"
+		fail "$name" "the command (pid $cmd) outlived perf-run by 2 s"
+	else
+		pass "$name"
+	fi
+}
+
+# | head -1: the reader goes away.  The write's EPIPE ends the run as
+# Ctrl-C does (END, the summary, the command killed), status 141 as a
+# shell shows a pipeline's SIGPIPE.
+pipe_case() {
+	local name="a reader that closes the pipe (| head -1): END runs, the command is killed, status 141"
+	local dur=3601.$$ st i
+	timeout -s KILL 20 "$PERF_RUN" -c "sleep $dur" \
+		-e 'interval:ms:10 { printf("x\n"); } END { printf("end\n"); }' 2>"$TMP/err" |
+		head -n 1 >"$TMP/out"
+	st=${PIPESTATUS[0]}
+	for ((i = 0; i < 40; i++)); do
+		pgrep -f "^sleep $dur\$" >/dev/null || break
+		sleep 0.05
+	done
+	if pgrep -f "^sleep $dur\$" >/dev/null; then
+		pkill -KILL -f "^sleep $dur\$"
+		fail "$name" "the command outlived perf-run" "$TMP/err"
+	elif ((st != 141)) || [[ $(cat "$TMP/out") != x ]]; then
+		fail "$name" "exit status $st (expected 141), or not one line 'x'" "$TMP/out" "$TMP/err"
+	elif ! grep -q "^perf-run: the output's reader closed it; [0-9]* records\? not written$" "$TMP/err"; then
+		fail "$name" "no summary of what was not written" "$TMP/err"
+	else
+		pass "$name"
+	fi
+}
+
+# Closed standard streams: a file perf-run opens must not take their
+# numbers (an -o file would get stderr's lines).
+closed_fds_case() {
+	local name="stderr closed at start: the -o file holds the output only"
+	rm -f "$TMP/o.txt"
+	timeout -s KILL 20 "$PERF_RUN" -o "$TMP/o.txt" -e 'BEGIN { printf("data\n"); exit(); }' 2>&-
+	if [[ $(cat "$TMP/o.txt" 2>/dev/null) != data ]]; then
+		fail "$name" "the -o file holds more than the script's line" "$TMP/o.txt"
+	else
+		pass "$name"
+	fi
+}
+
 priv_case() {
 	local name=$1 caps=$2 want=$3 st
 	local user=nobody group
@@ -394,6 +462,9 @@ replace_case replaced
 replace_case deleted
 burst_case
 exit_lost_case
+orphan_case
+pipe_case
+closed_fds_case
 if command -v setpriv >/dev/null && id nobody >/dev/null 2>&1; then
 	priv_case "without privileges: one sentence, exit 1, nothing run" -all \
 		'^perf-run: .*CAP_BPF.*CAP_PERFMON'
