@@ -22,6 +22,7 @@
 #include "dwarf.h"
 #include "dwarf_fidx.h"
 #include "dwarf_type.h"
+#include "safefile.h"
 
 static struct dw_mod *mods;
 
@@ -61,15 +62,25 @@ static void to_hex(const void *id, size_t n, char *hex)
  * else crc, from .gnu_debuglink, must be the file's CRC-32).  A debug file
  * of another build gives wrong variable locations and types, silently. */
 static int open_candidate(const char *path, const void *id, ssize_t n, const GElf_Word *crc,
-			  Elf **delf)
+			  uid_t owner, Elf **delf)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	int fd = sf_open_regular(path, &st);
 	const void *did;
 	ssize_t dn;
-	char want[2 * 64 + 1], got[2 * 64 + 1];
+	char want[2 * 64 + 1], got[2 * 64 + 1], why[64];
 
+	*delf = NULL;
 	if (fd < 0)
 		return -1;
+	/* build-ids and CRCs only catch accidents: anyone who can write
+	 * beside a binary can forge both, and a debug file places probes */
+	if (!sf_trusted(&st, owner, why, sizeof(why))) {
+		fprintf(stderr, "perf-run: warning: ignoring %s: it is %s (a debug file must be "
+			"owned by root, by you or by the binary's owner, and writable by no one "
+			"else)\n", path, why);
+		goto skip;
+	}
 	*delf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (!*delf || !has_debug_info(*delf))
 		goto skip;
@@ -102,7 +113,7 @@ skip:
 /* .gnu_debuglink's file, where gdb looks for it: beside the binary, in
  * .debug/ beside it, and under the debug root at the binary's directory. */
 static int open_gnu_debuglink(Elf *elf, const char *bin, const char *root, const void *id,
-			      ssize_t n, Elf **delf)
+			      ssize_t n, uid_t owner, Elf **delf)
 {
 	GElf_Word crc;
 	const char *name = dwelf_elf_gnu_debuglink(elf, &crc);
@@ -122,7 +133,7 @@ static int open_gnu_debuglink(Elf *elf, const char *bin, const char *root, const
 			snprintf(path, sizeof(path), "%s%.*s/%s", root, dirlen, dir, name);
 		if (!strcmp(path, bin))
 			continue;   /* the stripped binary itself */
-		int fd = open_candidate(path, id, n, &crc, delf);
+		int fd = open_candidate(path, id, n, &crc, owner, delf);
 		if (fd >= 0)
 			return fd;
 	}
@@ -133,7 +144,7 @@ static int open_gnu_debuglink(Elf *elf, const char *bin, const char *root, const
  * $PERF_RUN_DEBUGINFO_DIR instead of /usr/lib/debug when set, so that tests
  * and unpacked packages need no root-owned tree), then by .gnu_debuglink,
  * then the debuginfod cache. */
-static int open_debuglink(Elf *elf, const char *bin, Elf **delf)
+static int open_debuglink(Elf *elf, const char *bin, uid_t owner, Elf **delf)
 {
 	const void *id = NULL;
 	ssize_t n = dwelf_elf_gnu_build_id(elf, &id);
@@ -149,14 +160,14 @@ static int open_debuglink(Elf *elf, const char *bin, Elf **delf)
 	if (n > 0) {
 		to_hex(id, (size_t)n, hex);
 		snprintf(path, sizeof(path), "%s/.build-id/%.2s/%s.debug", root, hex, hex + 2);
-		if ((fd = open_candidate(path, id, n, NULL, delf)) >= 0)
+		if ((fd = open_candidate(path, id, n, NULL, owner, delf)) >= 0)
 			return fd;
 	}
-	if ((fd = open_gnu_debuglink(elf, bin, root, id, n, delf)) >= 0 || n <= 0)
+	if ((fd = open_gnu_debuglink(elf, bin, root, id, n, owner, delf)) >= 0 || n <= 0)
 		return fd;
 	snprintf(path, sizeof(path), "%s/.cache/debuginfod_client/%s/debuginfo",
 		 home ? home : "/root", hex);
-	return open_candidate(path, id, n, NULL, delf);
+	return open_candidate(path, id, n, NULL, owner, delf);
 }
 
 int dw_debug_fd(const char *bin)
@@ -164,8 +175,9 @@ int dw_debug_fd(const char *bin)
 	Elf *delf = NULL;
 	int fd = open(bin, O_RDONLY | O_CLOEXEC), dfd = -1;
 	Elf *elf = fd >= 0 ? elf_begin(fd, ELF_C_READ_MMAP, NULL) : NULL;
-	if (elf)
-		dfd = open_debuglink(elf, bin, &delf);
+	struct stat st;
+	if (elf && !fstat(fd, &st))
+		dfd = open_debuglink(elf, bin, st.st_uid, &delf);
 	if (delf)
 		elf_end(delf);
 	if (elf)
@@ -199,9 +211,11 @@ static int mod_load(struct dw_mod *m, char *err, size_t errlen)
 {
 	GElf_Ehdr eh;
 
-	m->fd = open(m->path, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	m->fd = sf_open_regular(m->path, &st);
 	if (m->fd < 0) {
-		snprintf(err, errlen, "cannot open '%s': %s", m->path, strerror(errno));
+		snprintf(err, errlen, "cannot open '%s': %s", m->path,
+			 errno == ENODEV ? "not a regular file" : strerror(errno));
 		return -1;
 	}
 	m->elf = elf_begin(m->fd, ELF_C_READ_MMAP, NULL);
@@ -212,7 +226,7 @@ static int mod_load(struct dw_mod *m, char *err, size_t errlen)
 	m->pie = eh.e_type == ET_DYN;
 	Elf *dwelf = m->elf;
 	if (!has_debug_info(m->elf)) {
-		m->dfd = open_debuglink(m->elf, m->path, &m->delf);
+		m->dfd = open_debuglink(m->elf, m->path, st.st_uid, &m->delf);
 		if (m->dfd < 0) {
 			snprintf(err, errlen, "'%s' has no debug information (no .debug_info and "
 				 "no debuginfo found by build-id or .gnu_debuglink)", m->path);

@@ -1,0 +1,29 @@
+/*
+ * safefile.h - opening the files that another user or a traced process
+ * may control, as perf-run (usually root) must: docs/SECURITY.md says
+ * which inputs these are.
+ */
+#ifndef PR_SAFEFILE_H
+#define PR_SAFEFILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+
+/* Opens path for reading (close-on-exec) only if it is a regular file,
+ * without ever opening anything else: it is first opened O_PATH, which
+ * runs no driver's open (a device, a FIFO that would block), checked
+ * with fstat, then reopened through /proc/self/fd.  Symbolic links are
+ * followed.  *st gets the file's stat.  -1 with errno; ENODEV when the
+ * path names something other than a regular file. */
+int sf_open_regular(const char *path, struct stat *st);
+
+/* Whether a file that steers what perf-run reads (a debug file, cached
+ * tables) can be taken: owned by root, by the effective user or by
+ * owner (the owner of the binary it belongs to, who controls that binary
+ * anyway), and writable by no one else.  Else false and the reason (a
+ * phrase: "owned by uid 65534") in why. */
+bool sf_trusted(const struct stat *st, uid_t owner, char *why, size_t len);
+
+#endif
