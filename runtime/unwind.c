@@ -29,6 +29,7 @@
 
 #include "../compiler/elfsym.h"
 #include "../compiler/objcache.h"
+#include "../compiler/safefile.h"
 #include "unwind.h"
 
 #define UW_REG_RBP 6
@@ -509,19 +510,33 @@ static int uw_add(struct uw *u, const char *path, const struct pr_uw_key *k, siz
 	return 0;
 }
 
+/* The name path shows: a /proc/PID/map_files link's target, or path. */
+static const char *uw_name(const char *path, char *buf, size_t size)
+{
+	ssize_t n;
+
+	if (strncmp(path, "/proc/", 6) || !strstr(path, "/map_files/") ||
+	    (n = readlink(path, buf, size - 1)) <= 0)
+		return path;
+	buf[n] = 0;
+	return buf;
+}
+
 /* One object: its rows and the libraries it needs (into *more). */
 static int uw_object(struct uw *u, const char *path, pid_t pid, char ***more, int *nmore,
 		     int verbose)
 {
+	char buf[4096];
+	const char *name = uw_name(path, buf, sizeof(buf));
 	struct stat st;
 	struct uw_elf e;
-	int fd = open(path, O_RDONLY | O_CLOEXEC), rc = 0;
+	/* a DT_NEEDED name or a mapping's file is the traced program's
+	 * choice: only a regular file is opened (a FIFO would hang us, a
+	 * device's open has effects) */
+	int fd = sf_open_regular(path, &st), rc = 0;
 
-	if (fd < 0 || fstat(fd, &st)) {
-		if (fd >= 0)
-			close(fd);
+	if (fd < 0)
 		return 0;
-	}
 	struct pr_uw_key k = { ((uint64_t)major(st.st_dev) << 20) | minor(st.st_dev), st.st_ino };
 	if (uw_known(u, &k) || u->nobjs >= PR_UW_MAX_OBJS) {
 		close(fd);
@@ -534,7 +549,7 @@ static int uw_object(struct uw *u, const char *path, pid_t pid, char ***more, in
 	}
 	size_t lo = u->nrows;
 	bool cached;
-	rc = uw_cached_rows(u, path, &st, &e, &cached);
+	rc = uw_cached_rows(u, name, &st, &e, &cached);
 	uw_needed(e.elf, pid, more, nmore);
 	uw_elf_close(&e);
 	close(fd);
@@ -542,10 +557,10 @@ static int uw_object(struct uw *u, const char *path, pid_t pid, char ***more, in
 		return rc;
 	/* without rows too: known as an object whose frame pointers are
 	 * followed, rather than asked for when first seen */
-	if (uw_add(u, path, &k, lo))
+	if (uw_add(u, name, &k, lo))
 		return -1;
 	if (verbose > 0)
-		fprintf(stderr, "perf-run: unwind: %s: %zu rows%s\n", path, u->nrows - lo,
+		fprintf(stderr, "perf-run: unwind: %s: %zu rows%s\n", name, u->nrows - lo,
 			cached ? " (from the cache)" : "");
 	return 0;
 }
@@ -603,7 +618,8 @@ static int uw_open_mapping(const struct pr_uw_miss *m, char *name, size_t size)
 	if (n <= 0)
 		return -1;
 	name[n] = 0;
-	return open(link, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	return sf_open_regular(link, &st);   /* never a device the process mapped */
 }
 
 /*
@@ -669,19 +685,24 @@ static int uw_on_miss(void *ctx, void *data, size_t size)
 	return 0;
 }
 
-/* The executable file mappings of a running process. */
+/* The executable file mappings of a running process, as the links of
+ * /proc/PID/map_files: each opens the mapped file itself, where the path
+ * that maps prints may have been replaced since (" (deleted)"), may hold
+ * a space or a newline, or may lie in another mount namespace. */
 static void uw_proc_maps(pid_t pid, char ***list, int *n)
 {
-	char fn[64], line[4352], perm[8], path[4096];
+	char fn[64], line[4352], perm[8];
+	unsigned long long lo, hi;
 	snprintf(fn, sizeof(fn), "/proc/%d/maps", (int)pid);
 	FILE *f = fopen(fn, "re");
 
 	while (f && fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%*x-%*x %7s %*x %*x:%*x %*u %4095s", perm, path) != 2 ||
-		    perm[2] != 'x' || path[0] != '/')
+		/* only file mappings have a path, and so a map_files link */
+		if (sscanf(line, "%llx-%llx %7s", &lo, &hi, perm) != 3 || perm[2] != 'x' ||
+		    !strchr(line, '/'))
 			continue;
 		char **v = realloc(*list, (size_t)(*n + 1) * sizeof(*v));
-		if (!v || !(v[*n] = strdup(path))) {
+		if (!v || asprintf(&v[*n], "/proc/%d/map_files/%llx-%llx", (int)pid, lo, hi) < 0) {
 			if (v) *list = v;
 			break;
 		}
