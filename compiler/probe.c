@@ -508,12 +508,19 @@ static int parse_uretprobe(struct pctx *c, const char *rest)
 struct tp_walk {
 	struct pctx *c;
 	int n;
+	int skipped;               /* events a BPF tracepoint cannot attach to */
+	char skipped_name[256];    /* the last of them, category:event */
 };
 
 static int tp_found(const char *cat, const char *ev, void *arg)
 {
 	struct tp_walk *w = arg;
 	char name[512];
+	if (!tpf_bpf_attachable(cat, ev)) {
+		w->skipped++;   /* a wildcard leaves it out; one name is refused */
+		snprintf(w->skipped_name, sizeof(w->skipped_name), "%s:%s", cat, ev);
+		return 0;
+	}
 	snprintf(name, sizeof(name), "%s:%s", cat, ev);
 	w->n++;
 	return add_site(w->c->p, name, 0, 0);
@@ -584,10 +591,23 @@ static int parse_tracepoint(struct pctx *c, const char *rest)
 			    "'%s:%s' is not one", p->category, p->event);
 	if (!tpf_events_dir())
 		return fail(c, "tracefs is not available; mount it: mount -t tracefs nodev /sys/kernel/tracing");
-	struct tp_walk w = {c, 0};
-	if (tpf_match(p->category, p->event, tp_found, &w) || w.n == 0)
+	struct tp_walk w = {c, 0, 0, ""};
+	if (tpf_match(p->category, p->event, tp_found, &w))
+		return fail(c, "cannot read the tracepoints: %s", strerror(errno));
+	if (w.n == 0 && w.skipped)
+		return fail(c, "tracepoint:%s is %s, which a BPF tracepoint program cannot attach to; "
+			    "%s", w.skipped_name, strncmp(w.skipped_name, "ftrace:", 7) ?
+			    "a dynamic event (perf probe's kprobe or uprobe)" : "ftrace's own event",
+			    strncmp(w.skipped_name, "ftrace:", 7) ?
+			    "probe the function itself with kprobe: or uprobe:" :
+			    "choose another tracepoint");
+	if (w.n == 0)
 		return fail(c, "no tracepoint %s:%s; list them with: perf-run -l 'tracepoint:%s:*'",
 			    p->category, p->event, p->category);
+	if (w.skipped)
+		diag_warn(c->d, c->loc, "tracepoint:%s:%s leaves out %d event%s that a BPF tracepoint "
+			  "program cannot attach to (ftrace's own, and dynamic events such as perf "
+			  "probe's)", p->category, p->event, w.skipped, w.skipped == 1 ? "" : "s");
 	if (p->nsites == 1) {
 		char *ev = strchr(p->sites[0].func, ':') + 1;
 		free(p->category);

@@ -325,3 +325,8 @@ bool tpf_is_tracepoint(const char *category, const char *event)
 			return false;
 	return !is_dynamic_event(category, event);
 }
+
+bool tpf_bpf_attachable(const char *category, const char *event)
+{
+	return strcmp(category, "ftrace") && !is_dynamic_event(category, event);
+}

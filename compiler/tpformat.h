@@ -25,4 +25,11 @@ int tpf_match(const char *cat_pattern, const char *event_pattern,
  * fprobes, user events: tracefs lists them in dynamic_events). */
 bool tpf_is_tracepoint(const char *category, const char *event);
 
+/* Whether a BPF tracepoint program attaches to the event: not ftrace's
+ * own events (function, kernel_stack, timerlat...: their formats are
+ * ftrace's internals, and the attach fails with ENOENT), not a dynamic
+ * event (a perf probe kprobe or uprobe event takes a kprobe program:
+ * probe the function itself with kprobe: or uprobe:). */
+bool tpf_bpf_attachable(const char *category, const char *event);
+
 #endif

@@ -172,16 +172,19 @@ static void ls_flush(struct ls_ctx *c)
 
 /* ---- kernel-wide probes ---- */
 
+/* Only what attaches: not ftrace's own events, not perf probe's dynamic
+ * events (listed, they failed with EINVAL at attach: reliability F19). */
 static int ls_tp_one(const char *cat, const char *ev, void *arg)
 {
-	ls_add(arg, "tracepoint:%s:%s", cat, ev);
+	if (tpf_bpf_attachable(cat, ev))
+		ls_add(arg, "tracepoint:%s:%s", cat, ev);
 	return 0;
 }
 
 static int ls_rawtp_one(const char *cat, const char *ev, void *arg)
 {
-	(void)cat;
-	ls_add(arg, "rawtracepoint:%s", ev);
+	if (tpf_is_tracepoint(cat, ev))
+		ls_add(arg, "rawtracepoint:%s", ev);
 	return 0;
 }
 

@@ -424,6 +424,44 @@ closed_fds_case() {
 	fi
 }
 
+# A traced process chooses the paths its maps show: a mapped library
+# replaced by a FIFO (maps then says "PATH (deleted)"), or a path with a
+# space ("/d/my lib.so" with a FIFO at "/d/my").  With ustack, perf-run
+# (root) reads the unwind tables of every mapping at start: it must open
+# the mapped files themselves, never a path that blocks (reliability-2 N1).
+hostile_maps_case() {
+	local kind=$1 name="ustack -p of a process whose mapped library is now $1: no hang" pid lib
+	rm -rf "$TMP/maps"
+	mkdir -p "$TMP/maps"
+	if [[ $kind == "a FIFO" ]]; then
+		lib=$TMP/maps/lib3.so
+		cp tests/progs/libdlo.so "$lib"
+		LD_PRELOAD=$lib start ./tests/progs/ticker 1000 20 >/dev/null 2>&1
+		pid=$bg
+		sleep 0.3
+		rm -f "$lib"
+		mkfifo "$lib"
+	else
+		lib="$TMP/maps/my lib.so"
+		cp tests/progs/libdlo.so "$lib"
+		start ./tests/progs/dlopener "$lib" 2000000000 >/dev/null 2>&1
+		pid=$bg
+		sleep 0.3
+		mkfifo "$TMP/maps/my"
+	fi
+	timeout -s KILL 20 "$PERF_RUN" -p "$pid" -e 'profile:hz:99 { @[ustack] = count(); } interval:ms:300 { exit(); }' \
+		>"$TMP/out" 2>"$TMP/err"
+	local st=$?
+	stop "$pid"
+	if ((st == 137)); then
+		fail "$name" "perf-run hung (killed after 20 s)" "$TMP/err"
+	elif ((st != 0)); then
+		fail "$name" "exit status $st" "$TMP/out" "$TMP/err"
+	else
+		pass "$name"
+	fi
+}
+
 priv_case() {
 	local name=$1 caps=$2 want=$3 st
 	local user=nobody group
@@ -465,6 +503,8 @@ exit_lost_case
 orphan_case
 pipe_case
 closed_fds_case
+hostile_maps_case "a FIFO"
+hostile_maps_case "at a path with a space, and a FIFO where the space cuts it"
 if command -v setpriv >/dev/null && id nobody >/dev/null 2>&1; then
 	priv_case "without privileges: one sentence, exit 1, nothing run" -all \
 		'^perf-run: .*CAP_BPF.*CAP_PERFMON'
