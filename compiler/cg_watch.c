@@ -99,6 +99,10 @@ static void wp_setup(struct cg *g, const struct probe *wp, int i)
 	pp->companion = true;
 	g->probe = p;
 
+	/* after exit() no record is handled: a process stopped then would
+	 * stay stopped */
+	if (g->s->has_exit)
+		cg_skip_after_exit(g);
 	if (!wp->wp_async)
 		wp_signal(g, SIGSTOP);
 	LLVMValueRef rec = cg_alloca(g, 16, "wprec");

@@ -24,6 +24,7 @@
 #include <llvm/Config/llvm-config.h>
 
 #include "objcache.h"
+#include "safefile.h"
 
 #define MAGIC "perf-run objcache 1\n"
 #define MAX_OBJ (64u << 20)
@@ -89,10 +90,12 @@ static int open_base(char *base, size_t len, bool create)
 		snprintf(base, len, "%s/.cache", home);
 	else
 		return -1;
-	/* The base itself may be a link (~/.cache -> /data/cache), but not one
-	 * another user made: it would choose where root keeps its objects. */
-	if (!lstat(base, &st) && S_ISLNK(st.st_mode) && st.st_uid != geteuid() && st.st_uid) {
-		refuse("%s is a symbolic link owned by uid %u", base, (unsigned)st.st_uid);
+	/* The base, or a folder above it (HOME itself), may be a link
+	 * (~/.cache -> /data/cache), but not one another user made: it would
+	 * choose where root keeps its objects. */
+	char why[4200];
+	if (!sf_links_trusted(base, why, sizeof(why))) {
+		refuse("%s", why);
 		return -1;
 	}
 	fd = open(base, O_RDONLY | O_DIRECTORY | O_CLOEXEC);

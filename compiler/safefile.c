@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "safefile.h"
@@ -55,6 +56,29 @@ bool sf_trusted(const struct stat *st, uid_t owner, char *why, size_t len)
 		snprintf(why, len, "writable by %s", st->st_mode & S_IWOTH ? "every user"
 									: "its group");
 		return false;
+	}
+	return true;
+}
+
+bool sf_links_trusted(const char *path, char *why, size_t len)
+{
+	char prefix[4096];
+	struct stat st;
+	size_t n = strlen(path);
+
+	if (n >= sizeof(prefix))
+		return snprintf(why, len, "the path is too long"), false;
+	for (size_t i = 1; i <= n; i++) {
+		if (i < n && path[i] != '/')
+			continue;
+		memcpy(prefix, path, i);
+		prefix[i] = 0;
+		if (!lstat(prefix, &st) && S_ISLNK(st.st_mode) && st.st_uid &&
+		    st.st_uid != geteuid()) {
+			snprintf(why, len, "%s is a symbolic link owned by uid %u", prefix,
+				 (unsigned)st.st_uid);
+			return false;
+		}
 	}
 	return true;
 }

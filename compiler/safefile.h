@@ -26,4 +26,10 @@ int sf_open_regular(const char *path, struct stat *st);
  * phrase: "owned by uid 65534") in why. */
 bool sf_trusted(const struct stat *st, uid_t owner, char *why, size_t len);
 
+/* Whether every component of path that is a symbolic link belongs to
+ * root or the effective user: a link another user made would choose where
+ * perf-run writes (HOME itself a link to a root-owned folder).  Else
+ * false and the first such link and its owner in why. */
+bool sf_links_trusted(const char *path, char *why, size_t len);
+
 #endif

@@ -319,13 +319,29 @@ static void ev_action(struct ev_ctx *e, const char *rec, size_t len)
 	}
 }
 
+static void ev_after_exit(struct ev_ctx *e, const char *rec, size_t len)
+{
+	uint64_t id;
+
+	if (len < 8)
+		return;
+	memcpy(&id, rec, 8);
+	if (id < (uint64_t)e->p->nactions && len >= e->p->actions[id].size &&
+	    e->p->actions[id].kind == ACT_WATCH)
+		ev_watch(e, &e->p->actions[id], rec);
+}
+
 int ev_record(void *ctx, void *data, size_t len)
 {
 	struct ev_ctx *e = ctx;
 	bool first = false;
 
-	if (e->exit_requested)
-		return 0;   /* bpftrace stops at exit(); so do we */
+	if (e->exit_requested) {
+		/* bpftrace stops at exit(); so do we, but a process that a
+		 * watchpoint's setup stopped is still let go */
+		ev_after_exit(e, data, len);
+		return 0;
+	}
 	if (e->exit_flag && *e->exit_flag) {
 		first = !e->after_flag;
 		e->after_flag += (len + 8 + 7) & ~(size_t)7;   /* with its header */

@@ -188,8 +188,8 @@ static int rt_attach(struct rt *r, int *count)
 }
 
 /* ev_ctx's watch: the watchpoint program of probe p watches addr.  After
- * the detach nothing is attached any more, but a stopped process is still
- * let go. */
+ * exit() or the detach nothing is attached any more, but a stopped process
+ * is still let go. */
 static int rt_watch(void *arg, const struct probe *p, uint64_t addr)
 {
 	struct rt *r = arg;
@@ -201,7 +201,7 @@ static int rt_watch(void *arg, const struct probe *p, uint64_t addr)
 
 		if (a->pp->probe != p || a->pp->companion || !pv->watch)
 			continue;
-		if (r->detached) {
+		if (r->detached || r->ev.exit_requested) {
 			if (!p->wp_async && r->o->pid > 0)
 				kill(r->o->pid, SIGCONT);
 			return 0;
@@ -652,9 +652,38 @@ static int rt_finish(struct rt *r)
 	return r->ev.write_errno ? -1 : 0;
 }
 
+/* Whether process pid is stopped (state T in /proc/PID/stat). */
+static bool rt_stopped(pid_t pid)
+{
+	char path[64], buf[512];
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	FILE *f = fopen(path, "re");
+	size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
+	if (f)
+		fclose(f);
+	buf[n] = 0;
+	const char *paren = strrchr(buf, ')');   /* comm may hold anything */
+	return paren && paren[1] == ' ' && paren[2] == 'T';
+}
+
+/* A watchpoint's setup stops the process until its record is handled; a
+ * record still in the ring buffer when the run ends (or dropped) would
+ * leave it stopped for ever: it is let go. */
+static void rt_let_go(struct rt *r)
+{
+	bool sync_wp = false;
+	for (int i = 0; i < r->p->nprobes; i++) {
+		const struct probe *p = r->p->probes[i];
+		sync_wp |= p->kind == PK_WATCHPOINT && p->wp_func && !p->wp_async;
+	}
+	if (sync_wp && r->o->pid > 0 && rt_stopped(r->o->pid))
+		kill(r->o->pid, SIGCONT);
+}
+
 static void rt_cleanup(struct rt *r)
 {
 	rt_detach(r, false);
+	rt_let_go(r);
 	ring_buffer__free(r->rb);
 	if (r->counters)
 		munmap(r->counters, r->counters_len);

@@ -462,6 +462,31 @@ hostile_maps_case() {
 	fi
 }
 
+# exit() in the hit that also stops the process for its watchpoint: no
+# record was handled after exit(), so a -p process was left stopped for
+# ever (state T) after perf-run ended with status 0 (reliability-2 N5).
+# Both orders of the two probes.
+watch_exit_case() {
+	local order=$1 name="exit() at a watched function ($1 the watchpoint): the -p process goes on" pid st prog
+	local wp='watchpoint:increment+arg1:4:w { @w = count(); }'
+	local ex='uprobe:./tests/progs/wpfunc:increment { exit(); }'
+	[[ $order == before ]] && prog="$ex $wp" || prog="$wp $ex"
+	start ./tests/progs/wpfunc 20000000 1 1500 >/dev/null 2>&1
+	pid=$bg
+	sleep 0.2
+	timeout -s KILL 20 "$PERF_RUN" -p "$pid" -e "$prog" >"$TMP/out" 2>"$TMP/err"
+	st=$?
+	sleep 0.3
+	if grep -qE '^[0-9]+ \(.*\) T' "/proc/$pid/stat" 2>/dev/null; then
+		fail "$name" "the process is left stopped (state T) after perf-run ended (status $st)" "$TMP/err"
+	elif ((st != 0)); then
+		fail "$name" "exit status $st" "$TMP/out" "$TMP/err"
+	else
+		pass "$name"
+	fi
+	stop "$pid"
+}
+
 priv_case() {
 	local name=$1 caps=$2 want=$3 st
 	local user=nobody group
@@ -504,6 +529,12 @@ orphan_case
 pipe_case
 closed_fds_case
 hostile_maps_case "a FIFO"
+if ./tests/progs/kcan breakpoint >/dev/null; then
+	watch_exit_case before
+	watch_exit_case after
+else
+	skip "exit() at a watched function ($(./tests/progs/kcan breakpoint))"
+fi
 hostile_maps_case "at a path with a space, and a FIFO where the space cuts it"
 if command -v setpriv >/dev/null && id nobody >/dev/null 2>&1; then
 	priv_case "without privileges: one sentence, exit 1, nothing run" -all \

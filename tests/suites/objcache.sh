@@ -119,6 +119,18 @@ else
 	fail "a cache base that is another user's symbolic link is not followed" "$out$(ls -la "$tmp/rootdir")"
 fi
 
+# HOME itself another user's link to a folder root owns (reliability-2
+# F4): only the base's last component was checked, so root made
+# .cache/perf-run/obj there and wrote its objects.
+mkdir -p "$tmp/roothome" && ln -s "$tmp/roothome" "$tmp/homelink" && chown -h 65534 "$tmp/homelink"
+out=$(HOME=$tmp/homelink XDG_CACHE_HOME= run)
+if grep -q '^@n: 10$' <<<"$out" && grep -q "$WARN: .*homelink is a symbolic link owned by uid 65534" <<<"$out" &&
+   [ -z "$(ls -A "$tmp/roothome")" ]; then
+	pass "a HOME that is another user's symbolic link is not followed"
+else
+	fail "a HOME that is another user's symbolic link is not followed" "$out$(ls -laR "$tmp/roothome")"
+fi
+
 # The size cap (PERF_RUN_CACHE_MAX) evicts the least recently used entry:
 # room for three entries; a, b, c are stored, a is used again, d evicts b.
 export XDG_CACHE_HOME=$tmp/capped
