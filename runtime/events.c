@@ -16,13 +16,21 @@
 
 /* One record's output (or one printed map): counted until a flush shows
  * whether it reached the file. */
-static void ev_put(struct ev_ctx *e, const char *text)
+static void ev_put_to(struct ev_ctx *e, FILE *f, const char *text)
 {
 	errno = 0;
-	fputs(text, e->out);   /* a full buffer is written here, and can fail */
-	if (ferror(e->out) && !e->write_errno)
+	fputs(text, f);   /* a full buffer is written here, and can fail */
+	if (ferror(f) && !e->write_errno)
 		e->write_errno = errno ? errno : EIO;
 	e->pending++;
+}
+
+/* -f folded keeps its stream to folded stacks, which flame-graph tools
+ * read line by line (a printf line there became a fake root frame):
+ * everything else goes to stderr. */
+static void ev_put(struct ev_ctx *e, const char *text)
+{
+	ev_put_to(e, e->folded ? stderr : e->out, text);
 }
 
 void ev_flush(struct ev_ctx *e)
@@ -71,13 +79,14 @@ void ev_print_map(struct ev_ctx *e, int map, int64_t top, int64_t div)
 	}
 	mp_sort(m, &d);
 	fmt_init(&b);
+	bool folded = e->folded && mp_foldable(m);
 	if (e->json)
 		mp_json(&b, m, &d, top, div, &e->fc);
-	else if (e->folded && mp_foldable(m))
+	else if (folded)
 		mp_folded(&b, m, &d, top, div, e->fold_names, &e->fc);
 	else
 		mp_text(&b, m, &d, top, div, &e->fc);
-	ev_put(e, b.s);
+	ev_put_to(e, folded ? e->out : e->folded ? stderr : e->out, b.s);
 	fmt_free(&b);
 	mp_data_free(&d);
 }
