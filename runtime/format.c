@@ -189,16 +189,51 @@ static bool fmt_unsigned(const struct type *t)
 
 /* One frame of ustack(perf), as bpftrace and perf script print it:
  * "\tADDR func+off (object)", "\tADDR 0xADDR ([unknown])" if unnamed. */
+/*
+ * Text a traced process chooses (a string it holds, its comm, a symbol
+ * name in its binary) never reaches the terminal as control characters:
+ * an escape sequence would rewrite the screen, a newline in a map key or
+ * a frame would forge a line of output.  Each is written as C writes it
+ * (\n, \r, \x1b); a tab stays, and so does a newline where the script
+ * prints a string of its own choosing (newlines false: keys and names).
+ */
+static void fmt_escaped(struct fmt_buf *b, const char *s, size_t n, bool newlines)
+{
+	size_t run = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		unsigned char ch = (unsigned char)s[i];
+		if ((ch >= 0x20 && ch != 0x7f) || ch == '\t' || (ch == '\n' && newlines))
+			continue;
+		fmt_putn(b, s + run, i - run);
+		run = i + 1;
+		if (ch == '\n')
+			fmt_puts(b, "\\n");
+		else if (ch == '\r')
+			fmt_puts(b, "\\r");
+		else
+			fmt_addf(b, "\\x%02x", ch);
+	}
+	fmt_putn(b, s + run, n - run);
+}
+
+static void fmt_name(struct fmt_buf *b, const char *name)
+{
+	fmt_escaped(b, name, strlen(name), false);
+}
+
 static void fmt_perf_frame(struct fmt_buf *b, const struct type *t, pid_t pid, uint64_t ip,
 			   const char *name, uint64_t off, const struct fmt_ctx *c)
 {
 	const char *mod = t->is_user && c->sym ? sym_user_module(c->sym, pid, ip) : NULL;
 
 	fmt_addf(b, "\t%llx ", (unsigned long long)ip);
-	if (name)
-		fmt_addf(b, "%s+%llu", name, (unsigned long long)off);
-	else
+	if (name) {
+		fmt_name(b, name);
+		fmt_addf(b, "+%llu", (unsigned long long)off);
+	} else {
 		fmt_addf(b, "0x%llx", (unsigned long long)ip);
+	}
 	if (t->is_user)   /* bpftrace 0.17 names no module for a kernel frame */
 		fmt_addf(b, " (%s)", name && mod ? mod : "[unknown]");
 	fmt_putc(b, '\n');
@@ -217,13 +252,16 @@ static void fmt_inlined(struct fmt_buf *b, const struct type *t, uint64_t ip,
 			const struct sym_frame *f, uint64_t off, bool lines, int indent)
 {
 	if (t->perf_mode) {
-		fmt_addf(b, "\t%llx %s+%llu (inlined)\n", (unsigned long long)ip, f->name,
-			 (unsigned long long)off);
+		fmt_addf(b, "\t%llx ", (unsigned long long)ip);
+		fmt_name(b, f->name);
+		fmt_addf(b, "+%llu (inlined)\n", (unsigned long long)off);
 		if (f->file[0])
 			fmt_addf(b, "  %s:%d\n", fmt_base(f->file), f->line);
 		return;
 	}
-	fmt_addf(b, "%*s%s [inlined]", indent, "", f->name);
+	fmt_addf(b, "%*s", indent, "");
+	fmt_name(b, f->name);
+	fmt_puts(b, " [inlined]");
 	if (lines && f->file[0])
 		fmt_addf(b, " (%s:%d)", f->file, f->line);
 	fmt_putc(b, '\n');
@@ -280,9 +318,10 @@ static void fmt_stack(struct fmt_buf *b, const struct type *t, uint64_t v,
 			continue;
 		}
 		fmt_addf(b, "%*s", indent, "");
-		if (name)
-			fmt_addf(b, "%s+%llu", name, (unsigned long long)off);
-		else
+		if (name) {
+			fmt_name(b, name);
+			fmt_addf(b, "+%llu", (unsigned long long)off);
+		} else
 			fmt_addf(b, "0x%llx", (unsigned long long)ips[i]);
 		int line = 0;
 		const char *file = c->src_lines && c->sym && t->is_user ?
@@ -319,7 +358,7 @@ static void fmt_sym(struct fmt_buf *b, const struct type *t, const void *p,
 		name = t->kind == T_USYM ? sym_user(c->sym, (pid_t)pid, addr, &off)
 					 : sym_kernel(c->sym, addr, &off);
 	if (name)
-		fmt_puts(b, name);
+		fmt_name(b, name);
 	else
 		fmt_addf(b, "0x%llx", (unsigned long long)addr);
 }
@@ -426,16 +465,19 @@ static void fmt_array(struct fmt_buf *b, const struct type *t, const char *p,
 }
 
 /* A string; one that filled str()'s extra byte was longer than shown and
- * ends in "..", as bpftrace marks truncated strings. */
-static void fmt_str(struct fmt_buf *b, const struct type *t, const char *p)
+ * ends in "..", as bpftrace marks truncated strings.  Control characters
+ * are escaped (fmt_escaped): the traced process chooses them. */
+static void fmt_str(struct fmt_buf *b, const struct type *t, const char *p,
+		    const struct fmt_ctx *c)
 {
 	size_t n = strnlen(p, t->size);
+	bool nl = !(c && c->key);
 	if (t->str_more && t->size >= 2 && n >= t->size - 1) {
-		fmt_putn(b, p, t->size - 2);
+		fmt_escaped(b, p, t->size - 2, nl);
 		fmt_puts(b, "..");
 		return;
 	}
-	fmt_putn(b, p, n);
+	fmt_escaped(b, p, n, nl);
 }
 
 char *fmt_strftime_tm(const char *fmt, const struct tm *tm)
@@ -588,7 +630,7 @@ void fmt_value(struct fmt_buf *b, const struct type *t, const void *p,
 	}
 	switch (t->kind) {
 	case T_STR:
-		fmt_str(b, t, p);
+		fmt_str(b, t, p, c);
 		break;
 	case T_PTR:
 		memcpy(&u, p, 8);
