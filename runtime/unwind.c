@@ -325,6 +325,10 @@ static void uw_sort(struct uw *u, size_t lo)
 {
 	size_t n = lo;
 
+	/* no rows (an .eh_frame that yields none): u->rows may still be NULL,
+	 * which qsort must not be given even for zero elements */
+	if (u->nrows <= lo)
+		return;
 	qsort(u->rows + lo, u->nrows - lo, sizeof(*u->rows), uw_row_cmp);
 	for (size_t i = lo; i < u->nrows; i++) {
 		const struct pr_uw_row *r = &u->rows[i];
