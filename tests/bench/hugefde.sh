@@ -9,6 +9,9 @@
 #             start to perf-run's exit (the event loop must honour exit()
 #             while the library's tables are built), and -v's "loaded at
 #             run time ... in T ms" if the load ended before the exit.
+# HUGEFDE_FUNCS=M: M such functions (hugefde_gen.sh's third argument),
+# e.g. `HUGEFDE_FUNCS=2000 tests/bench/hugefde.sh 512`: 2000 FDEs of 1032
+# rows, a 6 MB .eh_frame of the costliest kind once rows are capped.
 # Each run is bounded by BENCH_TIMEOUT seconds (default 120: SIGINT, then
 # SIGKILL 5 s later).  Run as root from the top of the tree after `make
 # test-build`; PERF_RUN picks the binary (default build/perf-run).
@@ -19,6 +22,7 @@ T=${BENCH_TIMEOUT:-120}
 dir=build/bench/hugefde
 mkdir -p "$dir"
 (($#)) || set -- 5000 20000 50000
+m=${HUGEFDE_FUNCS:-1}
 
 now() { date +%s%N; }
 # run LOG CMD...: runs CMD bounded by $T s, stderr into LOG; prints wall ms
@@ -33,7 +37,8 @@ run() {
 printf '%-7s %-8s %-9s %-26s %-16s %s\n' N rows eh_frame "start-up build (wall/CPU)" "run-time: exit" "run-time load"
 for n in "$@"; do
 	out=$PWD/$dir/h$n
-	[[ -x $out && -f $out.so ]] || sh tests/bench/hugefde_gen.sh "$n" "$out" || exit 1
+	((m == 1)) || out=$PWD/$dir/h${n}x$m
+	[[ -x $out && -f $out.so ]] || sh tests/bench/hugefde_gen.sh "$n" "$out" "$m" || exit 1
 	ehkb=$((0x$(objdump -h "$out.so" | awk '$2 == ".eh_frame" { print $3 }') / 1024))
 	run "$dir/start$n.log" "$PERF_RUN" -v -q -e "uprobe:$out:late_cb { @[ustack] = count(); }" \
 		-- "$out" 2 >/dev/null

@@ -9,12 +9,16 @@
 # tests/progs/unwind_late (which dlopen()s it during the trace: tables
 # built at run time); OUT is a program (main calls late_a(i, late_cb) K
 # times, K its first argument; tables built at start-up).  Both print
-# "late calls=K sum=S" (S = 4 K(K-1)/2 + 2K).
+# "late calls=K sum=S" (S = 4 K(K-1)/2 + 2K).  With a third argument M,
+# M-1 more functions like late_a (late_a1.., never called): M FDEs of ~2N
+# rows each, e.g. N=512 M=2000 for many FDEs just past the rows kept per
+# FDE (runtime/unwind.c UW_FDE_MAX_ROWS): the most costly bytes of CFI.
 set -eu
-n=$1 out=$2
+n=$1 out=$2 m=${3:-1}
 mkdir -p "$(dirname "$out")"
-awk -v n="$n" 'BEGIN {
-	print "\t.text\n\t.globl late_a\n\t.type late_a, @function\nlate_a:\n\t.cfi_startproc"
+awk -v n="$n" -v m="$m" 'BEGIN { for (f = 0; f < m; f++) fn(f == 0 ? "late_a" : "late_a" f) }
+function fn(name, i) {
+	printf "\t.text\n\t.globl %s\n\t.type %s, @function\n%s:\n\t.cfi_startproc\n", name, name, name
 	print "\tpushq %rbx\n\t.cfi_def_cfa_offset 16\n\t.cfi_offset 3, -16"
 	print "\tpushq %rbp\n\t.cfi_def_cfa_offset 24\n\t.cfi_offset 6, -24"
 	print "\tpushq %r12\n\t.cfi_def_cfa_offset 32\n\t.cfi_offset 12, -32"
@@ -25,9 +29,9 @@ awk -v n="$n" 'BEGIN {
 	print "\tpopq %r12\n\t.cfi_def_cfa_offset 24"
 	print "\tpopq %rbp\n\t.cfi_def_cfa_offset 16"
 	print "\tpopq %rbx\n\t.cfi_def_cfa_offset 8"
-	print "\tret\n\t.cfi_endproc\n\t.size late_a, .-late_a"
-	print "\t.section .note.GNU-stack,\"\",@progbits"
-}' > "$out.s"
+	printf "\tret\n\t.cfi_endproc\n\t.size %s, .-%s\n", name, name
+}
+END { print "\t.section .note.GNU-stack,\"\",@progbits" }' </dev/null > "$out.s"
 cat > "$out.main.c" <<'EOC'
 #include <stdio.h>
 #include <stdlib.h>
