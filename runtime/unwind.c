@@ -67,7 +67,7 @@ struct uw {
 	 * maps late objects go into, and the ring of the BPF side's misses */
 	struct pr_uw_row *map;
 	size_t map_rows;
-	int objs_fd, seen_fd, notes_fd;
+	int objs_fd, seen_fd, notes_fd;   /* objs and seen: our own dups (uw_fill) */
 	struct ring_buffer *rb;
 	/* objects loaded at run time, unreadable, too big (atomics: read by
 	 * uw_report while the loader may still run) */
@@ -963,6 +963,10 @@ void uw_free(struct uw *u)
 	if (!u)
 		return;
 	uw_stop_loader(u);
+	if (u->objs_fd >= 0)
+		close(u->objs_fd);
+	if (u->seen_fd >= 0)
+		close(u->seen_fd);
 	pthread_cond_destroy(&u->wake);
 	pthread_mutex_destroy(&u->lock);
 	ring_buffer__free(u->rb);
@@ -989,6 +993,7 @@ struct uw *uw_build(const struct program *p, struct bpf_object *obj, pid_t pid,
 		return NULL;
 	pthread_mutex_init(&u->lock, NULL);
 	pthread_cond_init(&u->wake, NULL);
+	u->objs_fd = u->seen_fd = u->notes_fd = -1;
 	elf_version(EV_CURRENT);
 	uw_roots(p, pid, child_path, &list, &n);
 	/* the list grows with each object's libraries: a breadth-first walk */
@@ -1026,13 +1031,20 @@ static int uw_map_fd(struct bpf_object *obj, const char *name)
 	return m ? bpf_map__fd(m) : -1;
 }
 
+static int uw_dup(int fd)
+{
+	return fd < 0 ? -1 : fcntl(fd, F_DUPFD_CLOEXEC, 0);
+}
+
 int uw_fill(struct uw *u, const struct program *p, struct bpf_object *obj)
 {
 	struct bpf_map *rows = bpf_object__find_map_by_name(obj, p->uw_rows_name);
 	size_t len = u->map_rows * sizeof(*u->rows);
 
-	u->objs_fd = uw_map_fd(obj, p->uw_objs_name);
-	u->seen_fd = uw_map_fd(obj, "uw_seen");
+	/* dups, since the loader may still use them after run.c has closed
+	 * the object (its fds, whose numbers could then name other files) */
+	u->objs_fd = uw_dup(uw_map_fd(obj, p->uw_objs_name));
+	u->seen_fd = uw_dup(uw_map_fd(obj, "uw_seen"));
 	u->notes_fd = uw_map_fd(obj, "uw_notes");
 	if (!rows || u->objs_fd < 0)
 		return errno = ENOENT, -1;
