@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +43,17 @@ struct uw_objent {
 	struct pr_uw_obj obj;
 };
 
+/* An object the BPF side asked for, waiting for the loader thread. */
+struct uw_job {
+	struct uw_job *next;
+	int fd;
+	struct stat st;
+	struct pr_uw_key key;
+	uint64_t tgid;
+	double t0;
+	char name[];
+};
+
 struct uw {
 	struct pr_uw_row *rows;
 	size_t nrows, cap;
@@ -49,15 +61,42 @@ struct uw {
 	int nobjs;
 	double build_ms;
 	int verbose;
+	int cut;   /* FDEs cut at UW_FDE_MAX_ROWS */
+	/* when set and *stop is non-zero, the build gives up (at exit) */
+	const int *stop;
 	/* after uw_fill: the rows map mapped (room for map_rows rows), the
 	 * maps late objects go into, and the ring of the BPF side's misses */
 	struct pr_uw_row *map;
 	size_t map_rows;
-	int objs_fd, seen_fd, notes_fd;
+	int objs_fd, seen_fd, notes_fd;   /* objs and seen: our own dups (uw_fill) */
 	struct ring_buffer *rb;
-	int late, late_failed, noroom;   /* objects loaded at run time, unreadable, too big */
+	/* objects loaded at run time, unreadable, too big (atomics: read by
+	 * uw_report while the loader may still run) */
+	int late, late_failed, noroom;
 	double late_ms;
+	/* The loader thread builds the tables of objects met at run time, so
+	 * that the event loop never waits for a build.  lock guards objs,
+	 * nobjs, nrows past uw_fill, late_ms and the jobs. */
+	pthread_mutex_t lock;
+	pthread_cond_t wake;
+	pthread_t loader;
+	bool loader_on;
+	int stopping;   /* atomic: the loader ends, a build in progress gives up */
+	struct uw_job *jobs, *current;
+	int njobs;
 };
+
+/* Rows taken from one FDE.  libdw's dwarf_cfi_addrframe runs the FDE's
+ * CFA program from its start for every row, so an FDE of R rows costs
+ * R^2/2 steps (one of 100,000 rows: 15 s).  Past the cap, the rest of the
+ * FDE is one UNKNOWN row (stacks through that code end there), which keeps
+ * the cost linear in the size of .eh_frame.  The biggest FDE of libLLVM-19
+ * has 792 rows, of libc 44. */
+#define UW_FDE_MAX_ROWS 1024
+
+/* Objects waiting for the loader; past that a miss is dropped and asked
+ * again by the next stack that meets the object. */
+#define UW_MAX_JOBS 64
 
 /* Rows the rows map has room for beyond the start-up set, for objects
  * seen first at run time: 4 MB, about 18 times libc's. */
@@ -178,20 +217,45 @@ static struct pr_uw_row uw_row(Dwarf_Frame *f, uint32_t off)
 	return r;
 }
 
-/* Rows of [start, end) (vaddrs), then an UNKNOWN row at end (replaced by
- * the next FDE's first row where one starts there). */
+static bool uw_stopped(const struct uw *u)
+{
+	return u->stop && __atomic_load_n(u->stop, __ATOMIC_RELAXED);
+}
+
+/* " (N FDEs cut ...)" for -v, or "" */
+static const char *uw_cut_note(char *buf, size_t size, int cut)
+{
+	if (!cut)
+		return "";
+	snprintf(buf, size, " (%d FDE%s cut at %d rows: stacks through their later code end there)",
+		 cut, cut == 1 ? "" : "s", UW_FDE_MAX_ROWS);
+	return buf;
+}
+
+/* Rows of [start, end) (vaddrs), at most UW_FDE_MAX_ROWS of them, then an
+ * UNKNOWN row at end (replaced by the next FDE's first row where one
+ * starts there).  -1 with EINTR once u->stop is set. */
 static int uw_fde_rows(struct uw *u, const struct uw_elf *e, Dwarf_CFI *cfi,
 		       uint64_t start, uint64_t end)
 {
 	uint32_t off;
+	int taken = 0;
 
-	for (uint64_t a = start; a < end;) {
+	for (uint64_t a = start; a < end; taken++) {
 		Dwarf_Frame *f;
 		Dwarf_Addr s, en;
 		bool sig;
 
 		if (!uw_offset(e, a, &off))
 			return 0;
+		if (uw_stopped(u))
+			return errno = EINTR, -1;
+		if (taken == UW_FDE_MAX_ROWS) {
+			u->cut++;
+			if (uw_push(u, &(struct pr_uw_row){ .off = off, .rule = PR_UW_UNKNOWN }))
+				return -1;
+			break;
+		}
 		if (dwarf_cfi_addrframe(cfi, a, &f))
 			break;
 		dwarf_frame_info(f, &s, &en, &sig);
@@ -326,6 +390,10 @@ static void uw_sort(struct uw *u, size_t lo)
 {
 	size_t n = lo;
 
+	/* no rows (an .eh_frame that yields none): u->rows may still be NULL,
+	 * which qsort must not be given even for zero elements */
+	if (u->nrows <= lo)
+		return;
 	qsort(u->rows + lo, u->nrows - lo, sizeof(*u->rows), uw_row_cmp);
 	for (size_t i = lo; i < u->nrows; i++) {
 		const struct pr_uw_row *r = &u->rows[i];
@@ -418,14 +486,44 @@ static void uw_needed(Elf *elf, pid_t pid, char ***list, int *n)
 	}
 }
 
+/* A hash of a section's bytes, into h (unchanged if the ELF has no such
+ * section): FNV-1a's step over 8-byte words, each step folding the high
+ * half back in, then the tail byte by byte.  Not a cryptographic hash
+ * (see uw_cacheable); fast enough that a cache hit of perf-run's own
+ * tables (3.8 MB of .eh_frame and its index, 700,000 rows) still takes
+ * 8.5 ms in all, where building them takes 180 ms. */
+static uint64_t uw_section_hash(Elf *elf, const char *name, uint64_t h)
+{
+	GElf_Shdr sh;
+	Elf_Scn *s = elfsym_section(elf, name, &sh);
+	Elf_Data *d = s && sh.sh_type != SHT_NOBITS ? elf_rawdata(s, NULL) : NULL;
+
+	if (!d || !d->d_buf)
+		return h;
+	const unsigned char *p = d->d_buf;
+	size_t i = 0;
+	for (; i + 8 <= d->d_size; i += 8) {
+		uint64_t w;
+		memcpy(&w, p + i, 8);
+		h = (h ^ w) * 0x100000001b3ULL;
+		h ^= h >> 32;
+	}
+	for (; i < d->d_size; i++)
+		h = (h ^ p[i]) * 0x100000001b3ULL;
+	return h ^ d->d_size;
+}
+
 /*
  * The object cache's key of an object's rows.  With a build-id, the
  * build-id, so that the same library at another path, a copy or a
  * reinstall reuses them; with the executable segments' layout and
  * .eh_frame's place and size beside it, since the rows hold file offsets
- * and a file rewritten after linking (objcopy) can keep its build-id.
- * Without one, the file's identity (path, device, inode, size, change
- * time).  NULL if out of memory.
+ * and a file rewritten after linking (objcopy) can keep its build-id; and
+ * a hash of the bytes of .eh_frame and .eh_frame_hdr, since a build-id is
+ * only a claim: a copy with doctored CFI and the same build-id must not
+ * leave its rows for the original (review item N4).  Without one, the
+ * file's identity (path, device, inode, size, change time).  NULL if out
+ * of memory.
  */
 static char *uw_rows_key(const char *path, const struct stat *st, const struct uw_elf *e)
 {
@@ -445,7 +543,7 @@ static char *uw_rows_key(const char *path, const struct stat *st, const struct u
 	}
 	if (!(f = open_memstream(&key, &len)))
 		return NULL;
-	fputs("perf-run unwind rows 2\nbuild-id ", f);
+	fputs("perf-run unwind rows 3\nbuild-id ", f);
 	for (ssize_t i = 0; i < n; i++)
 		fprintf(f, "%02x", id[i]);
 	for (int i = 0; i < e->nload; i++)
@@ -455,6 +553,8 @@ static char *uw_rows_key(const char *path, const struct stat *st, const struct u
 	if (elfsym_section(e->elf, ".eh_frame", &sh))
 		fprintf(f, "\neh_frame %llx %llx %llx", (unsigned long long)sh.sh_addr,
 			(unsigned long long)sh.sh_offset, (unsigned long long)sh.sh_size);
+	uint64_t h = uw_section_hash(e->elf, ".eh_frame", 0xcbf29ce484222325ULL);
+	fprintf(f, "\ncfi-hash %016llx", (unsigned long long)uw_section_hash(e->elf, ".eh_frame_hdr", h));
 	fputc('\n', f);
 	if (fclose(f)) {
 		free(key);
@@ -464,9 +564,25 @@ static char *uw_rows_key(const char *path, const struct stat *st, const struct u
 }
 
 /*
+ * Whether rows built from the file st describes may go into the cache,
+ * where later runs (root's) take them as the rows of any file with the
+ * same key: only if the file is owned by root or by the effective user and
+ * no one else may write it.  Another user's file (a copy of libc that
+ * process maps, seen by a system-wide profile) is read for this run only;
+ * its bytes are not ours to vouch for, and a 64-bit hash in the key can be
+ * matched on purpose.
+ */
+static bool uw_cacheable(const struct stat *st)
+{
+	char why[64];
+
+	return sf_trusted(st, 0, why, sizeof(why));   /* safefile.h's one rule */
+}
+
+/*
  * An object's rows, from the object cache when the same object (by
- * build-id, else this very file) was read before: libc's 28000 rows
- * take 10-50 ms to build.  *cached tells which.
+ * build-id and CFI bytes, else this very file) was read before: libc's
+ * 28000 rows take 10-50 ms to build.  *cached tells which.
  */
 static int uw_cached_rows(struct uw *u, const char *path, const struct stat *st,
 			  const struct uw_elf *e, bool *cached)
@@ -489,7 +605,7 @@ static int uw_cached_rows(struct uw *u, const char *path, const struct stat *st,
 	free(v);
 	rc = uw_eh_frame(u, e);
 	uw_sort(u, lo);
-	if (!rc && key)
+	if (!rc && key && uw_cacheable(st))
 		objcache_put(key, u->rows + lo, (u->nrows - lo) * sizeof(*u->rows));
 	free(key);
 	return rc;
@@ -548,6 +664,7 @@ static int uw_object(struct uw *u, const char *path, pid_t pid, char ***more, in
 		return 0;
 	}
 	size_t lo = u->nrows;
+	int cut = u->cut;
 	bool cached;
 	rc = uw_cached_rows(u, name, &st, &e, &cached);
 	uw_needed(e.elf, pid, more, nmore);
@@ -559,9 +676,10 @@ static int uw_object(struct uw *u, const char *path, pid_t pid, char ***more, in
 	 * followed, rather than asked for when first seen */
 	if (uw_add(u, name, &k, lo))
 		return -1;
+	char note[128];
 	if (verbose > 0)
-		fprintf(stderr, "perf-run: unwind: %s: %zu rows%s\n", name, u->nrows - lo,
-			cached ? " (from the cache)" : "");
+		fprintf(stderr, "perf-run: unwind: %s: %zu rows%s%s\n", name, u->nrows - lo,
+			cached ? " (from the cache)" : "", uw_cut_note(note, sizeof(note), u->cut - cut));
 	return 0;
 }
 
@@ -622,10 +740,127 @@ static int uw_open_mapping(const struct pr_uw_miss *m, char *name, size_t size)
 	return sf_open_regular(link, &st);   /* never a device the process mapped */
 }
 
+/* Whether an object is loaded, or waiting for the loader; under lock. */
+static bool uw_pending(const struct uw *u, const struct pr_uw_key *k)
+{
+	if (u->current && u->current->key.dev == k->dev && u->current->key.ino == k->ino)
+		return true;
+	for (const struct uw_job *j = u->jobs; j; j = j->next)
+		if (j->key.dev == k->dev && j->key.ino == k->ino)
+			return true;
+	return false;
+}
+
+/* The rows of a late object (w's) into the rows map's room, then its
+ * entry, which later stacks find. */
+static void uw_install(struct uw *u, const struct uw_job *j, const struct uw *w, bool cached)
+{
+	pthread_mutex_lock(&u->lock);
+	size_t lo = u->nrows;
+	struct pr_uw_obj ob = { (uint32_t)lo, (uint32_t)(lo + w->nrows) };
+	if (lo + w->nrows > u->map_rows) {
+		ob = (struct pr_uw_obj){ 1, 0 };
+		__atomic_fetch_add(&u->noroom, 1, __ATOMIC_RELAXED);
+	} else {
+		memcpy(u->map + lo, w->rows, w->nrows * sizeof(*w->rows));
+		u->nrows += w->nrows;   /* u->rows itself keeps only the start-up rows */
+	}
+	int added = uw_add(u, j->name, &j->key, lo);
+	if (added == 0) {
+		u->objs[u->nobjs - 1].obj = ob;
+		/* the rows are in place before the entry that leads to them */
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		if (bpf_map_update_elem(u->objs_fd, &j->key, &ob, BPF_ANY) == 0)
+			bpf_map_delete_elem(u->seen_fd, &j->key);
+		__atomic_fetch_add(&u->late, 1, __ATOMIC_RELAXED);
+		u->late_ms += uw_now_ms(CLOCK_MONOTONIC) - j->t0;
+	}
+	pthread_mutex_unlock(&u->lock);
+	char note[128];
+	if (added == 0 && u->verbose > 0)
+		fprintf(stderr, "perf-run: unwind: %s: %u rows%s, loaded at run time for pid %llu "
+			"in %.1f ms%s%s\n", j->name, ob.hi > ob.lo ? ob.hi - ob.lo : 0,
+			cached ? " (from the cache)" : "", (unsigned long long)j->tgid,
+			uw_now_ms(CLOCK_MONOTONIC) - j->t0, ob.lo > ob.hi ? " (no room: not loaded)" : "",
+			uw_cut_note(note, sizeof(note), w->cut));
+}
+
+/* Builds (or reads from the cache) the rows of a late object and installs
+ * them; not an ELF file, or one without CFI: known, with no rows.  Given
+ * up, installing nothing, once uw_free has set u->stopping. */
+static void uw_late_load(struct uw *u, struct uw_job *j)
+{
+	struct uw w = { .stop = &u->stopping };
+	struct uw_elf e;
+	bool cached = false;
+	int rc = -1;
+
+	if (!uw_elf_open(&e, j->fd, NULL, 0))
+		rc = uw_cached_rows(&w, j->name, &j->st, &e, &cached);
+	uw_elf_close(&e);
+	close(j->fd);
+	j->fd = -1;
+	if (!uw_stopped(&w)) {
+		if (rc)
+			w.nrows = 0;
+		uw_install(u, j, &w, cached);
+	}
+	free(w.rows);
+}
+
+/* The loader thread: the jobs in the order they came. */
+static void *uw_loader(void *arg)
+{
+	struct uw *u = arg;
+
+	pthread_mutex_lock(&u->lock);
+	for (;;) {
+		while (!u->stopping && !u->jobs)
+			pthread_cond_wait(&u->wake, &u->lock);
+		if (u->stopping)
+			break;
+		struct uw_job *j = u->current = u->jobs;
+		u->jobs = j->next;
+		u->njobs--;
+		pthread_mutex_unlock(&u->lock);
+		uw_late_load(u, j);
+		pthread_mutex_lock(&u->lock);
+		u->current = NULL;
+		free(j);
+	}
+	pthread_mutex_unlock(&u->lock);
+	return NULL;
+}
+
+/* Hands j to the loader (started at the first job); false if it cannot
+ * take it (queue full, no thread). */
+static bool uw_enqueue(struct uw *u, struct uw_job *j)
+{
+	bool ok = true;
+
+	pthread_mutex_lock(&u->lock);
+	if (!u->loader_on)
+		u->loader_on = ok = pthread_create(&u->loader, NULL, uw_loader, u) == 0;
+	if (ok && u->njobs >= UW_MAX_JOBS)
+		ok = false;
+	if (ok) {
+		struct uw_job **t = &u->jobs;
+		while (*t)
+			t = &(*t)->next;
+		*t = j;
+		u->njobs++;
+		pthread_cond_signal(&u->wake);
+	}
+	pthread_mutex_unlock(&u->lock);
+	return ok;
+}
+
 /*
  * The ring's record of an object the BPF side found without an entry (a
- * library dlopen'd, a process that started after us): its rows into the
- * rows map's room, then its entry, which later stacks find.  A process
+ * library dlopen'd, a process that started after us): its file is opened
+ * here, while the process still maps it, and its rows are built by the
+ * loader thread (uw_loader), since a big .eh_frame takes seconds and the
+ * event loop must go on meanwhile (exit(), Ctrl-C, the output).  A process
  * gone before it was read is forgotten (uw_seen), so that the next one to
  * run the object asks again.
  */
@@ -634,54 +869,41 @@ static int uw_on_miss(void *ctx, void *data, size_t size)
 	struct uw *u = ctx;
 	struct pr_uw_miss m;
 	struct pr_uw_key k;
-	struct stat st;
-	struct uw_elf e;
 	char name[4096];
-	double t0 = uw_now_ms(CLOCK_MONOTONIC);
+	int fd = -1;
 
 	if (size < sizeof(m))
 		return 0;
 	memcpy(&m, data, sizeof(m));
 	k = (struct pr_uw_key){ m.dev, m.ino };
-	memset(&e, 0, sizeof(e));
-	int fd = uw_known(u, &k) ? -1 : uw_open_mapping(&m, name, sizeof(name));
-	size_t lo = u->nrows;
-	if (fd < 0 || fstat(fd, &st)) {
-		if (fd >= 0)
-			close(fd);
-		if (!uw_known(u, &k))
-			u->late_failed++;
-		bpf_map_delete_elem(u->seen_fd, &k);
+	pthread_mutex_lock(&u->lock);
+	bool known = uw_known(u, &k), pending = !known && uw_pending(u, &k);
+	pthread_mutex_unlock(&u->lock);
+	if (pending)
 		return 0;
+	struct uw_job *j = NULL;
+	if (!known && (fd = uw_open_mapping(&m, name, sizeof(name))) >= 0 &&
+	    (j = malloc(sizeof(*j) + strlen(name) + 1)) && !fstat(fd, &j->st)) {
+		j->next = NULL;
+		j->fd = fd;
+		j->key = k;
+		j->tgid = m.tgid;
+		j->t0 = uw_now_ms(CLOCK_MONOTONIC);
+		strcpy(j->name, name);
+		if (uw_enqueue(u, j))
+			return 0;
+		if (!u->loader_on) {   /* no thread: built here, as before */
+			uw_late_load(u, j);
+			free(j);
+			return 0;
+		}
+	} else if (!known) {
+		__atomic_fetch_add(&u->late_failed, 1, __ATOMIC_RELAXED);
 	}
-	/* not an ELF file, or one without CFI: known, with no rows */
-	bool cached;
-	if (!uw_elf_open(&e, fd, NULL, 0) && uw_cached_rows(u, name, &st, &e, &cached))
-		u->nrows = lo;
-	uw_elf_close(&e);
-	close(fd);
-	struct pr_uw_obj ob = { (uint32_t)lo, (uint32_t)u->nrows };
-	if (u->nrows > u->map_rows) {
-		u->nrows = lo;
-		ob = (struct pr_uw_obj){ 1, 0 };
-		u->noroom++;
-	} else {
-		memcpy(u->map + lo, u->rows + lo, (u->nrows - lo) * sizeof(*u->rows));
-	}
-	if (uw_add(u, name, &k, lo))
-		return 0;
-	u->objs[u->nobjs - 1].obj = ob;
-	/* the rows are in place before the entry that leads to them */
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	if (bpf_map_update_elem(u->objs_fd, &k, &ob, BPF_ANY) == 0)
-		bpf_map_delete_elem(u->seen_fd, &k);
-	u->late++;
-	u->late_ms += uw_now_ms(CLOCK_MONOTONIC) - t0;
-	if (u->verbose > 0)
-		fprintf(stderr, "perf-run: unwind: %s: %u rows, loaded at run time for pid %llu "
-			"in %.1f ms%s\n", name, ob.hi > ob.lo ? ob.hi - ob.lo : 0,
-			(unsigned long long)m.tgid, uw_now_ms(CLOCK_MONOTONIC) - t0,
-			ob.lo > ob.hi ? " (no room: not loaded)" : "");
+	if (fd >= 0)
+		close(fd);
+	free(j);
+	bpf_map_delete_elem(u->seen_fd, &k);
 	return 0;
 }
 
@@ -740,10 +962,35 @@ static void uw_roots(const struct program *p, pid_t pid, const char *child_path,
 		uw_proc_maps(pid, list, n);
 }
 
+/* Ends the loader: a build in progress gives up at its next row. */
+static void uw_stop_loader(struct uw *u)
+{
+	pthread_mutex_lock(&u->lock);
+	__atomic_store_n(&u->stopping, 1, __ATOMIC_RELAXED);
+	pthread_cond_signal(&u->wake);
+	pthread_mutex_unlock(&u->lock);
+	if (u->loader_on)
+		pthread_join(u->loader, NULL);
+	u->loader_on = false;
+	while (u->jobs) {
+		struct uw_job *j = u->jobs;
+		u->jobs = j->next;
+		close(j->fd);
+		free(j);
+	}
+}
+
 void uw_free(struct uw *u)
 {
 	if (!u)
 		return;
+	uw_stop_loader(u);
+	if (u->objs_fd >= 0)
+		close(u->objs_fd);
+	if (u->seen_fd >= 0)
+		close(u->seen_fd);
+	pthread_cond_destroy(&u->wake);
+	pthread_mutex_destroy(&u->lock);
 	ring_buffer__free(u->rb);
 	if (u->map)
 		munmap(u->map, u->map_rows * sizeof(*u->rows));
@@ -766,6 +1013,9 @@ struct uw *uw_build(const struct program *p, struct bpf_object *obj, pid_t pid,
 
 	if (!rows || !(u = calloc(1, sizeof(*u))))
 		return NULL;
+	pthread_mutex_init(&u->lock, NULL);
+	pthread_cond_init(&u->wake, NULL);
+	u->objs_fd = u->seen_fd = u->notes_fd = -1;
 	elf_version(EV_CURRENT);
 	uw_roots(p, pid, child_path, &list, &n);
 	/* the list grows with each object's libraries: a breadth-first walk */
@@ -803,13 +1053,20 @@ static int uw_map_fd(struct bpf_object *obj, const char *name)
 	return m ? bpf_map__fd(m) : -1;
 }
 
+static int uw_dup(int fd)
+{
+	return fd < 0 ? -1 : fcntl(fd, F_DUPFD_CLOEXEC, 0);
+}
+
 int uw_fill(struct uw *u, const struct program *p, struct bpf_object *obj)
 {
 	struct bpf_map *rows = bpf_object__find_map_by_name(obj, p->uw_rows_name);
 	size_t len = u->map_rows * sizeof(*u->rows);
 
-	u->objs_fd = uw_map_fd(obj, p->uw_objs_name);
-	u->seen_fd = uw_map_fd(obj, "uw_seen");
+	/* dups, since the loader may still use them after run.c has closed
+	 * the object (its fds, whose numbers could then name other files) */
+	u->objs_fd = uw_dup(uw_map_fd(obj, p->uw_objs_name));
+	u->seen_fd = uw_dup(uw_map_fd(obj, "uw_seen"));
 	u->notes_fd = uw_map_fd(obj, "uw_notes");
 	if (!rows || u->objs_fd < 0)
 		return errno = ENOENT, -1;
@@ -844,6 +1101,8 @@ void uw_report(const struct uw *u)
 
 	if (!u || u->notes_fd < 0)
 		return;
+	int late = __atomic_load_n(&u->late, __ATOMIC_RELAXED);
+	int noroom = __atomic_load_n(&u->noroom, __ATOMIC_RELAXED);
 	for (uint32_t i = 0; i < PR_UW_NNOTES; i++)
 		bpf_map_lookup_elem(u->notes_fd, &i, &n[i]);
 	if (n[PR_UW_NOTE_LOADING])
@@ -853,7 +1112,7 @@ void uw_report(const struct uw *u)
 			(unsigned long long)n[PR_UW_NOTE_LOADING],
 			n[PR_UW_NOTE_LOADING] == 1 ? " ends" : "s end",
 			n[PR_UW_NOTE_LOADING] == 1 ? "it reached" : "they reached",
-			u->late, u->late == 1 ? "" : "s");
+			late, late == 1 ? "" : "s");
 	if (n[PR_UW_NOTE_BUSY])
 		fprintf(stderr, "perf-run: %llu user stack%s at [unknown: mapping not cached yet]: "
 			"in an interrupt (profile, tracepoints) the kernel finds one mapping per "
@@ -866,7 +1125,7 @@ void uw_report(const struct uw *u)
 			"PERF_RUN_USTACK_ROWS=N gives room for N rows more than the start needs\n",
 			(unsigned long long)n[PR_UW_NOTE_NOROOM],
 			n[PR_UW_NOTE_NOROOM] == 1 ? " ends" : "s end",
-			u->noroom, u->noroom == 1 ? "" : "s", u->map_rows);
+			noroom, noroom == 1 ? "" : "s", u->map_rows);
 }
 
 bool uw_full(const struct program *p, struct bpf_object *obj)
