@@ -183,8 +183,11 @@ static void child_wordexp_error(int r, const char *line)
 			line, bad == '\n' ? "\\" : "", bad == '\n' ? 'n' : bad);
 		break;
 	case WRDE_SYNTAX:
-		fprintf(stderr, "perf-run: -c: '%s' is not a well-formed command line "
-			"(an unterminated quote?)\n", line);
+		/* wordexp also says so of $((...)) and ${...} forms it will not
+		 * expand without a shell */
+		fprintf(stderr, "perf-run: -c: '%s' is not a command line -c splits: an "
+			"unterminated quote, or a shell expansion ($((...)), ${...}) it does not "
+			"run (for one, -c \"sh -c '...'\")\n", line);
 		break;
 	default:
 		fprintf(stderr, "perf-run: -c: cannot split '%s': out of memory\n", line);
@@ -214,12 +217,33 @@ const char *child_path(const struct child *c)
 	return c->path;
 }
 
+/* The ELF class and machine of path: "i386" for a 32-bit x86 program, or
+ * "ELF" for another ELF, NULL if not an ELF file. */
+static const char *child_elf_kind(const char *path)
+{
+	unsigned char h[20];
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	ssize_t n = fd >= 0 ? read(fd, h, sizeof(h)) : -1;
+
+	if (fd >= 0)
+		close(fd);
+	if (n < (ssize_t)sizeof(h) || memcmp(h, "\177ELF", 4))
+		return NULL;
+	/* e_machine at 18, little-endian on x86: EM_386 is 3 */
+	return h[4] == 1 && h[5] == 1 && h[18] == 3 && h[19] == 0 ? "i386" : "ELF";
+}
+
 /* A failed exec, said in the user's terms: exec's errors name the file
  * even when what is missing is its interpreter. */
 static void child_exec_error(const struct child *c, int e)
 {
-	const char *why = strerror(e);
-	if (e == ENOEXEC)
+	const char *why = strerror(e), *elf = e == ENOEXEC ? child_elf_kind(c->path) : NULL;
+	if (elf && !strcmp(elf, "i386"))
+		why = "it is a 32-bit (i386) program, which this kernel cannot run (no IA32 "
+		      "emulation: CONFIG_IA32_EMULATION or ia32_emulation=0), or a damaged one";
+	else if (elf)
+		why = "it is an ELF program for another machine or ABI than this kernel runs";
+	else if (e == ENOEXEC)
 		why = "not a format the kernel runs (a script needs a #! line)";
 	else if (e == ENOENT)
 		why = "its interpreter (#! line or ELF program interpreter) does not exist";
