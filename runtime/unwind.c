@@ -1115,9 +1115,11 @@ void uw_report(const struct uw *u)
 			late, late == 1 ? "" : "s");
 	if (n[PR_UW_NOTE_BUSY])
 		fprintf(stderr, "perf-run: %llu user stack%s at [unknown: mapping not cached yet]: "
-			"in an interrupt (profile, tracepoints) the kernel finds one mapping per "
-			"sample, and a process's first samples (or the first after it mapped or "
-			"unmapped memory) have not cached the others yet\n",
+			"the kernel could not look the mapping up without waiting (bpf_find_vma: "
+			"the process's memory map was locked by another of its threads mapping "
+			"memory or faulting pages in, or, in an interrupt, the CPU's one lookup "
+			"was taken), and the process's mappings were not cached yet (its first "
+			"hits, or the first after it mapped or unmapped memory)\n",
 			(unsigned long long)n[PR_UW_NOTE_BUSY], n[PR_UW_NOTE_BUSY] == 1 ? " ends" : "s end");
 	if (n[PR_UW_NOTE_NOROOM])
 		fprintf(stderr, "perf-run: %llu user stack%s at [unknown: no room for unwind "
