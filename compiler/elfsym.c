@@ -624,6 +624,8 @@ char *elfsym_find_binary(const char *bin, pid_t pid)
 		"/lib", "/usr/lib", "/usr/local/lib",
 	};
 	char *found;
+	if (!*bin)
+		return errno = ENOENT, NULL;   /* "" would match a PATH folder */
 	if (strchr(bin, '/'))
 		return elfsym_realpath(bin);
 	if (pid > 0 && (found = search_maps(bin, pid)))

@@ -106,6 +106,10 @@ static char *lib_for_command(struct pctx *c, const char *bin, char *path)
 static char *split_bin(struct pctx *c, const char *rest, const char **spec)
 {
 	const char *colon = strchr(rest, ':');
+	if (colon == rest) {   /* uprobe::FUNC, bpftrace's empty binary: the default one */
+		rest++;
+		colon = NULL;
+	}
 	if (colon) {
 		char *bin = strndup(rest, (size_t)(colon - rest));
 		char *path = bin ? elfsym_find_binary(bin, c->o->pid) : NULL;
