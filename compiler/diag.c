@@ -35,6 +35,9 @@ const char *diag_line(const struct source *src, int line, int *len)
 		}
 		p++;
 	}
+	/* the lexer skips a UTF-8 byte order mark: columns count after it */
+	if (line == 1 && !strncmp(p, "\xef\xbb\xbf", 3))
+		p += 3;
 	*len = (int)strcspn(p, "\n");
 	/* A CRLF script must not print the CR, which would move the caret. */
 	if (*len > 0 && p[*len - 1] == '\r')

@@ -243,6 +243,18 @@ static int at_cast(struct parser *p)
 	return peek_at(p, k)->kind == ')';
 }
 
+/* '(' intN ')' or '(' uintN ')' of a width that is no type ("(uint128)5"
+ * read as a parenthesised name then a stray number: "expected ';'"). */
+static int at_bad_int_cast(struct parser *p)
+{
+	const char *w = peek_at(p, 1)->text;
+
+	if (!at(p, '(') || peek_at(p, 1)->kind != TOK_IDENT || peek_at(p, 2)->kind != ')' || !w)
+		return 0;
+	w += *w == 'u';
+	return !strncmp(w, "int", 3) && w[3] && strspn(w + 3, "0123456789") == strlen(w + 3);
+}
+
 /* A type name (caller checked type_tokens): N_TYPENAME. */
 static struct node *parse_typename(struct parser *p)
 {
@@ -604,6 +616,12 @@ static struct node *parse_unary(struct parser *p)
 	case '(':
 		if (at_cast(p))
 			return parse_cast(p);
+		if (at_bad_int_cast(p)) {
+			error_tok(p, p->i + 1, "'%s' is not a type: the integer types are int8, "
+				  "int16, int32, int64, uint8, uint16, uint32 and uint64",
+				  peek_at(p, 1)->text);
+			return NULL;
+		}
 		return parse_postfix(p);
 	default:
 		return parse_postfix(p);

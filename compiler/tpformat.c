@@ -31,11 +31,13 @@ const char *tpf_events_dir(void)
 		return dir;
 	if (!stat("/sys/kernel/tracing/events", &st))
 		return dir = "/sys/kernel/tracing/events";
+	int e = errno;   /* EACCES: tracefs is there, root's only */
 	if (!mount("nodev", "/sys/kernel/tracing", "tracefs", 0, NULL) &&
 	    !stat("/sys/kernel/tracing/events", &st))
 		return dir = "/sys/kernel/tracing/events";
 	if (!stat("/sys/kernel/debug/tracing/events", &st))
 		return dir = "/sys/kernel/debug/tracing/events";
+	errno = e == EACCES ? EACCES : ENOENT;
 	return NULL;
 }
 

@@ -191,7 +191,11 @@ static int ls_rawtp_one(const char *cat, const char *ev, void *arg)
 static int ls_tracepoints(struct ls_ctx *c, bool raw)
 {
 	if (tpf_match("*", "*", raw ? ls_rawtp_one : ls_tp_one, c) < 0) {
-		fprintf(stderr, "perf-run: cannot read the tracepoints: %s\n", strerror(errno));
+		if (errno == EACCES)
+			fprintf(stderr, "perf-run: cannot list the tracepoints: tracefs "
+				"(/sys/kernel/tracing) is readable by root only; run -l as root\n");
+		else
+			fprintf(stderr, "perf-run: cannot read the tracepoints: %s\n", strerror(errno));
 		return 1;
 	}
 	return 0;

@@ -39,7 +39,7 @@ values_init() {  # DIR
 	R=$out/resolve_main
 	if ! gcc -std=gnu11 -Wall -Wextra -Werror -g -I"$top" -o "$R" \
 		"$top/tests/dwarf/resolve_main.c" "$top"/compiler/dwarf*.c "$top/compiler/types.c" \
-		"$top/compiler/elfsym.c" -ldw -lelf -lz; then
+		"$top/compiler/elfsym.c" "$top/compiler/safefile.c" -ldw -lelf -lz; then
 		echo "cannot build resolve_main"; echo "0 passed, 1 failed"; exit 1
 	fi
 	trap 'values_cleanup; [ -n "${VALUES_KEEP:-}" ] || rm -rf "$out"' EXIT
