@@ -487,6 +487,25 @@ watch_exit_case() {
 	stop "$pid"
 }
 
+# More programs and maps than the hard limit of open files allows: said
+# before compiling, not after it as a load failure (reliability-2 F13:
+# 10,000 probes with a map each compiled for 37 s, then EMFILE).
+fd_budget_case() {
+	local name="more probes and maps than open files allow: refused before compiling" st
+	python3 -c "print(''.join('BEGIN { @x%d = 1; }\n' % i for i in range(400)) + 'BEGIN { exit(); }')" >"$TMP/many.bt"
+	(ulimit -n 300 && exec timeout -s KILL 20 "$PERF_RUN" -q "$TMP/many.bt") >"$TMP/out" 2>"$TMP/err"
+	st=$?
+	if ((st != 1)); then
+		fail "$name" "exit status $st, expected 1" "$TMP/out" "$TMP/err"
+	elif ! grep -q "error: this script needs at least 865 file descriptors (one per program, map and link; 401 probes, 400 maps) and the hard limit is 300" "$TMP/err"; then
+		fail "$name" "no line says so before compiling" "$TMP/err"
+	elif grep -q "compiling" "$TMP/err"; then
+		fail "$name" "it compiled first" "$TMP/err"
+	else
+		pass "$name"
+	fi
+}
+
 priv_case() {
 	local name=$1 caps=$2 want=$3 st
 	local args=("${@:4}")
@@ -529,6 +548,7 @@ exit_lost_case
 orphan_case
 pipe_case
 closed_fds_case
+fd_budget_case
 hostile_maps_case "a FIFO"
 if ./tests/progs/kcan breakpoint >/dev/null; then
 	watch_exit_case before
