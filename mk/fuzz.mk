@@ -16,14 +16,20 @@
 FUZZ_CC      ?= clang-19
 FUZZ_SECONDS ?= 60
 FUZZ_DIR     := $(BUILD)/fuzz
-FUZZ_TARGETS := frontend probe
+FUZZ_TARGETS := frontend probe elf
+# fuzz_elf reads ELF files as root reads a traced binary's: unwind.c's
+# .eh_frame walk too.
 FUZZ_SRCS    := $(filter-out compiler/codegen.c compiler/cg_%.c compiler/compile.c,\
-	$(wildcard compiler/*.c))
+	$(wildcard compiler/*.c)) runtime/unwind.c
 FUZZ_OBJS    := $(FUZZ_SRCS:%.c=$(FUZZ_DIR)/obj/%.o)
 FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=undefined \
 	-fno-omit-frame-pointer
 FUZZ_CFLAGS  := -std=gnu11 -g -O1 -MMD -MP -Wall -Wextra -Wno-unused-parameter $(FUZZ_SAN) -I. $(LLVM_CFLAGS)
-FUZZ_LIBS    := -lbpf -ldw -lelf -lz $(CLANG_LIBS) $(LLVM_LIBS)
+FUZZ_LIBS    := -lbpf -ldw -lelf -lz -lpthread $(CLANG_LIBS) $(LLVM_LIBS)
+# fuzz_elf's seeds: test programs with CFI, DWARF location lists and USDT
+# notes (an ELF file is larger than a script: max_len 65536 for it).
+FUZZ_ELF_SEEDS := tests/progs/unwind_o2 tests/progs/dwarf_opt tests/progs/sdt_tick \
+	tests/progs/libdlo.so
 FUZZ_BINS    := $(FUZZ_TARGETS:%=$(FUZZ_DIR)/fuzz_%)
 FUZZ_REPLAY  := $(FUZZ_TARGETS:%=$(FUZZ_DIR)/replay_%)
 # Leaks and undefined behaviour are failures, as in the test suite.
@@ -51,13 +57,15 @@ $(FUZZ_DIR)/replay_%: fuzz/replay.c fuzz/fuzz_%.c $(FUZZ_SRCS:%.c=$(BUILD)/asan/
 	@mkdir -p $(@D)
 	$(CC) -std=gnu11 $(WARN) -g $(ASAN_FLAGS) -I. -o $@ $^ $(FUZZ_LIBS)
 
-fuzz: fuzz-build
+fuzz: fuzz-build progs
 	@for t in $(FUZZ_TARGETS); do \
 		mkdir -p $(FUZZ_DIR)/work-$$t; \
 		echo "== fuzz_$$t for $(FUZZ_SECONDS) s"; \
 		seeds=fuzz/corpus/$$t; [ $$t != frontend ] || seeds="$$seeds tests/errors"; \
+		ml=4096; if [ $$t = elf ]; then ml=65536; seeds="$$seeds $(FUZZ_DIR)/seeds-elf"; \
+			mkdir -p $(FUZZ_DIR)/seeds-elf; cp $(FUZZ_ELF_SEEDS) $(FUZZ_DIR)/seeds-elf/; fi; \
 		$(FUZZ_ENV) $(FUZZ_DIR)/fuzz_$$t $(FUZZ_DIR)/work-$$t $$seeds \
-			-dict=fuzz/$$t.dict -max_len=4096 -max_total_time=$(FUZZ_SECONDS) -timeout=20 \
+			-dict=fuzz/$$t.dict -max_len=$$ml -max_total_time=$(FUZZ_SECONDS) -timeout=20 \
 			-rss_limit_mb=4096 -print_final_stats=1 \
 			-artifact_prefix=$(FUZZ_DIR)/crash-$$t- 2>$(FUZZ_DIR)/fuzz_$$t.log || \
 			{ grep -A40 -E '^==[0-9]+==ERROR|runtime error|Sanitizer|Test unit written' \
@@ -72,7 +80,8 @@ fuzz: fuzz-build
 fuzz-merge: $(FUZZ_BINS)
 	@for t in $(FUZZ_TARGETS); do \
 		mkdir -p $(FUZZ_DIR)/work-$$t; \
-		$(FUZZ_ENV) $(FUZZ_DIR)/fuzz_$$t -merge=1 -use_counters=0 -use_cmp=0 -max_len=4096 -timeout=20 \
+		ml=4096; [ $$t != elf ] || ml=65536; \
+		$(FUZZ_ENV) $(FUZZ_DIR)/fuzz_$$t -merge=1 -use_counters=0 -use_cmp=0 -max_len=$$ml -timeout=20 \
 			fuzz/corpus/$$t $(FUZZ_DIR)/work-$$t 2>$(FUZZ_DIR)/merge_$$t.log || \
 			{ tail -20 $(FUZZ_DIR)/merge_$$t.log; exit 1; }; \
 		grep -E '^MERGE-OUTER: [0-9]+ new files' $(FUZZ_DIR)/merge_$$t.log; \

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# fuzz.sh - a short, bounded fuzz run of the front end and of attach-point
-# parsing (fuzz/fuzz_*.c), and a replay of the kept corpus (fuzz/corpus/)
+# fuzz.sh - a short, bounded fuzz run of the front end, of attach-point
+# parsing and of the ELF readers (fuzz/fuzz_*.c), and a replay of the kept corpus (fuzz/corpus/)
 # and of the golden error scripts (tests/errors/*.bt).  No crash, no
 # sanitizer report, no leak.  `make fuzz` runs the same targets longer.
 #
@@ -48,7 +48,12 @@ have_libfuzzer() {
 		clang-19 -x c -fsanitize=fuzzer -o "$TMP/probe-fuzzer" - 2>/dev/null
 }
 
-targets=(frontend probe)
+targets=(frontend probe elf)
+# fuzz_elf starts from test programs with CFI, DWARF location lists and
+# USDT notes; an ELF file needs more room than a script.
+elf_seeds=(tests/progs/unwind_o2 tests/progs/dwarf_opt tests/progs/sdt_tick tests/progs/libdlo.so)
+mkdir -p "$TMP/seeds-elf"
+cp "${elf_seeds[@]}" "$TMP/seeds-elf/" 2>/dev/null
 fuzzer=0
 if have_libfuzzer; then
 	fuzzer=1
@@ -66,9 +71,10 @@ for t in "${targets[@]}"; do
 			fail "fuzz_$t on fuzz/corpus/$t" "$LOG/corpus-$t.log"
 		fi
 		mkdir -p "$TMP/work-$t"
-		seeds=("fuzz/corpus/$t")
+		seeds=("fuzz/corpus/$t") max_len=4096
 		[[ $t != frontend ]] || seeds+=(tests/errors)
-		if "$bin" "$TMP/work-$t" "${seeds[@]}" -dict="fuzz/$t.dict" -max_len=4096 \
+		[[ $t != elf ]] || { seeds+=("$TMP/seeds-elf"); max_len=65536; }
+		if "$bin" "$TMP/work-$t" "${seeds[@]}" -dict="fuzz/$t.dict" -max_len=$max_len \
 			-max_total_time="$SECONDS_EACH" -timeout=20 -rss_limit_mb=4096 \
 			-print_final_stats=1 -artifact_prefix="$FUZZ/crash-$t-" >"$LOG/smoke-$t.log" 2>&1; then
 			runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$LOG/smoke-$t.log")
