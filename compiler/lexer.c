@@ -90,7 +90,7 @@ void lex_init(struct lexer *lx, const struct source *src)
 	lx->mode = LEX_TOP;
 	lx->end = (struct loc){ 1, 1, 1 };
 	/* An editor's UTF-8 byte order mark is not part of the script */
-	if (!memcmp(lx->p, "\xef\xbb\xbf", 3))
+	if (!strncmp(lx->p, "\xef\xbb\xbf", 3))
 		lx->p = lx->line_start = lx->p + 3;
 	/* A script may be an executable with "#!/usr/bin/perf-run". */
 	if (lx->p[0] == '#' && lx->p[1] == '!')
