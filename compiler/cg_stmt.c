@@ -601,6 +601,7 @@ static void update_counted(struct cg *g, int mi, LLVMValueRef key, LLVMValueRef 
 	LLVMBasicBlockRef ok = cg_if(g, cg_helper(g, H_MAP_UPDATE, ua, 4), "mapfull");
 
 	cg_count(g, CG_DROPS);
+	cg_count(g, CG_NCOUNTERS + mi);   /* the map's own, said when it is printed */
 	LLVMBuildBr(g->b, ok);
 	LLVMPositionBuilderAtEnd(g->b, ok);
 }

@@ -576,20 +576,24 @@ static void di_global(struct cg *g, LLVMValueRef gv, const char *name, uint32_t 
 /*
  * The loss counters, u64 [CG_LOST] ring buffer records that did not fit,
  * [CG_DROPS] map updates that failed, [CG_FAULTS] reads that faulted, and
- * the [CG_EXIT] flag: one global in .bss, which libbpf makes an array map
- * the runtime reads at exit (and maps into memory, to watch the flag).  A
- * loss costs one atomic add on a constant address, no map lookup.
+ * the [CG_EXIT] flag, then each script map's failed updates: one global in
+ * .bss, which libbpf makes an array map the runtime reads at exit (and maps
+ * into memory, to watch the flag and say at each print of a map what it
+ * dropped).  A loss costs one atomic add on a constant address, no map
+ * lookup.
  */
 void cg_counters(struct cg *g)
 {
 	if (g->counters)
 		return;
-	LLVMTypeRef t = LLVMArrayType2(g->i64, CG_NCOUNTERS);
+	/* then one slot per script map: its failed updates (program.h) */
+	uint64_t n = CG_NCOUNTERS + (uint64_t)g->s->nmaps;
+	LLVMTypeRef t = LLVMArrayType2(g->i64, n);
 	g->counters = LLVMAddGlobal(g->mod, t, "pr_counters");
 	LLVMSetInitializer(g->counters, LLVMConstNull(t));
 	LLVMSetSection(g->counters, ".bss");
 	LLVMSetAlignment(g->counters, 8);
-	di_global(g, g->counters, "pr_counters", 8 * CG_NCOUNTERS);
+	di_global(g, g->counters, "pr_counters", 8 * (uint32_t)n);
 	g->prog->counters_map_name = strdup(".bss");
 }
 

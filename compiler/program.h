@@ -115,6 +115,8 @@ struct pr_map {
  * gives a parameter's value (DW_OP_GNU_parameter_ref). */
 enum { PR_LOST, PR_DROPS, PR_FAULTS, PR_EXIT, PR_ABSENT, PR_NOENTRY, PR_NOCALLSITE,
        PR_NCOUNTERS };
+/* After them, slot PR_NCOUNTERS + i: the failed updates of maps[i] (full),
+ * which each print of the map says as it happens. */
 
 struct program {
 	void *elf;                /* BPF ELF object, malloc'd */

@@ -63,6 +63,24 @@ static void ev_emit(struct ev_ctx *e, const char *type, const char *text)
 	fmt_free(&b);
 }
 
+/* Updates of map i that failed since its last print, said now: a long
+ * run that prints every second learns then that its map filled, not at
+ * exit only, and for that map. */
+static void ev_drops_note(struct ev_ctx *e, int i, const struct mp_data *d)
+{
+	const struct pr_map *m = &e->p->maps[i];
+
+	if (!e->map_drops || !e->drops_said || e->map_drops[i] <= e->drops_said[i])
+		return;
+	uint64_t n = e->map_drops[i] - e->drops_said[i];
+	fprintf(stderr, "perf-run: %s: %llu update%s dropped (%llu in all): %s\n", m->name,
+		(unsigned long long)n, n == 1 ? "" : "s", (unsigned long long)e->map_drops[i],
+		d->nkeys >= m->max_entries ?
+		"the map is full (clear() or delete() makes room)" :
+		"the kernel had no element ready (new keys came faster than it refills them)");
+	e->drops_said[i] = e->map_drops[i];
+}
+
 void ev_print_map(struct ev_ctx *e, int map, int64_t top, int64_t div)
 {
 	struct mp_data d;
@@ -72,6 +90,7 @@ void ev_print_map(struct ev_ctx *e, int map, int64_t top, int64_t div)
 	const struct pr_map *m = &e->p->maps[map];
 	if (e->map_fds[map] < 0 || mp_read(e->map_fds[map], m, &d))
 		return;
+	ev_drops_note(e, map, &d);
 	/* bpftrace's JSON leaves an empty map out; its text does not */
 	if (!d.n && (e->json || e->folded)) {
 		mp_data_free(&d);

@@ -32,6 +32,10 @@ struct ev_ctx {
 	 * have come before its record, which may have been lost */
 	const volatile uint64_t *exit_flag;
 	uint64_t flag_budget, after_flag;
+	/* each map's failed updates in the program's memory (NULL if not
+	 * mapped), and how many of them a print of the map has said */
+	const volatile uint64_t *map_drops;
+	uint64_t *drops_said;
 	const volatile sig_atomic_t *stop;   /* nonzero: SIGINT or SIGTERM came */
 	/* after a stop by signal: system() records still queued are not run
 	 * (each may take as long as it likes), only counted */

@@ -242,6 +242,7 @@ int mp_read(int fd, const struct pr_map *m, struct mp_data *out)
 	}
 	if (w.failed)
 		err = -ENOMEM;
+	out->nkeys = w.nkeys;
 	mp_walk_note(m, &w, "printed");
 	mw_free(&w);
 	free(val);

@@ -27,6 +27,7 @@ struct mp_entry {
 struct mp_data {
 	struct mp_entry *e;
 	int n;
+	uint32_t nkeys;      /* the map's keys (hist buckets apart), as walked */
 };
 
 /* Number of buckets of a hist/lhist aggregation type. */

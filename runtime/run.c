@@ -520,11 +520,19 @@ static void rt_report_losses(struct rt *r)
 		int n = 0;
 
 		fprintf(stderr, "%llu map updates dropped", (unsigned long long)drops);
-		for (int i = 0; i < r->p->nmaps; i++)   /* an LRU map evicts instead */
-			if (r->p->maps[i].bpf_type != BPF_MAP_TYPE_LRU_HASH &&
-			    r->p->maps[i].bpf_type != BPF_MAP_TYPE_LRU_PERCPU_HASH && rt_map_full(r, i))
+		for (int i = 0; i < r->p->nmaps; i++) {   /* an LRU map evicts instead */
+			const struct pr_map *m = &r->p->maps[i];
+			uint64_t mine = r->ev.map_drops ? r->ev.map_drops[i] : 0;
+			bool full = m->bpf_type != BPF_MAP_TYPE_LRU_HASH &&
+				    m->bpf_type != BPF_MAP_TYPE_LRU_PERCPU_HASH && rt_map_full(r, i);
+			if (full)
 				fprintf(stderr, "%s%s has %u entries", n++ ? ", " : ": map full: ",
-					r->p->maps[i].name, r->p->maps[i].max_entries);
+					m->name, m->max_entries);
+			else if (mine)   /* full then and cleared since, as its prints said */
+				fprintf(stderr, "%s%s: %llu, not full now (%u entries at most)",
+					n++ ? ", " : ": ", m->name, (unsigned long long)mine,
+					m->max_entries);
+		}
 		if (r->uw && uw_full(r->p, r->obj))
 			fprintf(stderr, "%sustack has %u distinct user stacks (its most)",
 				n++ ? ", " : ": map full: ", PR_UW_MAX_STACKS);
@@ -591,6 +599,9 @@ static void rt_watch_exit(struct rt *r)
 	r->counters = v;
 	r->counters_len = len;
 	r->ev.exit_flag = (const volatile uint64_t *)v + PR_EXIT;
+	if (bpf_map__value_size(c) >= sizeof(uint64_t) * (PR_NCOUNTERS + (size_t)r->p->nmaps) &&
+	    (r->ev.drops_said = calloc((size_t)r->p->nmaps + 1, sizeof(uint64_t))))
+		r->ev.map_drops = (const volatile uint64_t *)v + PR_NCOUNTERS;
 	r->ev.flag_budget = rb ? bpf_map__max_entries(rb) : 0;
 }
 
@@ -687,6 +698,7 @@ static void rt_cleanup(struct rt *r)
 	ring_buffer__free(r->rb);
 	if (r->counters)
 		munmap(r->counters, r->counters_len);
+	free(r->ev.drops_said);
 	if (r->o->child) {
 		child_kill(r->o->child);
 		r->o->child->on_exec = NULL;
