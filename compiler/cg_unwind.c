@@ -925,6 +925,7 @@ static void stack_id(struct cg *g, struct ub *u, LLVMValueRef s, LLVMValueRef id
 	LLVMBuildStore(g->b, ld(u, g->i32, idp, 0), res);
 	LLVMBuildBr(g->b, done);
 	LLVMPositionBuilderAtEnd(g->b, drop);
+	LLVMBuildStore(g->b, K(u, PR_UW_ID_FULL), res);
 	cg_count(g, CG_DROPS);
 	LLVMBuildBr(g->b, done);
 }
@@ -985,7 +986,7 @@ LLVMValueRef cg_ustack_cfi(struct cg *g, unsigned frames)
 	LLVMValueRef res = cg_alloca(g, 8, "ustack"), zk = cg_alloca(g, 4, "zero");
 	LLVMBasicBlockRef done = cg_block(g, "uw_done");
 
-	LLVMBuildStore(g->b, K(&u, 0xffffffffu), res);   /* no stack: a negative id */
+	LLVMBuildStore(g->b, K(&u, PR_UW_ID_NONE), res);   /* no stack: a negative id */
 	LLVMBuildStore(g->b, LLVMConstInt(g->i32, 0, 0), zk);
 	LLVMValueRef la[2] = { state_map(g), zk };
 	LLVMValueRef s = LLVMBuildIntToPtr(g->b, call(&u, H_MAP_LOOKUP, la, 2), g->ptr, "");

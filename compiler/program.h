@@ -193,6 +193,13 @@ enum { PR_UW_NOTE_LOADING, PR_UW_NOTE_NOROOM, PR_UW_NOTE_BUSY, PR_UW_NNOTES };
 #define PR_UW_DEPTH 127           /* frames, as the stack map's value */
 #define PR_UW_MAX_OBJS 4096
 #define PR_UW_MAX_STACKS 16384
+/* A CFI ustack's id when there is none: no frame at all (PR_UW_ID_NONE,
+ * printed as nothing, as bpftrace), or every id of the run taken
+ * (PR_UW_ID_FULL: printed as a note, never as an empty key that looks
+ * like data). */
+#define PR_UW_ID_NONE 0xffffffffu
+#define PR_UW_ID_FULL 0xfffffffeu
+#define PR_UW_ID_FULL_NOTE "[unknown: no stack id left: the run's 16384 distinct user stacks are taken]"
 
 /* Written by the runtime into the config map before anything runs. */
 struct pr_config {

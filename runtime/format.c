@@ -288,6 +288,10 @@ static void fmt_stack(struct fmt_buf *b, const struct type *t, uint64_t v,
 	uint64_t ips[FMT_MAX_FRAMES];
 	int indent = c && c->stack_indent ? c->stack_indent : 8;
 
+	if (t->is_user && id == PR_UW_ID_FULL) {
+		fmt_addf(b, "\n%*s%s\n", indent, "", PR_UW_ID_FULL_NOTE);
+		return;
+	}
 	if (fmt_stack_fd(c, t) < 0 || (int32_t)id < 0)
 		return;
 	memset(ips, 0, sizeof(ips));

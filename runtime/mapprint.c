@@ -853,6 +853,10 @@ static void mp_fold_stack(struct fmt_buf *b, const struct type *t, const void *p
 	int n = 0;
 
 	memset(ips, 0, sizeof(ips));
+	if (t->is_user && id == PR_UW_ID_FULL) {
+		fmt_puts(b, PR_UW_ID_FULL_NOTE);
+		return;
+	}
 	if (fmt_stack_fd(c, t) < 0 || (int32_t)id < 0 ||
 	    bpf_map_lookup_elem(fmt_stack_fd(c, t), &id, ips))
 		return;
