@@ -18,9 +18,14 @@
 
 #include <ctype.h>
 #include <dlfcn.h>
+#include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <clang-c/Index.h>
 
@@ -344,6 +349,77 @@ static enum CXChildVisitResult size_visit(CXCursor c, CXCursor parent, CXClientD
 	return CXChildVisit_Continue;
 }
 
+/*
+ * cinclude.c checks the files a script's #include lines name before clang
+ * reads them, but not every way to include one: through a macro
+ * (#define H "/dev/zero" then #include H), #include_next, #import,
+ * #embed, a directive split by comments or a backslash.  clang reads an
+ * endless file for ever, 100 MB a second.  So a script whose declarations
+ * could include a file is first parsed in a child process that is killed
+ * after CT_TRIAL_MS: the real parse runs only if that one ended.  Costs a
+ * second parse (6-35 ms) for scripts with #include and nothing for others;
+ * the child's memory is bounded too (CT_TRIAL_MB).
+ */
+#define CT_TRIAL_MS 5000
+
+static bool ct_may_include(const char *text)
+{
+	return strstr(text, "include") || strstr(text, "import") || strstr(text, "embed") ||
+	       strchr(text, '\\');
+}
+
+/* The child may grow CT_TRIAL_MB past what it has (an ASan build has a
+ * shadow of terabytes already, so the limit is relative): clang then
+ * fails to allocate and the child dies, which counts as endless. */
+#define CT_TRIAL_MB 1024
+
+static void ct_trial_limit(void)
+{
+	FILE *f = fopen("/proc/self/status", "re");
+	char line[128];
+	unsigned long long kb = 0;
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmData: %llu kB", &kb) == 1)
+			break;
+	if (f)
+		fclose(f);
+	struct rlimit rl = { (kb + CT_TRIAL_MB * 1024ull) * 1024, (kb + CT_TRIAL_MB * 1024ull) * 1024 };
+	if (kb)
+		setrlimit(RLIMIT_DATA, &rl);
+}
+
+static int ct_trial(const char *text, size_t len, const char *const *args, int nargs)
+{
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid < 0)
+		return 0;   /* no child to spare: the real parse goes ahead */
+	if (pid == 0) {
+		ct_trial_limit();
+		struct CXUnsavedFile uf = { CT_FILE, text, (unsigned long)len };
+		CXTranslationUnit tu;
+		CXIndex ix = lc.clang_createIndex(0, 0);
+		/* libclang survives its own crash (out of memory) as an error */
+		_exit(lc.clang_parseTranslationUnit2(ix, CT_FILE, args, nargs, &uf, 1,
+				CXTranslationUnit_SkipFunctionBodies, &tu) != CXError_Success);
+	}
+	for (int ms = 0;; ms += 10) {
+		int st;
+		pid_t w = waitpid(pid, &st, WNOHANG);
+		if (w == pid)
+			return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
+		if (w < 0 && errno != EINTR)
+			return 0;
+		if (ms >= CT_TRIAL_MS) {
+			kill(pid, SIGKILL);
+			waitpid(pid, &st, 0);
+			return -1;
+		}
+		usleep(10000);
+	}
+}
+
 int ct_parse(const struct ct_decl *decls, int n, const char *const *idents, int nidents,
 	     struct diag *d, struct ct_unit **out)
 {
@@ -373,11 +449,20 @@ int ct_parse(const struct ct_decl *decls, int n, const char *const *idents, int 
 	if (!u)
 		abort();
 	text = ct_source(decls, n, idents, nidents, &len);
+	int nargs = (int)(sizeof(args) / sizeof(args[0]));
+	if (ct_may_include(text) && ct_trial(text, len, args, nargs)) {
+		diag_error(d, decls[0].loc, "clang did not finish reading the declarations' "
+			   "headers within %d s and %d MiB: an #include (through a macro, "
+			   "#include_next, #import or #embed) names an endless file such as "
+			   "/dev/zero, or a FIFO", CT_TRIAL_MS / 1000, CT_TRIAL_MB);
+		free(text);
+		ct_free(u);
+		return -1;
+	}
 	struct CXUnsavedFile uf = { CT_FILE, text, (unsigned long)len };
 	u->index = lc.clang_createIndex(0, 0);
-	enum CXErrorCode ec = lc.clang_parseTranslationUnit2(u->index, CT_FILE, args,
-		(int)(sizeof(args) / sizeof(args[0])), &uf, 1, CXTranslationUnit_SkipFunctionBodies,
-		&u->tu);
+	enum CXErrorCode ec = lc.clang_parseTranslationUnit2(u->index, CT_FILE, args, nargs,
+		&uf, 1, CXTranslationUnit_SkipFunctionBodies, &u->tu);
 	free(text);
 	if (ec != CXError_Success) {
 		diag_error(d, decls[0].loc, "libclang cannot parse the declarations (error %d)", ec);
