@@ -640,8 +640,9 @@ main() {
 	table
 	[ -s "$W/insns" ] && { echo; echo "BPF programs (name=xlated insns):"; cat "$W/insns"; }
 	# Measures of their own, each printing its table: ustack through CFI
-	# against frame pointers and bpftrace, and reads of memory not paged in.
-	for p in ustack pagein; do
+	# against frame pointers and bpftrace, reads of memory not paged in, one
+	# FDE of many rows, and a soak of SOAK_SECONDS (600) per tracer.
+	for p in ustack pagein hugefde soak; do
 		echo
 		echo "== $p.sh ($(date +%T))"
 		PERF_RUN=$PERFRUN bash tests/bench/$p.sh || echo "bench: $p.sh exited $?"
