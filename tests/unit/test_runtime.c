@@ -225,7 +225,7 @@ static void test_hist(void)
 	b2[5] = 1;
 	e[0] = (struct mp_entry){ .key = (char *)&k2, .buckets = b2, .nbuckets = PR_HIST_BUCKETS };
 	e[1] = (struct mp_entry){ .key = (char *)&k1, .buckets = b1, .nbuckets = PR_HIST_BUCKETS };
-	struct mp_data d = { e, 2 };
+	struct mp_data d = { .e = e, .n = 2 };
 	char *got = map_text(&m, &d, false, 0);
 	unit_expect_str("keyed hist map", got,
 		"@h[1]: \n"
@@ -250,7 +250,7 @@ static void test_map_text(void)
 	k2[0] = 1;
 	memcpy(k2 + 8, "a", 1);
 	struct mp_entry e[2] = { { .key = k1, .value = 2 }, { .key = k2, .value = 1 } };
-	struct mp_data d = { e, 2 };
+	struct mp_data d = { .e = e, .n = 2 };
 	char *got = map_text(&m, &d, false, 0);
 	unit_expect_str("count map, two keys, by value", got, "@[1, a]: 1\n@[2, b]: 2\n");
 	free(got);
@@ -264,7 +264,7 @@ static void test_map_text(void)
 
 	struct pr_map s = mk_map("@s", NULL, &a_stats);
 	struct mp_entry se = { .value = 3, .sum = 7, .count = 2 };
-	struct mp_data sd = { &se, 1 };
+	struct mp_data sd = { .e = &se, .n = 1 };
 	got = map_text(&s, &sd, false, 0);
 	unit_expect_str("stats", got, "@s: count 2, average 3, total 7\n\n");
 	free(got);
@@ -277,7 +277,7 @@ static void test_map_text(void)
 	unit_expect_str("avg", got, "@a: 3\n\n");
 	free(got);
 	/* bpftrace 0.17: an empty map is an empty line; avg and stats add one */
-	struct mp_data none = { NULL, 0 };
+	struct mp_data none = { .e = NULL, .n = 0 };
 	got = map_text(&m, &none, false, 0);
 	unit_expect_str("empty map", got, "\n");
 	free(got);
@@ -287,7 +287,7 @@ static void test_map_text(void)
 
 	struct pr_map str = mk_map("@st", NULL, &t_str8);
 	struct mp_entry ste = { .raw = "hello\0\0" };
-	struct mp_data std = { &ste, 1 };
+	struct mp_data std = { .e = &ste, .n = 1 };
 	got = map_text(&str, &std, false, 0);
 	unit_expect_str("string value", got, "@st: hello\n");
 	free(got);
