@@ -105,7 +105,10 @@ void ev_print_map(struct ev_ctx *e, int map, int64_t top, int64_t div)
 		mp_folded(&b, m, &d, top, div, e->fold_names, &e->fc);
 	else
 		mp_text(&b, m, &d, top, div, &e->fc);
-	ev_put_to(e, folded ? e->out : e->folded ? stderr : e->out, b.s);
+	if (folded)
+		ev_put_to(e, e->out, b.s);   /* the one kind of line the stream keeps */
+	else
+		ev_put(e, b.s);
 	fmt_free(&b);
 	mp_data_free(&d);
 }
