@@ -384,7 +384,8 @@ static void ct_trial_limit(void)
 			break;
 	if (f)
 		fclose(f);
-	struct rlimit rl = { (kb + CT_TRIAL_MB * 1024ull) * 1024, (kb + CT_TRIAL_MB * 1024ull) * 1024 };
+	rlim_t bytes = (kb + CT_TRIAL_MB * 1024ull) * 1024;
+	struct rlimit rl = { bytes, bytes };
 	if (kb)
 		setrlimit(RLIMIT_DATA, &rl);
 }

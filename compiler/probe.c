@@ -598,13 +598,13 @@ static int parse_tracepoint(struct pctx *c, const char *rest)
 	struct tp_walk w = {c, 0, 0, ""};
 	if (tpf_match(p->category, p->event, tp_found, &w))
 		return fail(c, "cannot read the tracepoints: %s", strerror(errno));
+	bool ftrace = !strncmp(w.skipped_name, "ftrace:", 7);
 	if (w.n == 0 && w.skipped)
 		return fail(c, "tracepoint:%s is %s, which a BPF tracepoint program cannot attach to; "
-			    "%s", w.skipped_name, strncmp(w.skipped_name, "ftrace:", 7) ?
-			    "a dynamic event (perf probe's kprobe or uprobe)" : "ftrace's own event",
-			    strncmp(w.skipped_name, "ftrace:", 7) ?
-			    "probe the function itself with kprobe: or uprobe:" :
-			    "choose another tracepoint");
+			    "%s", w.skipped_name,
+			    ftrace ? "ftrace's own event" : "a dynamic event (perf probe's kprobe or uprobe)",
+			    ftrace ? "choose another tracepoint" :
+			    "probe the function itself with kprobe: or uprobe:");
 	if (w.n == 0)
 		return fail(c, "no tracepoint %s:%s; list them with: perf-run -l 'tracepoint:%s:*'",
 			    p->category, p->event, p->category);

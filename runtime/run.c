@@ -25,6 +25,7 @@
 #include "events.h"
 #include "loader.h"
 #include "mapprint.h"
+#include "mapwalk.h"
 #include "provider.h"
 #include "run.h"
 #include "symbols.h"
@@ -459,21 +460,17 @@ static void rt_counters(struct rt *r, uint64_t c[PR_NCOUNTERS])
 static bool rt_map_full(struct rt *r, int i)
 {
 	const struct pr_map *m = &r->p->maps[i];
-	int fd = r->map_fds[i];
-	uint32_t n = 0;
-	if (m->array)
-		return false;   /* every index exists: never full */
-	char *k = calloc(2, m->key_size ? m->key_size : 8);
-	if (!k || fd < 0) {
-		free(k);
-		return false;
-	}
-	char *next = k + (m->key_size ? m->key_size : 8);
-	for (void *prev = NULL; n < m->max_entries && !bpf_map_get_next_key(fd, prev, next);
-	     prev = k, n++)
-		memcpy(k, next, m->key_size ? m->key_size : 8);
-	free(k);
-	return n >= m->max_entries;
+	struct mw_walk w;
+
+	if (m->array || r->map_fds[i] < 0)
+		return false;   /* an array's every index exists: never full */
+	/* distinct keys: a walk that restarts or cycles counts none twice */
+	mw_init(&w, r->map_fds[i], m->key_size, m->max_entries);
+	while (w.nkeys < w.max_entries && mw_next(&w))
+		;
+	bool full = w.nkeys >= w.max_entries;
+	mw_free(&w);
+	return full;
 }
 
 /* Hits the kernel skipped without running the program (recursion_misses):
