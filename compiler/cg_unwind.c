@@ -32,7 +32,8 @@
 #include "types.h"
 
 /* Helper ids newer than <linux/bpf.h>'s enum is sure to have. */
-enum { H_CURTASK_BTF = 158, H_TASK_PT_REGS = 175, H_FIND_VMA = 180, H_LOOP = 181 };
+enum { H_MAP_POP = 88, H_CURTASK_BTF = 158, H_TASK_PT_REGS = 175, H_FIND_VMA = 180,
+       H_LOOP = 181 };
 
 /* The per-CPU state (map uw_state), shared by the probe and the callbacks. */
 enum {
@@ -883,26 +884,36 @@ static void when(struct cg *g, LLVMValueRef c, LLVMBasicBlockRef no)
 	LLVMPositionBuilderAtEnd(g->b, yes);
 }
 
-/* The stack id of the pcs in the state into *res: the known one, or a
- * new one from the counter uw_next stored in both hashes (a stack that
- * another CPU stored first keeps that CPU's id).  Leaves res alone when
- * the ids are used up or a map refuses the entry (counted as a dropped
- * update); branches to done. */
+/* The id of the pcs in the state into *res: the known one (its entry's
+ * last use set to now), else one the runtime gave back (uw_freeids), else
+ * a new one from the counter uw_next; stored in both hashes (a stack that
+ * another CPU stored first keeps that CPU's id).  PR_UW_ID_FULL when the
+ * ids are used up or a map refuses the entry (counted as a dropped
+ * update); branches to done.  The runtime reclaims an id whose stack was
+ * not met for a while and that no map holds (runtime/stackids.c). */
 static void stack_id(struct cg *g, struct ub *u, LLVMValueRef s, LLVMValueRef ids,
 		     LLVMValueRef res, LLVMBasicBlockRef done)
 {
 	LLVMValueRef stacks = map_of(g, "uw_stacks", BPF_MAP_TYPE_HASH, PR_UW_MAX_STACKS, 4,
 				     PR_UW_DEPTH * 8);
 	LLVMValueRef next = map_of(g, "uw_next", BPF_MAP_TYPE_ARRAY, 1, 4, 8);
-	LLVMValueRef key = cg_alloca(g, 4, "id"), ips = at(u, s, S_IPS);
+	LLVMValueRef freeq = map_of(g, PR_UW_FREE_MAP, BPF_MAP_TYPE_QUEUE, PR_UW_MAX_STACKS, 0, 4);
+	LLVMValueRef key = cg_alloca(g, 4, "id"), ent = cg_alloca(g, 8, "ident"), ips = at(u, s, S_IPS);
 	LLVMValueRef la[2] = { ids, ips };
 	LLVMValueRef idp = LLVMBuildIntToPtr(g->b, call(u, H_MAP_LOOKUP, la, 2), g->ptr, "");
+	LLVMValueRef now = LLVMBuildTrunc(g->b, LLVMBuildLShr(g->b, call(u, H_KTIME, NULL, 0),
+				K(u, PR_UW_TICK_SHIFT), ""), g->i32, "");
 	LLVMBasicBlockRef fresh = cg_block(g, "uw_new"), drop = cg_block(g, "uw_drop");
+	LLVMBasicBlockRef have = cg_block(g, "uw_have"), count = cg_block(g, "uw_count");
 
 	when(g, LLVMBuildIsNotNull(g->b, idp, ""), fresh);
 	LLVMBuildStore(g->b, ld(u, g->i32, idp, 0), res);
+	LLVMBuildStore(g->b, now, at(u, idp, 4));
 	LLVMBuildBr(g->b, done);
 	LLVMPositionBuilderAtEnd(g->b, fresh);
+	LLVMValueRef pa[2] = { freeq, key };
+	LLVMBuildCondBr(g->b, cmp(u, LLVMIntEQ, call(u, H_MAP_POP, pa, 2), K(u, 0)), have, count);
+	LLVMPositionBuilderAtEnd(g->b, count);
 	LLVMBuildStore(g->b, LLVMConstInt(g->i32, 0, 0), key);
 	LLVMValueRef na[2] = { next, key };
 	LLVMValueRef np = LLVMBuildIntToPtr(g->b, call(u, H_MAP_LOOKUP, na, 2), g->ptr, "");
@@ -911,14 +922,19 @@ static void stack_id(struct cg *g, struct ub *u, LLVMValueRef s, LLVMValueRef id
 					      LLVMAtomicOrderingMonotonic, 0);
 	when(g, cmp(u, LLVMIntULT, nid, K(u, PR_UW_MAX_STACKS)), drop);
 	LLVMBuildStore(g->b, LLVMBuildTrunc(g->b, nid, g->i32, ""), key);
+	LLVMBuildBr(g->b, have);
+	LLVMPositionBuilderAtEnd(g->b, have);
+	LLVMValueRef id = LLVMBuildLoad2(g->b, g->i32, key, "");
 	LLVMValueRef ua[4] = { stacks, key, ips, K(u, BPF_ANY) };
 	when(g, cmp(u, LLVMIntEQ, call(u, H_MAP_UPDATE, ua, 4), K(u, 0)), drop);
-	LLVMValueRef ia[4] = { ids, ips, key, K(u, BPF_NOEXIST) };
+	LLVMBuildStore(g->b, id, ent);
+	LLVMBuildStore(g->b, now, at(u, ent, 4));
+	LLVMValueRef ia[4] = { ids, ips, ent, K(u, BPF_NOEXIST) };
 	LLVMValueRef ok = cmp(u, LLVMIntEQ, call(u, H_MAP_UPDATE, ia, 4), K(u, 0));
 	LLVMBasicBlockRef raced = cg_block(g, "uw_raced");
-	LLVMBuildStore(g->b, nid, res);
+	LLVMBuildStore(g->b, LLVMBuildZExt(g->b, id, g->i64, ""), res);
 	LLVMBuildCondBr(g->b, ok, done, raced);
-	LLVMPositionBuilderAtEnd(g->b, raced);
+	LLVMPositionBuilderAtEnd(g->b, raced);   /* this id stays unheld: reclaimed */
 	LLVMBuildStore(g->b, K(u, 0xffffffffu), res);
 	idp = LLVMBuildIntToPtr(g->b, call(u, H_MAP_LOOKUP, la, 2), g->ptr, "");
 	when(g, LLVMBuildIsNotNull(g->b, idp, ""), drop);
@@ -939,7 +955,7 @@ static void stack_id(struct cg *g, struct ub *u, LLVMValueRef s, LLVMValueRef id
  * in the same hash; two stacks never share an id, since all ids come from
  * the one counter.
  */
-static const unsigned uw_key_classes[] = { 8, 16, 32, PR_UW_DEPTH };
+static const unsigned uw_key_classes[] = PR_UW_KEY_CLASSES;
 
 static void stack_ids(struct cg *g, struct ub *u, LLVMValueRef s, LLVMValueRef res,
 		      LLVMBasicBlockRef done)
@@ -952,7 +968,7 @@ static void stack_ids(struct cg *g, struct ub *u, LLVMValueRef s, LLVMValueRef r
 		char name[32];
 
 		snprintf(name, sizeof(name), c == PR_UW_DEPTH ? "uw_ids" : "uw_ids_%u", c);
-		LLVMValueRef ids = map_of(g, name, BPF_MAP_TYPE_HASH, PR_UW_MAX_STACKS, c * 8, 4);
+		LLVMValueRef ids = map_of(g, name, BPF_MAP_TYPE_HASH, PR_UW_MAX_STACKS, c * 8, 8);
 		if (i + 1 == nc) {
 			stack_id(g, u, s, ids, res, done);
 			break;

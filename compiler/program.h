@@ -199,7 +199,21 @@ enum { PR_UW_NOTE_LOADING, PR_UW_NOTE_NOROOM, PR_UW_NOTE_BUSY, PR_UW_NNOTES };
  * like data). */
 #define PR_UW_ID_NONE 0xffffffffu
 #define PR_UW_ID_FULL 0xfffffffeu
-#define PR_UW_ID_FULL_NOTE "[unknown: no stack id left: the run's 16384 distinct user stacks are taken]"
+#define PR_UW_ID_FULL_NOTE "[unknown: no stack id left: 16384 distinct user stacks are held or met in the last seconds]"
+/* A stack's id by its pcs: a hash per key class, keyed by the first C pcs
+ * of stacks of at most C frames ("uw_ids_C", "uw_ids" for PR_UW_DEPTH),
+ * value struct pr_uw_ident.  Ids the runtime gives back (runtime/
+ * stackids.c: no map holds them and their stack was not met for
+ * PR_UW_IDLE_TICKS) wait in the queue PR_UW_FREE_MAP; new ones come from
+ * the counter uw_next. */
+#define PR_UW_KEY_CLASSES { 8, 16, 32, PR_UW_DEPTH }
+#define PR_UW_FREE_MAP "uw_freeids"
+#define PR_UW_TICK_SHIFT 28       /* a tick: bpf_ktime_get_ns() >> 28, ~268 ms */
+#define PR_UW_IDLE_TICKS 4        /* a stack not met for 0.8 s to 1.07 s */
+struct pr_uw_ident {
+	uint32_t id;
+	uint32_t last;            /* the tick of the stack's latest hit */
+};
 
 /* Written by the runtime into the config map before anything runs. */
 struct pr_config {

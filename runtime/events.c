@@ -320,6 +320,7 @@ static void ev_action(struct ev_ctx *e, const char *rec, size_t len)
 	case ACT_CLEAR:
 		if (a->map >= 0 && e->map_fds[a->map] >= 0)
 			mp_clear(e->map_fds[a->map], &e->p->maps[a->map]);
+		e->clears++;
 		break;
 	case ACT_ZERO:
 		if (a->map >= 0 && e->map_fds[a->map] >= 0)

@@ -25,6 +25,7 @@ struct ev_ctx {
 	const int *map_fds;    /* fd of each p->maps[i], -1 if not found */
 	struct fmt_ctx fc;
 	bool exit_requested;   /* an exit() record was seen */
+	uint64_t clears;       /* clear() records run: ustack ids may be free (stackids.h) */
 	int64_t exit_code;     /* of the exit(code) seen last (END may call one), else 0 */
 	uint64_t bad;          /* records that did not decode */
 	/* exit()'s flag in the program's memory, NULL if no exit(): once it is

@@ -28,6 +28,7 @@
 #include "mapwalk.h"
 #include "provider.h"
 #include "run.h"
+#include "stackids.h"
 #include "symbols.h"
 #include "unwind.h"
 
@@ -71,6 +72,7 @@ struct rt {
 	struct ev_ctx ev;
 	bool detached;     /* rt_detach ran: no more watchpoints are set */
 	struct uw *uw;     /* ustack's unwind tables (unwind.h), NULL if none */
+	struct stackids *si;   /* ustack ids given back (stackids.h), NULL if none */
 	int stack_n_fds[FMT_MAX_FRAMES];   /* "stacks_N" maps (fmt_ctx), -1 if none */
 	void *counters;    /* the program's .bss, mapped read-only; NULL if none */
 	size_t counters_len;
@@ -243,6 +245,11 @@ static void rt_drain(struct rt *r)
 			break;
 	}
 	ev_flush(&r->ev);
+}
+
+static void rt_drain_cb(void *arg)
+{
+	rt_drain(arg);
 }
 
 /* BEGIN or END: run each such program once; what they send stays in the
@@ -418,6 +425,7 @@ static void rt_loop(struct rt *r)
 			break;
 		if (n > 0)
 			ev_flush(&r->ev);
+		si_collect(r->si, r->ev.clears, rt_drain_cb, r);
 		if (rt_dump_maps) {   /* as bpftrace: the maps as they are now */
 			rt_dump_maps = 0;
 			ev_print_maps(&r->ev, false);
@@ -530,7 +538,7 @@ static void rt_report_losses(struct rt *r)
 					n++ ? ", " : ": ", m->name, (unsigned long long)mine,
 					m->max_entries);
 		}
-		if (r->uw && uw_full(r->p, r->obj))
+		if (si_full(r->si))
 			fprintf(stderr, "%sustack has %u distinct user stacks (its most)",
 				n++ ? ", " : ": map full: ", PR_UW_MAX_STACKS);
 		if (!n)
@@ -657,6 +665,12 @@ static int rt_finish(struct rt *r)
 	ev_flush(&r->ev);
 	rt_report_losses(r);
 	uw_report(r->uw);
+	if (r->si && r->o->verbose) {
+		uint64_t runs, freed;
+		si_stats(r->si, &runs, &freed);
+		fprintf(stderr, "perf-run: ustack ids: %llu given back in %llu collections\n",
+			(unsigned long long)freed, (unsigned long long)runs);
+	}
 	return r->ev.write_errno ? -1 : 0;
 }
 
@@ -703,6 +717,7 @@ static void rt_cleanup(struct rt *r)
 	bpf_object__close(r->obj);
 	sym_free(r->sym);
 	uw_free(r->uw);
+	si_free(r->si);
 	free(r->map_fds);
 	free(r->att);
 }
@@ -740,6 +755,7 @@ static int rt_start(struct rt *r)
 	    ld_load(r->p, r->obj, r->o->verbose, r->d) || rt_write_config(r) ||
 	    rt_unwind_fill(r) || rt_setup_output(r))
 		return -1;
+	r->si = si_new(r->p, r->obj, r->map_fds);
 	rt_signals();
 	/* BEGIN runs before anything is attached, as in bpftrace: what it
 	 * sends (a tool's header) is in the ring buffer before any probe's

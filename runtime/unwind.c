@@ -1130,17 +1130,6 @@ void uw_report(const struct uw *u)
 			noroom, noroom == 1 ? "" : "s", u->map_rows);
 }
 
-bool uw_full(const struct program *p, struct bpf_object *obj)
-{
-	/* the id counter of cg_unwind.c: one u64, past the last id when full */
-	struct bpf_map *m = p->uw_rows_name ? bpf_object__find_map_by_name(obj, "uw_next") : NULL;
-	uint32_t zero = 0;
-	uint64_t next = 0;
-
-	return m && !bpf_map_lookup_elem(bpf_map__fd(m), &zero, &next) &&
-	       next >= PR_UW_MAX_STACKS;
-}
-
 long uw_file_rows(const char *path, struct pr_uw_row **rows)
 {
 	struct uw u = { 0 };

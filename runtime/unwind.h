@@ -41,8 +41,6 @@ void uw_report(const struct uw *u);
 /* The rows of one ELF file, built (not cached), sorted: for tests.
  * Returns the count, or -1 if it cannot be read; *rows is malloc'd. */
 long uw_file_rows(const char *path, struct pr_uw_row **rows);
-/* Whether every stack id has been given out (new stacks are dropped). */
-bool uw_full(const struct program *p, struct bpf_object *obj);
 void uw_free(struct uw *u);
 
 #endif

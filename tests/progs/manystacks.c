@@ -1,9 +1,11 @@
-/* manystacks N BITS: calls leaf() N times, each time through BITS levels
- * of left()/right() chosen by the bits of the call's number, so that call
- * i has a user stack of its own while i < 2^BITS: more distinct stacks
- * than ustack keeps ids for (16384).  Prints `leaves=N`. */
+/* manystacks N BITS [US]: calls leaf() N times, each time through BITS
+ * levels of left()/right() chosen by the bits of the call's number, so
+ * that call i has a user stack of its own while i < 2^BITS: more distinct
+ * stacks than ustack keeps ids for (16384).  With US, sleeps US
+ * microseconds after every 256 calls.  Prints `leaves=N`. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 static volatile int sink;
 
@@ -40,9 +42,13 @@ __attribute__((noipa)) void walk(unsigned bits, int depth)
 int main(int argc, char **argv)
 {
 	int n = argc > 1 ? atoi(argv[1]) : 1, bits = argc > 2 ? atoi(argv[2]) : 15;
+	int us = argc > 3 ? atoi(argv[3]) : 0;
 
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < n; i++) {
 		walk((unsigned)i, bits);
+		if (us > 0 && i % 256 == 255)
+			usleep((useconds_t)us);
+	}
 	fprintf(stderr, "leaves=%d\n", sink ? n : 0);
 	return 0;
 }
