@@ -16,7 +16,7 @@
 
 #include <bpf/libbpf.h>
 
-#include "../compiler/program.h"
+#include "compiler/program.h"
 
 /* What one pr_prog holds once attached: libbpf links and raw fds (perf
  * events), all released by dt_release() (detach.h). */
