@@ -73,7 +73,7 @@ BASH_COMPLETION_DIR ?= $(PREFIX)/share/bash-completion/completions
 PERF_EXEC_PATH = $(shell perf --exec-path 2>/dev/null)
 
 .PHONY: all deps test demo install uninstall bench compat clean distclean unit asan progs \
-	test-build
+	test-build check
 .DEFAULT_GOAL := all
 
 all: $(BUILD)/perf-run
@@ -143,6 +143,12 @@ $(BUILD)/demo: examples/demo.c
 test: deps
 	@MAKE="$(MAKE)" BUILD=$(BUILD) tests/run.sh
 
+# The fast loop, for any user (mk/check.sh): build, unit programs, golden
+# diagnostics compile-only, layering rules (mk/layers.sh).  Not `deps`: it
+# installs nothing, and says which package is missing.
+check:
+	@MAKE="$(MAKE)" BUILD=$(BUILD) mk/check.sh
+
 # Targets that need deps build in a second make, so that with -j nothing
 # compiles before the packages are there.
 demo: deps
@@ -199,7 +205,7 @@ uninstall:
 # cost most of a fresh build and never change.
 clean:
 	rm -rf $(BUILD)/obj $(BUILD)/asan $(BUILD)/tests $(BUILD)/perf-run $(BUILD)/demo \
-		$(BUILD)/bench $(BUILD)/test-logs $(PROG_BINS) $(CLEAN_EXTRA)
+		$(BUILD)/bench $(BUILD)/test-logs $(BUILD)/check-logs $(PROG_BINS) $(CLEAN_EXTRA)
 
 distclean: clean
 	rm -rf $(BUILD)
