@@ -57,6 +57,10 @@ UNIT_BINS   := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 ASAN_UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/asan/tests/%)
 UNIT_HELPER_OBJS := $(UNIT_HELPERS:%.c=$(BUILD)/obj/%.o)
 ASAN_UNIT_HELPER_OBJS := $(UNIT_HELPERS:%.c=$(BUILD)/asan/obj/%.o)
+# Kept: deleted as intermediates after a first build, they were made again
+# by the second, where their .d files name them (a relink of every unit test).
+.SECONDARY: $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/obj/tests/unit/%.o) \
+	$(UNIT_SRCS:tests/unit/%.c=$(BUILD)/asan/obj/tests/unit/%.o)
 
 # Test programs are built like the distribution builds programs (PIE),
 # next to their sources, since cases name them as ./tests/progs/NAME.
