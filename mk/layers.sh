@@ -33,8 +33,9 @@ include runtime/uprobe_multi.c compiler/kfeature.h: kfeature moves to lib/
 # ---- end of the temporary exceptions ----
 
 B=${BUILD:-build}
-objs=$(find "$B/obj" -name '*.o' 2>/dev/null | sort | while read -r o; do
-	s=${o#"$B"/obj/}; [ -f "${s%.o}.c" ] && echo "$o"; done)   # stale objects left out
+# The modules' objects (not the tests'), without stale ones of removed sources.
+objs=$(cd "$B/obj" 2>/dev/null && find compiler runtime perf-plugin lib -name '*.o' 2>/dev/null |
+	sort | while read -r o; do [ -f "$OLDPWD/${o%.o}.c" ] && echo "$B/obj/$o"; done)
 [ -n "$objs" ] || { echo "layers: no objects in $B/obj: build first (make all)" >&2; exit 1; }
 srcs=$(find compiler runtime perf-plugin lib tests fuzz -name '*.[ch]' 2>/dev/null | sort)
 { echo "$TEMP"; echo "%%"; find compiler runtime perf-plugin lib tests fuzz -name '*.h' 2>/dev/null
