@@ -57,6 +57,10 @@ UNIT_BINS   := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 ASAN_UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/asan/tests/%)
 UNIT_HELPER_OBJS := $(UNIT_HELPERS:%.c=$(BUILD)/obj/%.o)
 ASAN_UNIT_HELPER_OBJS := $(UNIT_HELPERS:%.c=$(BUILD)/asan/obj/%.o)
+# Kept: deleted as intermediates after a first build, they were made again
+# by the second, where their .d files name them (a relink of every unit test).
+.SECONDARY: $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/obj/tests/unit/%.o) \
+	$(UNIT_SRCS:tests/unit/%.c=$(BUILD)/asan/obj/tests/unit/%.o)
 
 # Test programs are built like the distribution builds programs (PIE),
 # next to their sources, since cases name them as ./tests/progs/NAME.
@@ -73,7 +77,7 @@ BASH_COMPLETION_DIR ?= $(PREFIX)/share/bash-completion/completions
 PERF_EXEC_PATH = $(shell perf --exec-path 2>/dev/null)
 
 .PHONY: all deps test demo install uninstall bench compat clean distclean unit asan progs \
-	test-build
+	test-build check
 .DEFAULT_GOAL := all
 
 all: $(BUILD)/perf-run
@@ -143,6 +147,12 @@ $(BUILD)/demo: examples/demo.c
 test: deps
 	@MAKE="$(MAKE)" BUILD=$(BUILD) tests/run.sh
 
+# The fast loop, for any user (mk/check.sh): build, unit programs, golden
+# diagnostics compile-only, layering rules (mk/layers.sh).  Not `deps`: it
+# installs nothing, and says which package is missing.
+check:
+	@MAKE="$(MAKE)" BUILD=$(BUILD) mk/check.sh
+
 # Targets that need deps build in a second make, so that with -j nothing
 # compiles before the packages are there.
 demo: deps
@@ -199,7 +209,7 @@ uninstall:
 # cost most of a fresh build and never change.
 clean:
 	rm -rf $(BUILD)/obj $(BUILD)/asan $(BUILD)/tests $(BUILD)/perf-run $(BUILD)/demo \
-		$(BUILD)/bench $(BUILD)/test-logs $(PROG_BINS) $(CLEAN_EXTRA)
+		$(BUILD)/bench $(BUILD)/test-logs $(BUILD)/check-logs $(PROG_BINS) $(CLEAN_EXTRA)
 
 distclean: clean
 	rm -rf $(BUILD)

@@ -3,8 +3,12 @@
  *
  * One node struct for every kind, with generic slots (a, b, c, list, next)
  * whose meaning per kind is written beside each kind below.  Sema fills
- * `type` and may hang its own annotations on `aux`; nothing else writes a
- * node after parsing.  Nodes are owned by the arena of their program
+ * `type`, may hang its own annotations on `aux`, and rewrites nodes in
+ * place into simpler ones: constants folded into N_INT, `$1`, `$#` and
+ * getopt() into N_INT or N_STR, a call without arguments into N_IDENT, a
+ * char array read as str(), a tuple index as a field, curtask paths
+ * spelled out, newer bpftrace's names as ours (dw_ustack as ustack).
+ * Nothing after sema writes a node.  Nodes are owned by the arena of their program
  * (ast_free releases the whole tree).
  */
 #ifndef PR_AST_H

@@ -1,6 +1,6 @@
 /*
- * codegen_int.h - what the code generator's files (codegen.c, cg_expr.c,
- * cg_stmt.c, cg_dwarf.c) share: the generation context and the small IR helpers.
+ * codegen_int.h - what the code generator's files (codegen.c and every
+ * cg_*.c) share, and only they: the generation context and the IR helpers.
  *
  * Value convention: an expression of an integer-like type (T_INT, T_BOOL,
  * T_ENUM, T_PTR, T_STACK, T_KSYM) yields an i64, sign- or zero-extended

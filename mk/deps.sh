@@ -2,6 +2,8 @@
 # deps.sh - `make deps`: installs the Debian packages perf-run builds and
 # tests with, then builds libperf (mk/libperf.sh).  A stamp newer than the
 # dpkg database and the libperf archive make a second run a no-op.
+# `deps.sh --check` (make check) installs nothing: it says which packages
+# the build lacks, in one sentence, and fails.
 set -euo pipefail
 
 BUILD=${BUILD:-build}
@@ -9,27 +11,44 @@ STAMP=$BUILD/.deps-ok
 TARBALL=/usr/src/linux-source-6.1.tar.xz
 DPKG_STATUS=/var/lib/dpkg/status
 
+# What building perf-run, its unit tests and test programs needs (make check).
+# systemtap-sdt-dev gives <sys/sdt.h> to the USDT test program; gcc-multilib
+# (with libc6-dev-i386) builds the 32-bit test programs.  liblzma-dev and
+# libbz2-dev: build/perf-run links libdw statically, and libdw reads
+# compressed debuginfo with them.  libclang-19-dev: ctypes.c's clang-c headers.
+BUILD_PKGS=(gcc make pkg-config llvm-19-dev libclang-19-dev libbpf-dev libelf-dev
+      libdw-dev zlib1g-dev libzstd-dev liblzma-dev libbz2-dev linux-source-6.1 xz-utils
+      systemtap-sdt-dev gcc-multilib)
+# bpftrace, linux-perf and gdb are peers the tests and benchmarks compare
+# with; libc6-dbg is separate debuginfo found by build-id, as users have it.
+# libclang-rt-19-dev is clang-19's libFuzzer, for the fuzz targets of
+# tests/suites/fuzz.sh.
+PKGS=("${BUILD_PKGS[@]}" clang-19 bpftrace linux-perf gdb libc6-dbg libclang-rt-19-dev)
+
+missing=()
+missing_of() {
+	local p st
+	for p in "$@"; do
+		st=$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null || true)
+		[[ $st == installed ]] || missing+=("$p")
+	done
+}
+
+if [[ ${1:-} == --check ]]; then
+	missing_of "${BUILD_PKGS[@]}"
+	((${#missing[@]} == 0)) && exit 0
+	n=${#missing[@]}
+	echo "check: the build needs the Debian package$( ((n > 1)) && echo s) ${missing[*]}," \
+	     "not installed; \`make deps\` (as root) installs $( ((n > 1)) && echo them || echo it)." >&2
+	exit 1
+fi
+
 if [[ -f $STAMP && $STAMP -nt $DPKG_STATUS && -f $BUILD/libperf/libperf.a &&
       $BUILD/libperf/libperf.a -nt $TARBALL ]]; then
 	exit 0
 fi
 
-# bpftrace, linux-perf and gdb are peers the tests and benchmarks compare
-# with; systemtap-sdt-dev gives <sys/sdt.h> to the USDT test program;
-# libc6-dbg is separate debuginfo found by build-id, as users have it.
-# gcc-multilib (with libc6-dev-i386) builds the 32-bit test programs.
-# liblzma-dev and libbz2-dev: build/perf-run links libdw statically, and
-# libdw reads compressed debuginfo with them.  libclang-rt-19-dev is
-# clang-19's libFuzzer, for the fuzz targets of tests/suites/fuzz.sh.
-PKGS=(gcc make pkg-config llvm-19-dev libclang-19-dev clang-19 libbpf-dev libelf-dev
-      libdw-dev zlib1g-dev libzstd-dev liblzma-dev libbz2-dev linux-source-6.1 xz-utils systemtap-sdt-dev bpftrace linux-perf gdb
-      libc6-dbg libclang-rt-19-dev gcc-multilib)
-
-missing=()
-for p in "${PKGS[@]}"; do
-	st=$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null || true)
-	[[ $st == installed ]] || missing+=("$p")
-done
+missing_of "${PKGS[@]}"
 
 if ((${#missing[@]})); then
 	cmd=(apt-get install -y --no-install-recommends "${missing[@]}")

@@ -18,14 +18,14 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include "../compiler/diag.h"
-#include "../compiler/dwarf.h"
-#include "../compiler/elfsym.h"
-#include "../compiler/program.h"
-#include "../runtime/child.h"
-#include "../runtime/list.h"
-#include "../runtime/privilege.h"
-#include "../runtime/run.h"
+#include "compiler/diag.h"
+#include "compiler/dwarf.h"
+#include "compiler/elfsym.h"
+#include "compiler/program.h"
+#include "runtime/child.h"
+#include "runtime/list.h"
+#include "runtime/privilege.h"
+#include "runtime/run.h"
 
 #define PERF_RUN_VERSION "0.1"
 

@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "../compiler/program.h"
+#include "compiler/program.h"
 #include "format.h"
 
 struct ev_ctx {

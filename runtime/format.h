@@ -13,7 +13,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "../compiler/program.h"
+#include "compiler/program.h"
 
 struct fmt_buf {
 	char *s;      /* NUL-terminated, malloc'd */

@@ -20,11 +20,11 @@
 
 #include <bpf/btf.h>
 
-#include "../compiler/dwarf.h"
-#include "../compiler/elfsym.h"
-#include "../compiler/probe.h"
-#include "../compiler/tpformat.h"
-#include "../compiler/usdt.h"
+#include "compiler/dwarf.h"
+#include "compiler/elfsym.h"
+#include "compiler/probe.h"
+#include "compiler/tpformat.h"
+#include "compiler/usdt.h"
 
 enum ls_type {
 	LT_TRACEPOINT, LT_RAWTP, LT_SOFTWARE, LT_HARDWARE, LT_KPROBE, LT_KRETPROBE,

@@ -5,7 +5,7 @@
 #ifndef PR_LOADER_H
 #define PR_LOADER_H
 
-#include "../compiler/program.h"
+#include "compiler/program.h"
 
 struct bpf_object;
 

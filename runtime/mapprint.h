@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "../compiler/program.h"
+#include "compiler/program.h"
 #include "format.h"
 
 /* One printed line (or one hist) of a map, values already folded. */

@@ -2,8 +2,10 @@
  * provider.h - one probe type's way of attaching a loaded BPF program; what
  * it attached is links and fds, which detach.c releases for all types at
  * once.  Each prov_*.c file fills one struct provider; run.c
- * picks it by the probe's kind and never looks inside.  Adding a probe type
- * (or a faster attacher such as uprobe_multi) is adding a file here.
+ * picks it by the probe's kind (prov_for() below) and never looks inside.
+ * A new way to attach is a file here, its extern and a case in prov_for();
+ * a new probe type also touches the compile side and -l: the recipe
+ * "Adding a probe type" in docs/ARCHITECTURE.md lists the files.
  */
 #ifndef PR_PROVIDER_H
 #define PR_PROVIDER_H
@@ -16,7 +18,7 @@
 
 #include <bpf/libbpf.h>
 
-#include "../compiler/program.h"
+#include "compiler/program.h"
 
 /* What one pr_prog holds once attached: libbpf links and raw fds (perf
  * events), all released by dt_release() (detach.h). */

@@ -13,7 +13,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-#include "../compiler/program.h"
+#include "compiler/program.h"
 
 enum rt_format { RT_TEXT, RT_JSON, RT_FOLDED };
 

@@ -26,7 +26,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "../compiler/program.h"
+#include "compiler/program.h"
 #include "symbols.h"
 
 struct ksym {

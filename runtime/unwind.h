@@ -17,7 +17,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "../compiler/program.h"
+#include "compiler/program.h"
 
 struct bpf_object;
 struct uw;

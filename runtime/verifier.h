@@ -8,7 +8,7 @@
 #ifndef PR_VERIFIER_H
 #define PR_VERIFIER_H
 
-#include "../compiler/program.h"
+#include "compiler/program.h"
 
 /* Where and why: loc in the script (line 0: unknown) and the sentence
  * (malloc'd) that explains the rejection in the script's terms. */

@@ -7,12 +7,17 @@
 # ./tests/progs/loop 1` for a traced command).
 # Optional NAME.requires is a shell command that must succeed, else the
 # case is skipped with that command as the reason (kernel features).
+# COMPILE_ONLY=1 (make check) runs each case as `perf-run --dump probes
+# ...`, the compile-only mode that needs no root (stdout, the dump, is
+# dropped); a case whose error comes only when the program is loaded or
+# attached has a NAME.attach saying why, and is skipped there.
 # Run from the top of the tree; the paths in diagnostics are relative to it,
 # and an absolute path into the tree is written $TOP/ in NAME.err so that
 # the expectations hold in any checkout.  Cases that probe tests/progs
 # binaries build them first (make progs) when one is missing.
 #
 #   tests/run-errors.sh [NAME.bt ...]     PERF_RUN: binary (build/perf-run)
+#   COMPILE_ONLY=1 tests/run-errors.sh    as any user: compile, load nothing
 #   UPDATE=1 tests/run-errors.sh NAME.bt  rewrites NAME.err from the output
 #                                          (read the result before committing)
 #
@@ -20,6 +25,8 @@
 set -uo pipefail
 
 PERF_RUN=${PERF_RUN:-build/perf-run}
+mode=()
+[[ ${COMPILE_ONLY:-} == 1 ]] && mode=(--dump probes)
 (($#)) || set -- tests/errors/*.bt
 [[ -e $1 ]] || { echo "0 passed, 0 failed, 0 skipped"; exit 0; }
 
@@ -46,12 +53,17 @@ for bt in "$@"; do
 	for i in "${!extra[@]}"; do
 		[[ ${extra[i]} == "{}" ]] && extra[i]=$bt
 	done
+	if ((${#mode[@]})) && [[ -f $base.attach ]]; then
+		echo "SKIP $name (compile-only: $(<"$base.attach"))"
+		((skipped++))
+		continue
+	fi
 	if [[ -f $base.requires ]] && ! why=$(bash -c "$(<"$base.requires")" 2>/dev/null); then
 		echo "SKIP $name (${why:-needs: $(<"$base.requires")})"
 		((skipped++))
 		continue
 	fi
-	timeout -s KILL 10 "$PERF_RUN" "${extra[@]}" </dev/null >"$TMP/out" 2>"$TMP/raw"
+	timeout -s KILL 10 "$PERF_RUN" "${mode[@]}" "${extra[@]}" </dev/null >"$TMP/out" 2>"$TMP/raw"
 	status=$?
 	sed "s|$TOP/|\$TOP/|g" "$TMP/raw" >"$TMP/err"
 	if [[ ${UPDATE:-} == 1 ]]; then

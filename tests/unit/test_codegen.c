@@ -20,7 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../../compiler/program.h"
+#include "compiler/program.h"
 #include "unit.h"
 
 struct run {

@@ -17,10 +17,10 @@
 
 #include <bpf/btf.h>
 
-#include "../../compiler/ctypes.h"
-#include "../../compiler/diag.h"
-#include "../../compiler/kbtf.h"
-#include "../../compiler/types.h"
+#include "compiler/ctypes.h"
+#include "compiler/diag.h"
+#include "compiler/kbtf.h"
+#include "compiler/types.h"
 #include "unit.h"
 
 #define STR(...) #__VA_ARGS__

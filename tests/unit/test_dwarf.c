@@ -25,9 +25,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../../compiler/dwarf.h"
-#include "../../compiler/probe.h"
-#include "../../compiler/types.h"
+#include "compiler/dwarf.h"
+#include "compiler/probe.h"
+#include "compiler/types.h"
 #include "unit.h"
 
 #define OUT "build/dwarf/unit"

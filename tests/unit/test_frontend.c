@@ -14,10 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../compiler/ast.h"
-#include "../../compiler/diag.h"
-#include "../../compiler/lexer.h"
-#include "../../compiler/parser.h"
+#include "compiler/ast.h"
+#include "compiler/diag.h"
+#include "compiler/lexer.h"
+#include "compiler/parser.h"
 #include "unit.h"
 
 /* Parses text named `name`; returns the dump of what pick() selects and the

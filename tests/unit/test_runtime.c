@@ -15,10 +15,10 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "../../runtime/format.h"
-#include "../../runtime/loader.h"
-#include "../../runtime/mapprint.h"
-#include "../../runtime/mapwalk.h"
+#include "runtime/format.h"
+#include "runtime/loader.h"
+#include "runtime/mapprint.h"
+#include "runtime/mapwalk.h"
 #include "unit.h"
 
 static const struct type t_s64 = { .kind = T_INT, .size = 8, .is_signed = true };

@@ -23,8 +23,8 @@
 #include <bpf/bpf.h>
 #include <linux/bpf.h>
 
-#include "../../compiler/elfsym.h"
-#include "../../runtime/uprobe_multi.h"
+#include "compiler/elfsym.h"
+#include "runtime/uprobe_multi.h"
 
 #define MAX_SITES 1024
 #define DEFAULT_BIN "build/bench/many1000"

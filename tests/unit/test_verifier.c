@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../compiler/program.h"
-#include "../../runtime/verifier.h"
+#include "compiler/program.h"
+#include "runtime/verifier.h"
 #include "unit.h"
 
 static struct program *compile(struct source *src, const char *text)
