@@ -77,7 +77,7 @@ enum { R_BP = 32, R_IP = 128, R_SP = 152 };
 
 /* Offsets of the kernel structures bpf_find_vma's callback reads. */
 struct uw_offs { int vm_start, vm_end, vm_pgoff, vm_file, f_inode, i_ino, i_sb, s_dev, mm, vm_mm,
-		  vdso, mm_seq, leader, start_time; };
+		  vdso, mm_seq, leader, start_time, ctime_sec, ctime_nsec; };
 
 /* A function being built: its builder and the block that returns `stop`. */
 struct ub {
@@ -93,6 +93,24 @@ static int uw_off(const char *rec, const char *field)
 	return f && !f->bit_size ? (int)f->offset : -1;
 }
 
+/* The inode's change time (its seconds, then its nanoseconds, which
+ * 6.13's multigrain timestamps share with a flag): i_ctime_sec and
+ * i_ctime_nsec from 6.11, __i_ctime (a timespec64) in 6.6 to 6.10,
+ * i_ctime before.  -1 if none: objects are then known by device and
+ * inode alone, as before. */
+static void uw_ctime_offsets(struct uw_offs *o)
+{
+	static const char *const ts[] = { "__i_ctime", "i_ctime" };
+
+	o->ctime_sec = uw_off("struct inode", "i_ctime_sec");
+	o->ctime_nsec = uw_off("struct inode", "i_ctime_nsec");
+	for (size_t i = 0; i < sizeof(ts) / sizeof(ts[0]) && (o->ctime_sec < 0 || o->ctime_nsec < 0);
+	     i++) {
+		o->ctime_sec = uw_off("struct inode", ts[i]);
+		o->ctime_nsec = o->ctime_sec < 0 ? -1 : o->ctime_sec + 8;
+	}
+}
+
 static bool uw_offsets_btf(struct uw_offs *o)
 {
 	o->vm_start = uw_off("struct vm_area_struct", "vm_start");
@@ -103,6 +121,7 @@ static bool uw_offsets_btf(struct uw_offs *o)
 	o->i_ino = uw_off("struct inode", "i_ino");
 	o->i_sb = uw_off("struct inode", "i_sb");
 	o->s_dev = uw_off("struct super_block", "s_dev");
+	uw_ctime_offsets(o);
 	o->mm = uw_off("struct task_struct", "mm");
 	o->vm_mm = uw_off("struct vm_area_struct", "vm_mm");
 	int ctx = uw_off("struct mm_struct", "context"), vd = uw_off("mm_context_t", "vdso");
@@ -242,7 +261,7 @@ static bool uw_offsets(struct uw_offs *o)
 
 	if (uname(&un) || stat("/sys/kernel/btf/vmlinux", &st))
 		return uw_offsets_btf(o);
-	snprintf(key, sizeof(key), "perf-run unwind offsets 4\n%s\n%s\n%lld\n", un.release,
+	snprintf(key, sizeof(key), "perf-run unwind offsets 5\n%s\n%s\n%lld\n", un.release,
 		 un.version, (long long)st.st_size);
 	if (!objcache_get(key, &v, &n) && n == sizeof(*o)) {
 		memcpy(o, v, sizeof(*o));
@@ -289,6 +308,29 @@ static LLVMValueRef zero_key(struct ub *u)
 
 	LLVMBuildStore(u->b, LLVMConstInt(u->g->i32, 0, 0), k);
 	return k;
+}
+
+/* The file's change time folded into the key's upper device bits
+ * (PR_UW_CTIME_GEN): a file rewritten in place (GNU ld, cp onto it) keeps
+ * its device and inode, and would otherwise be unwound with the rows of
+ * what it held before. */
+static void ctime_gen(struct ub *u, LLVMValueRef s, LLVMValueRef inode, const struct uw_offs *o)
+{
+	LLVMValueRef tmp = at(u, s, S_TMP);
+
+	st64(u, s, S_TMP, K(u, 0));
+	rd(u, false, tmp, 8, at(u, inode, (uint64_t)o->ctime_sec));
+	LLVMValueRef sec = LLVMBuildTrunc(u->b, ld64(u, s, S_TMP), u->g->i32, "");
+	st64(u, s, S_TMP, K(u, 0));
+	rd(u, false, tmp, 4, at(u, inode, (uint64_t)o->ctime_nsec));
+	LLVMValueRef nsec = LLVMBuildTrunc(u->b, ld64(u, s, S_TMP), u->g->i32, "");
+	LLVMValueRef gen = LLVMBuildAdd(u->b,
+		LLVMBuildMul(u->b, sec, LLVMConstInt(u->g->i32, PR_UW_CTIME_MUL, 0), ""),
+		LLVMBuildAnd(u->b, nsec, LLVMConstInt(u->g->i32, PR_UW_NSEC_MASK, 0), ""), "");
+	LLVMValueRef dev = LLVMBuildOr(u->b, ld64(u, s, S_DEV),
+		LLVMBuildShl(u->b, LLVMBuildZExt(u->b, gen, u->g->i64, ""), K(u, 32), ""), "");
+	st64(u, s, S_DEV, dev);
+	st64(u, s, S_TMP, K(u, 0));
 }
 
 /*
@@ -348,6 +390,8 @@ static LLVMValueRef vma_callback(struct cg *g, const struct uw_offs *o)
 	rd(&u, false, tmp, 8, at(&u, inode, (uint64_t)o->i_sb));
 	LLVMValueRef sb = LLVMBuildIntToPtr(u.b, ld64(&u, s, S_TMP), g->ptr, "");
 	rd(&u, false, at(&u, s, S_DEV), 4, at(&u, sb, (uint64_t)o->s_dev));
+	if (o->ctime_sec >= 0)
+		ctime_gen(&u, s, inode, o);
 	LLVMBuildRet(u.b, K(&u, 0));
 	LLVMDisposeBuilder(u.b);
 	return u.fn;
@@ -997,6 +1041,7 @@ LLVMValueRef cg_ustack_cfi(struct cg *g, unsigned frames)
 		g->prog->uw_rows_name = strdup("uw_rows");
 		g->prog->uw_objs_name = strdup("uw_objs");
 		g->prog->ustack_map_name = strdup("uw_stacks");
+		g->prog->uw_ctime = o.ctime_sec >= 0;
 	}
 	struct ub u = { .g = g, .b = g->b, .fn = g->fn };
 	LLVMValueRef res = cg_alloca(g, 8, "ustack"), zk = cg_alloca(g, 4, "zero");

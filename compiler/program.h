@@ -143,6 +143,7 @@ struct program {
 	 * before load), objects (hash pr_uw_key -> pr_uw_obj) and the user
 	 * stacks by id (hash u32 -> PR_UW_DEPTH u64 pcs, as the stack map) */
 	char *uw_rows_name, *uw_objs_name, *ustack_map_name;
+	bool uw_ctime;            /* object keys hold PR_UW_CTIME_GEN (struct pr_uw_key) */
 	char *config_map_name;    /* array [0]: struct pr_config written before attach */
 	char *counters_map_name;  /* ".bss", one u64 array indexed by PR_LOST.. */
 	const struct source *src; /* for verifier messages */
@@ -172,7 +173,15 @@ struct pr_uw_row {
 };
 /* An object by its file: the kernel's dev_t (major << 20 | minor) of the
  * inode's super block and its inode number; its rows [lo, hi). */
+/* dev: the device as the kernel numbers it (major << 20 | minor), and
+ * above bit 32 the file's change time folded, PR_UW_CTIME_GEN, where the
+ * kernel's BTF says where it is (else 0): a file rewritten in place is
+ * another object. */
 struct pr_uw_key { uint64_t dev, ino; };
+#define PR_UW_CTIME_MUL 0x9e3779b1u
+#define PR_UW_NSEC_MASK 0x3fffffffu   /* nanoseconds < 2^30; 6.13 keeps a flag above */
+#define PR_UW_CTIME_GEN(sec, nsec) \
+	((uint32_t)((uint32_t)(sec) * PR_UW_CTIME_MUL + ((uint32_t)(nsec) & PR_UW_NSEC_MASK)))
 /* the vDSO's key: no file, no device */
 #define PR_UW_VDSO_DEV 0
 #define PR_UW_VDSO_INO 1

@@ -67,3 +67,13 @@ tests/progs/elf32_o2: tests/progs/elf32.c
 	@$(ELF32_CC) -O2 -o $@ $< 2>/dev/null || echo "elf32_o2: gcc -m32 cannot link (install gcc-multilib): 32-bit tests skip"
 progs: tests/progs/elf32_o2
 CLEAN_EXTRA += tests/progs/elf32_o2
+
+# rebuilt and rebuilt_b: one program in two builds (REBUILT_B) whose
+# stacks differ, -O2 without frame pointers: a test copies the second
+# over the first in place, as a rebuild does, while a profile runs.
+tests/progs/rebuilt: tests/progs/rebuilt.c
+	$(CC) $(PROG_CFLAGS) -O2 -fomit-frame-pointer -o $@ $<
+tests/progs/rebuilt_b: tests/progs/rebuilt.c
+	$(CC) $(PROG_CFLAGS) -O2 -fomit-frame-pointer -DREBUILT_B -o $@ $<
+progs: tests/progs/rebuilt_b
+CLEAN_EXTRA += tests/progs/rebuilt_b

@@ -61,6 +61,7 @@ struct uw {
 	int nobjs;
 	double build_ms;
 	int verbose;
+	bool ctime;   /* keys hold the file's change time (program.h, pr_uw_key) */
 	int cut;   /* FDEs cut at UW_FDE_MAX_ROWS */
 	/* when set and *stop is non-zero, the build gives up (at exit) */
 	const int *stop;
@@ -638,6 +639,15 @@ static const char *uw_name(const char *path, char *buf, size_t size)
 	return buf;
 }
 
+/* An object's key as the BPF side makes it from the file's inode. */
+static struct pr_uw_key uw_key(const struct uw *u, const struct stat *st)
+{
+	uint64_t gen = u->ctime ? PR_UW_CTIME_GEN(st->st_ctim.tv_sec, st->st_ctim.tv_nsec) : 0;
+
+	return (struct pr_uw_key){ ((uint64_t)major(st->st_dev) << 20) | minor(st->st_dev) |
+				   gen << 32, st->st_ino };
+}
+
 /* One object: its rows and the libraries it needs (into *more). */
 static int uw_object(struct uw *u, const char *path, pid_t pid, char ***more, int *nmore,
 		     int verbose)
@@ -653,7 +663,7 @@ static int uw_object(struct uw *u, const char *path, pid_t pid, char ***more, in
 
 	if (fd < 0)
 		return 0;
-	struct pr_uw_key k = { ((uint64_t)major(st.st_dev) << 20) | minor(st.st_dev), st.st_ino };
+	struct pr_uw_key k = uw_key(u, &st);
 	if (uw_known(u, &k) || u->nobjs >= PR_UW_MAX_OBJS) {
 		close(fd);
 		return 0;
@@ -1016,6 +1026,7 @@ struct uw *uw_build(const struct program *p, struct bpf_object *obj, pid_t pid,
 	pthread_mutex_init(&u->lock, NULL);
 	pthread_cond_init(&u->wake, NULL);
 	u->objs_fd = u->seen_fd = u->notes_fd = -1;
+	u->ctime = p->uw_ctime;
 	elf_version(EV_CURRENT);
 	uw_roots(p, pid, child_path, &list, &n);
 	/* the list grows with each object's libraries: a breadth-first walk */
