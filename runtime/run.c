@@ -667,9 +667,10 @@ static int rt_finish(struct rt *r)
 	uw_report(r->uw);
 	if (r->si && r->o->verbose) {
 		uint64_t runs, freed;
-		si_stats(r->si, &runs, &freed);
-		fprintf(stderr, "perf-run: ustack ids: %llu given back in %llu collections\n",
-			(unsigned long long)freed, (unsigned long long)runs);
+		double ms;
+		si_stats(r->si, &runs, &freed, &ms);
+		fprintf(stderr, "perf-run: ustack ids: %llu given back in %llu collections "
+			"(%.1f ms)\n", (unsigned long long)freed, (unsigned long long)runs, ms);
 	}
 	return r->ev.write_errno ? -1 : 0;
 }

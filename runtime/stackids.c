@@ -29,6 +29,7 @@ struct stackids {
 	uint32_t *pending;         /* unlinked, to be freed at the next collection */
 	uint32_t npending;
 	uint64_t runs, freed;
+	double ms;                 /* spent collecting */
 };
 
 static double si_now_ms(void)
@@ -284,6 +285,7 @@ uint32_t si_collect(struct stackids *s, uint64_t clears, si_drain_fn drain, void
 		s->npending = 0;
 	}
 	s->freed += freed;
+	s->ms += si_now_ms() - now;
 out:
 	free(named);
 	free(held);
@@ -298,10 +300,11 @@ bool si_full(const struct stackids *s)
 	       bpf_map_lookup_elem(s->freeq, NULL, &id) == -ENOENT;
 }
 
-void si_stats(const struct stackids *s, uint64_t *runs, uint64_t *freed)
+void si_stats(const struct stackids *s, uint64_t *runs, uint64_t *freed, double *ms)
 {
 	*runs = s ? s->runs : 0;
 	*freed = s ? s->freed : 0;
+	*ms = s ? s->ms : 0;
 }
 
 struct stackids *si_new(const struct program *p, struct bpf_object *obj, const int *map_fds)

@@ -46,8 +46,8 @@ uint32_t si_collect(struct stackids *s, uint64_t clears, si_drain_fn drain, void
  * none was given back. */
 bool si_full(const struct stackids *s);
 
-/* Collections run and ids given back, for -v. */
-void si_stats(const struct stackids *s, uint64_t *runs, uint64_t *freed);
+/* Collections run, ids given back and the milliseconds it took, for -v. */
+void si_stats(const struct stackids *s, uint64_t *runs, uint64_t *freed, double *ms);
 
 void si_free(struct stackids *s);
 

@@ -11,7 +11,7 @@
 # Every 10 s the tracer's RSS, open files and BPF objects (fds that are
 # bpf-prog, bpf-map or bpf-link) are sampled: they must stay flat.  At the
 # end: samples printed under an empty stack key (@s[]), user stacks cut by
-# ids used up, and how often a full map or a loss was said while running.
+# ids used up (and perf-run's ids given back, from -v), and how often a full map or a loss was said while running.
 # Run as root from the top of the tree after `make test-build`.
 set -u
 
@@ -85,7 +85,7 @@ summary() {
 }
 : >"$W/samples"
 echo "soak: ${SECS} s each, perf-run then bpftrace"
-soak perf-run "$PERFRUN" -q -e "$SCRIPT"
+soak perf-run "$PERFRUN" -v -q -e "$SCRIPT"
 if command -v bpftrace >/dev/null; then
 	soak bpftrace bpftrace -e "$SCRIPT"
 fi
@@ -97,3 +97,4 @@ printf '%-9s %-22s %-22s %8s %12s %14s %12s\n' tool "first (rss fds bpf)" \
 	"last (rss fds bpf)" "@s[]" "ids-used-up" "drops-at-print" "loss-lines"
 summary perf-run
 command -v bpftrace >/dev/null && summary bpftrace
+grep -h 'ustack ids:' "$W/perf-run.err"
