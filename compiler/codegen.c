@@ -288,12 +288,12 @@ LLVMValueRef cg_store_const_str(struct cg *g, const char *s, size_t len, uint32_
 
 /* ---- maps ---- */
 
-static LLVMMetadataRef di_basic(struct cg *g, const char *name, unsigned bits, unsigned enc)
+LLVMMetadataRef cg_di_basic(struct cg *g, const char *name, unsigned bits, unsigned enc)
 {
 	return LLVMDIBuilderCreateBasicType(g->di, name, strlen(name), bits, enc, LLVMDIFlagZero);
 }
 
-static LLVMMetadataRef di_ptr(struct cg *g, LLVMMetadataRef t)
+LLVMMetadataRef cg_di_ptr(struct cg *g, LLVMMetadataRef t)
 {
 	return LLVMDIBuilderCreatePointerType(g->di, t, 64, 64, 0, NULL, 0);
 }
@@ -311,7 +311,7 @@ static LLVMMetadataRef di_array(struct cg *g, LLVMMetadataRef elem, unsigned ele
 static LLVMMetadataRef di_int_member(struct cg *g, LLVMMetadataRef scope, const char *name,
 				     uint64_t v, unsigned off)
 {
-	LLVMMetadataRef t = di_ptr(g, di_array(g, g->di_int, 32, v));
+	LLVMMetadataRef t = cg_di_ptr(g, di_array(g, g->di_int, 32, v));
 
 	return LLVMDIBuilderCreateMemberType(g->di, scope, name, strlen(name), g->di_file, 0,
 					     64, 64, off, LLVMDIFlagZero, t);
@@ -320,10 +320,10 @@ static LLVMMetadataRef di_int_member(struct cg *g, LLVMMetadataRef scope, const 
 static LLVMMetadataRef di_bytes(struct cg *g, uint32_t size)
 {
 	if (size == 4)
-		return di_basic(g, "unsigned int", 32, 7 /* DW_ATE_unsigned */);
+		return cg_di_basic(g, "unsigned int", 32, 7 /* DW_ATE_unsigned */);
 	if (size == 8)
-		return di_basic(g, "unsigned long long", 64, 7);
-	return di_array(g, di_basic(g, "unsigned char", 8, 8 /* DW_ATE_unsigned_char */), 8, size);
+		return cg_di_basic(g, "unsigned long long", 64, 7);
+	return di_array(g, cg_di_basic(g, "unsigned char", 8, 8 /* DW_ATE_unsigned_char */), 8, size);
 }
 
 /* Whether the running kernel is older than want_major.want_minor. */
@@ -356,7 +356,7 @@ static bool prealloc_hashes(void)
  * loads.  The choice is also written into each function's attributes so
  * that the IR, which keys the object cache, tells the two apart.
  */
-static const char *bpf_cpu(void)
+const char *cg_bpf_cpu(void)
 {
 	return kernel_before(6, 6) ? "v3" : "v4";
 }
@@ -377,11 +377,11 @@ static LLVMValueRef map_define(struct cg *g, const char *name, int type, uint32_
 	if (key_size)
 		mem[n] = LLVMDIBuilderCreateMemberType(g->di, g->di_cu, "key", 3, g->di_file, 0,
 					64, 64, 64 * n, LLVMDIFlagZero,
-					di_ptr(g, di_bytes(g, key_size))), n++;
+					cg_di_ptr(g, di_bytes(g, key_size))), n++;
 	if (value_size)
 		mem[n] = LLVMDIBuilderCreateMemberType(g->di, g->di_cu, "value", 5, g->di_file, 0,
 					64, 64, 64 * n, LLVMDIFlagZero,
-					di_ptr(g, di_bytes(g, value_size))), n++;
+					cg_di_ptr(g, di_bytes(g, value_size))), n++;
 	st = LLVMDIBuilderCreateStructType(g->di, g->di_cu, "", 0, g->di_file, 0, 64 * n, 64,
 					   LLVMDIFlagZero, NULL, mem, n, 0, NULL, "", 0);
 	gv = LLVMAddGlobal(g->mod, LLVMStructTypeInContext(g->ctx, pt, n, 0), name);
@@ -422,7 +422,7 @@ static uint32_t agg_buckets(const struct type *v)
  * first hit).  A map the script delete()s stays a hash: an array
  * entry cannot be removed from BPF on every CPU.
  */
-static int define_script_maps(struct cg *g)
+int cg_define_maps(struct cg *g)
 {
 	struct program *p = g->prog;
 
@@ -456,8 +456,8 @@ static int define_script_maps(struct cg *g)
 			m->max_entries = !sm->key ? (hist ? agg_buckets(v) : 1) : !hist ? sm->decl_max :
 				sm->decl_max * agg_buckets(v) < (1u << 22) ?
 				sm->decl_max * agg_buckets(v) : (1u << 22);
-		g->maps[i] = map_define(g, m->bpf_name, m->bpf_type, m->max_entries,
-					m->key_size, m->value_size);
+		g->maps[i] = cg_map_define(g, m->bpf_name, m->bpf_type, m->max_entries,
+					   m->key_size, m->value_size);
 	}
 	p->nmaps = g->s->nmaps;
 	p->no_exit_print = g->s->cfg.no_exit_print;
@@ -468,7 +468,7 @@ LLVMValueRef cg_ringbuf(struct cg *g)
 {
 	if (!g->ringbuf) {
 		g->prog->ringbuf_name = strdup("ringbuf");
-		g->ringbuf = map_define(g, "ringbuf", BPF_MAP_TYPE_RINGBUF, RINGBUF_BIG, 0, 0);
+		g->ringbuf = cg_map_define(g, "ringbuf", BPF_MAP_TYPE_RINGBUF, RINGBUF_BIG, 0, 0);
 	}
 	return g->ringbuf;
 }
@@ -496,7 +496,7 @@ void cg_send(struct cg *g, LLVMValueRef rec, uint32_t size)
 	LLVMPositionBuilderAtEnd(g->b, ok);
 }
 
-static void size_ringbuf(struct cg *g)
+void cg_size_ringbuf(struct cg *g)
 {
 	g->prog->ringbuf_size = RINGBUF_SMALL;
 	if (g->ringbuf_busy || g->once_bytes > RINGBUF_SMALL / 2)
@@ -508,7 +508,7 @@ LLVMValueRef cg_stackmap(struct cg *g)
 	g->slp_stack = true;    /* not allowed in a sleepable program */
 	if (!g->stackmap) {
 		g->prog->stack_map_name = strdup("stacks");
-		g->stackmap = map_define(g, "stacks", BPF_MAP_TYPE_STACK_TRACE, 16384, 4, 127 * 8);
+		g->stackmap = cg_map_define(g, "stacks", BPF_MAP_TYPE_STACK_TRACE, 16384, 4, 127 * 8);
 	}
 	return g->stackmap;
 }
@@ -516,7 +516,7 @@ LLVMValueRef cg_stackmap(struct cg *g)
 static LLVMValueRef cg_heap(struct cg *g)
 {
 	if (!g->heap)
-		g->heap = map_define(g, "heap", BPF_MAP_TYPE_PERCPU_ARRAY, 1, 4, CG_HEAP_SIZE);
+		g->heap = cg_map_define(g, "heap", BPF_MAP_TYPE_PERCPU_ARRAY, 1, 4, CG_HEAP_SIZE);
 	return g->heap;
 }
 
@@ -556,15 +556,15 @@ LLVMValueRef cg_config(struct cg *g)
 {
 	if (!g->config) {
 		g->prog->config_map_name = strdup("config");
-		g->config = map_define(g, "config", BPF_MAP_TYPE_ARRAY, 1, 4,
-				       sizeof(struct pr_config));
+		g->config = cg_map_define(g, "config", BPF_MAP_TYPE_ARRAY, 1, 4,
+					  sizeof(struct pr_config));
 	}
 	return g->config;
 }
 
 /* Debug info of a global of size bytes: libbpf reads the section's
  * variables from it (BTF DATASEC). */
-static void di_global(struct cg *g, LLVMValueRef gv, const char *name, uint32_t size)
+void cg_di_global(struct cg *g, LLVMValueRef gv, const char *name, uint32_t size)
 {
 	LLVMMetadataRef gve = LLVMDIBuilderCreateGlobalVariableExpression(g->di, g->di_cu,
 			name, strlen(name), name, strlen(name), g->di_file, 0, di_bytes(g, size), 0,
@@ -593,7 +593,7 @@ void cg_counters(struct cg *g)
 	LLVMSetInitializer(g->counters, LLVMConstNull(t));
 	LLVMSetSection(g->counters, ".bss");
 	LLVMSetAlignment(g->counters, 8);
-	di_global(g, g->counters, "pr_counters", 8 * (uint32_t)n);
+	cg_di_global(g, g->counters, "pr_counters", 8 * (uint32_t)n);
 	g->prog->counters_map_name = strdup(".bss");
 }
 
@@ -621,7 +621,7 @@ LLVMValueRef cg_site_late(struct cg *g, uint64_t val)
 		LLVMSetGlobalConstant(v[k].gv, 1);
 		LLVMSetSection(v[k].gv, ".rodata");
 		LLVMSetAlignment(v[k].gv, 8);
-		di_global(g, v[k].gv, name, 8u * (uint32_t)p->nsites);
+		cg_di_global(g, v[k].gv, name, 8u * (uint32_t)p->nsites);
 		g->nsitetab++;
 	}
 	g->sitetab[k].vals[g->site] = val;
@@ -630,7 +630,7 @@ LLVMValueRef cg_site_late(struct cg *g, uint64_t val)
 }
 
 /* Every late table gets the values its sites gave. */
-static void sitetab_fill(struct cg *g, int nsites)
+void cg_sitetab_fill(struct cg *g, int nsites)
 {
 	LLVMValueRef *c = calloc((size_t)nsites, sizeof(*c));
 
@@ -659,7 +659,7 @@ LLVMValueRef cg_rodata(struct cg *g, const char *name, const void *data, uint32_
 	LLVMSetGlobalConstant(gv, 1);
 	LLVMSetSection(gv, ".rodata");
 	LLVMSetAlignment(gv, 8);
-	di_global(g, gv, name, size);
+	cg_di_global(g, gv, name, size);
 	return gv;
 }
 
@@ -750,7 +750,7 @@ static struct sec_info section_of(const struct probe *p, int idx, char *sec, siz
 
 static LLVMMetadataRef di_subroutine(struct cg *g)
 {
-	LLVMMetadataRef t[2] = { g->di_int, di_ptr(g, NULL) };
+	LLVMMetadataRef t[2] = { g->di_int, cg_di_ptr(g, NULL) };
 
 	return LLVMDIBuilderCreateSubroutineType(g->di, g->di_file, t, 2, LLVMDIFlagZero);
 }
@@ -765,8 +765,8 @@ LLVMValueRef cg_count_callback(struct cg *g)
 {
 	static const char *const pn[4] = { "map", "key", "value", "ctx" };
 	LLVMTypeRef at[4] = { g->ptr, g->ptr, g->ptr, g->ptr };
-	LLVMMetadataRef dt[5] = { g->di_int, di_ptr(g, NULL), di_ptr(g, NULL), di_ptr(g, NULL),
-				  di_ptr(g, NULL) };
+	LLVMMetadataRef dt[5] = { g->di_int, cg_di_ptr(g, NULL), cg_di_ptr(g, NULL),
+				  cg_di_ptr(g, NULL), cg_di_ptr(g, NULL) };
 	LLVMValueRef fn = LLVMGetNamedFunction(g->mod, "pr_count_elem");
 
 	if (fn)
@@ -774,8 +774,8 @@ LLVMValueRef cg_count_callback(struct cg *g)
 	fn = LLVMAddFunction(g->mod, "pr_count_elem", LLVMFunctionType(g->i64, at, 4, 0));
 	LLVMSetLinkage(fn, LLVMInternalLinkage);
 	LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
-				LLVMCreateStringAttribute(g->ctx, "target-cpu", 10, bpf_cpu(),
-							  (unsigned)strlen(bpf_cpu())));
+				LLVMCreateStringAttribute(g->ctx, "target-cpu", 10, cg_bpf_cpu(),
+							  (unsigned)strlen(cg_bpf_cpu())));
 	LLVMMetadataRef st = LLVMDIBuilderCreateSubroutineType(g->di, g->di_file, dt, 5,
 								LLVMDIFlagZero);
 	LLVMMetadataRef sp = LLVMDIBuilderCreateFunction(g->di, g->di_file, "pr_count_elem", 13,
@@ -784,7 +784,7 @@ LLVMValueRef cg_count_callback(struct cg *g)
 	LLVMSetSubprogram(fn, sp);
 	for (unsigned i = 0; i < 4; i++)
 		LLVMDIBuilderCreateParameterVariable(g->di, sp, pn[i], strlen(pn[i]), i + 1,
-						     g->di_file, 1, di_ptr(g, NULL), 1,
+						     g->di_file, 1, cg_di_ptr(g, NULL), 1,
 						     LLVMDIFlagZero);
 	LLVMBuilderRef b = LLVMCreateBuilderInContext(g->ctx);
 	LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(g->ctx, fn, "entry"));
@@ -823,8 +823,8 @@ static void fn_attrs(struct cg *g, LLVMValueRef fn)
 	LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
 				LLVMCreateEnumAttribute(g->ctx, nounwind, 0));
 	LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
-				LLVMCreateStringAttribute(g->ctx, "target-cpu", 10, bpf_cpu(),
-							  (unsigned)strlen(bpf_cpu())));
+				LLVMCreateStringAttribute(g->ctx, "target-cpu", 10, cg_bpf_cpu(),
+							  (unsigned)strlen(cg_bpf_cpu())));
 }
 
 LLVMValueRef cg_callback_begin(struct cg *g, struct cg_fnstate *st, const char *name,
@@ -832,8 +832,8 @@ LLVMValueRef cg_callback_begin(struct cg *g, struct cg_fnstate *st, const char *
 {
 	static const char *const pn[4] = { "map", "key", "value", "ctx" };
 	LLVMTypeRef pt[4] = { g->ptr, g->ptr, g->ptr, g->ptr };
-	LLVMMetadataRef dt[5] = { g->di_int, di_ptr(g, NULL), di_ptr(g, NULL), di_ptr(g, NULL),
-				  di_ptr(g, NULL) };
+	LLVMMetadataRef dt[5] = { g->di_int, cg_di_ptr(g, NULL), cg_di_ptr(g, NULL),
+				  cg_di_ptr(g, NULL), cg_di_ptr(g, NULL) };
 	int line = at.line > 0 ? at.line : 1;
 
 	fn_save(g, st);
@@ -848,7 +848,7 @@ LLVMValueRef cg_callback_begin(struct cg *g, struct cg_fnstate *st, const char *
 	LLVMSetSubprogram(g->fn, g->sp);
 	for (unsigned i = 0; i < 4; i++)
 		LLVMDIBuilderCreateParameterVariable(g->di, g->sp, pn[i], strlen(pn[i]), i + 1,
-						     g->di_file, line, di_ptr(g, NULL), 1,
+						     g->di_file, line, cg_di_ptr(g, NULL), 1,
 						     LLVMDIFlagZero);
 	g->ctxarg = NULL;
 	g->entry = cg_block(g, "entry");
@@ -921,7 +921,7 @@ LLVMValueRef cg_callback_fn(struct cg *g, const char *name, int n, const char *c
 	LLVMMetadataRef dt[6] = { g->di_int };
 
 	for (int i = 0; i < n && i < 5; i++)
-		at[i] = g->ptr, dt[i + 1] = di_ptr(g, NULL);
+		at[i] = g->ptr, dt[i + 1] = cg_di_ptr(g, NULL);
 	LLVMValueRef fn = LLVMAddFunction(g->mod, name, LLVMFunctionType(g->i64, at, (unsigned)n, 0));
 	LLVMSetLinkage(fn, LLVMInternalLinkage);
 	fn_attrs(g, fn);
@@ -933,7 +933,7 @@ LLVMValueRef cg_callback_fn(struct cg *g, const char *name, int n, const char *c
 	LLVMSetSubprogram(fn, *sp);
 	for (int i = 0; i < n; i++)
 		LLVMDIBuilderCreateParameterVariable(g->di, *sp, pnames[i], strlen(pnames[i]),
-						     (unsigned)i + 1, g->di_file, 1, di_ptr(g, NULL),
+						     (unsigned)i + 1, g->di_file, 1, cg_di_ptr(g, NULL),
 						     1, LLVMDIFlagZero);
 	LLVMAppendBasicBlockInContext(g->ctx, fn, "entry");
 	return fn;
@@ -970,7 +970,7 @@ static void func_begin(struct cg *g, const char *name, const char *sec, struct n
 	/* The kernel wants every BTF function argument named; a preserved
 	 * parameter variable is where LLVM's BTF writer takes the name from. */
 	LLVMDIBuilderCreateParameterVariable(g->di, g->sp, "ctx", 3, 1, g->di_file, line,
-					     di_ptr(g, NULL), 1, LLVMDIFlagZero);
+					     cg_di_ptr(g, NULL), 1, LLVMDIFlagZero);
 	/* Allocas and once-per-hit values go to "entry", which branches to
 	 * "start" when the function is complete. */
 	g->entry = cg_block(g, "entry");
@@ -1206,7 +1206,7 @@ static void gen_shared(struct cg *g, const struct sema_probe *sp, const struct p
 	for (int j = 0; j < ngrp; j++)
 		free(grp[j].text);
 	free(grp);
-	sitetab_fill(g, p->nsites);
+	cg_sitetab_fill(g, p->nsites);
 	g->act_share_from = -1;
 	g->site_cookie = false;
 }
@@ -1237,7 +1237,7 @@ static void on_llvm_diag(LLVMDiagnosticInfoRef di, void *arg)
 	LLVMDisposeMessage(msg);
 }
 
-static void module_init(struct cg *g, const struct source *src)
+void cg_module_init(struct cg *g, const struct source *src)
 {
 	const char *fname = src && src->name ? src->name : "-e";
 	LLVMMetadataRef v;
@@ -1258,14 +1258,14 @@ static void module_init(struct cg *g, const struct source *src)
 	g->di_cu = LLVMDIBuilderCreateCompileUnit(g->di, LLVMDWARFSourceLanguageC, g->di_file,
 			"perf-run", 8, 1, "", 0, 0, "", 0, LLVMDWARFEmissionFull, 0, 0, 0,
 			"", 0, "", 0);
-	g->di_int = di_basic(g, "int", 32, 5 /* DW_ATE_signed */);
+	g->di_int = cg_di_basic(g, "int", 32, 5 /* DW_ATE_signed */);
 	v = LLVMValueAsMetadata(LLVMConstInt(g->i32, 3, 0));
 	LLVMAddModuleFlag(g->mod, LLVMModuleFlagBehaviorWarning, "Debug Info Version", 18, v);
 	v = LLVMValueAsMetadata(LLVMConstInt(g->i32, 4, 0));
 	LLVMAddModuleFlag(g->mod, LLVMModuleFlagBehaviorWarning, "Dwarf Version", 13, v);
 }
 
-static void add_license(struct cg *g)
+void cg_add_license(struct cg *g)
 {
 	LLVMValueRef s = LLVMConstStringInContext(g->ctx, "GPL", 3, 0);
 	LLVMValueRef gv = LLVMAddGlobal(g->mod, LLVMTypeOf(s), "_license");
@@ -1305,7 +1305,7 @@ static LLVMTargetMachineRef target_machine(void)
 		LLVMDisposeMessage(err);
 		return NULL;
 	}
-	return LLVMCreateTargetMachine(t, "bpfel", bpf_cpu(), "", LLVMCodeGenLevelDefault,
+	return LLVMCreateTargetMachine(t, "bpfel", cg_bpf_cpu(), "", LLVMCodeGenLevelDefault,
 				       LLVMRelocStatic, LLVMCodeModelDefault);
 }
 
@@ -1382,7 +1382,7 @@ static int emit_llvm(struct cg *g, unsigned dump)
 
 static bool is_prog_section(const char *name);
 
-static void lean_debug_info(struct cg *g)
+void cg_lean_debug_info(struct cg *g)
 {
 	double nfn = 0, nvar = 0;
 
@@ -1449,7 +1449,7 @@ static int too_large(struct cg *g)
 	return 0;
 }
 
-static int emit(struct cg *g, unsigned dump)
+int cg_emit(struct cg *g, unsigned dump)
 {
 	if (too_large(g))
 		return -1;
@@ -1503,12 +1503,12 @@ static void dump_section(LLVMDisasmContextRef dc, const char *name,
 }
 
 /* --dump bpf: every program section of the emitted object, disassembled. */
-static void dump_bpf(const struct program *p)
+void cg_dump_bpf(const struct program *p)
 {
 	LLVMMemoryBufferRef mb = LLVMCreateMemoryBufferWithMemoryRange(p->elf, p->elf_size,
 								       "bpf", 0);
 	LLVMBinaryRef bin = LLVMCreateBinary(mb, NULL, NULL);
-	LLVMDisasmContextRef dc = LLVMCreateDisasmCPU("bpfel", bpf_cpu(), NULL, 0, NULL, NULL);
+	LLVMDisasmContextRef dc = LLVMCreateDisasmCPU("bpfel", cg_bpf_cpu(), NULL, 0, NULL, NULL);
 	LLVMSectionIteratorRef it;
 
 	if (!bin || !dc)
@@ -1584,9 +1584,9 @@ int cg_generate(struct sema_probe *probes, int nprobes, struct sema *s,
 	out->progs = calloc(nfn ? nfn : 1, sizeof(*out->progs));
 	if (!out->progs)
 		return -1;
-	module_init(&g, src);
-	add_license(&g);
-	if (define_script_maps(&g))
+	cg_module_init(&g, src);
+	cg_add_license(&g);
+	if (cg_define_maps(&g))
 		goto out;
 	cg_counters(&g);
 	if (s->has_actions)
@@ -1620,13 +1620,13 @@ int cg_generate(struct sema_probe *probes, int nprobes, struct sema *s,
 	if (g.errors)
 		goto out;
 	cg_slp_finish(&g);
-	lean_debug_info(&g);
+	cg_lean_debug_info(&g);
 	LLVMDIBuilderFinalize(g.di);
-	size_ringbuf(&g);
-	if (emit(&g, dump))
+	cg_size_ringbuf(&g);
+	if (cg_emit(&g, dump))
 		goto out;
 	if (dump & PR_DUMP_BPF)
-		dump_bpf(out);
+		cg_dump_bpf(out);
 	rc = 0;
 out:
 	cg_dispose(&g);

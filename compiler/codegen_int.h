@@ -203,6 +203,28 @@ void cg_unwatch(struct cg *g, LLVMValueRef addr, struct loc loc);
 void cg_func_end(struct cg *g);
 LLVMValueRef cg_callback_fn(struct cg *g, const char *name, int n, const char *const *pnames,
 			    LLVMMetadataRef *sp);
+/* Debug info: a basic type, a pointer to t (NULL: void *), a global's
+ * (libbpf reads a section's variables from it, BTF DATASEC). */
+LLVMMetadataRef cg_di_basic(struct cg *g, const char *name, unsigned bits, unsigned enc);
+LLVMMetadataRef cg_di_ptr(struct cg *g, LLVMMetadataRef t);
+void cg_di_global(struct cg *g, LLVMValueRef gv, const char *name, uint32_t size);
+/* The BPF ISA functions and the target machine are built for: "v3" or "v4". */
+const char *cg_bpf_cpu(void);
+/* The script's maps (program.h's pr_map and their BTF-defined globals). */
+int cg_define_maps(struct cg *g);
+/* The ring buffer's size, once every record is known (cg_send). */
+void cg_size_ringbuf(struct cg *g);
+/* Every late table of the probe just made gets the values of its nsites sites. */
+void cg_sitetab_fill(struct cg *g, int nsites);
+/* The LLVM module of a script, its debug-info compile unit, its license. */
+void cg_module_init(struct cg *g, const struct source *src);
+void cg_add_license(struct cg *g);
+/* Drops probe functions' debug info above the BTF writer's budget. */
+void cg_lean_debug_info(struct cg *g);
+/* The O2 pipeline and the BPF ELF in memory (or the object cache's). */
+int cg_emit(struct cg *g, unsigned dump);
+/* --dump bpf: the program sections disassembled. */
+void cg_dump_bpf(const struct program *p);
 
 /* cg_unwind.c: `ustack` unwound through CFI in the kernel (program.h's
  * pr_uw_row tables); NULL where it cannot be (no kernel BTF, BEGIN/END):
