@@ -1,15 +1,15 @@
 /*
- * codegen.c - the code generator's frame: one LLVM module per script, the
- * BTF-defined maps (their debug info is what libbpf reads), one function per
- * attach point in a section libbpf 1.1 recognises, debug locations that
- * become BTF line info, the O2 pipeline and emission of a BPF ELF in memory.
+ * codegen.c - the code generator's driver: cg_generate() makes one LLVM
+ * module per script and one function per attach point in a section libbpf
+ * 1.1 recognises (callbacks and companion programs too), with debug
+ * locations that become BTF line info; a probe's predicate and body; the
+ * programs that the sites of a uprobe or usdt wildcard share where their
+ * code is the same (gen_shared).
  *
- * Expressions are in cg_expr.c, statements, calls and actions in
- * cg_stmt.c, DWARF and USDT variables in cg_dwarf.c.  A body that reads
- * per-address variables gets one program per site, but the sites of a
- * uprobe or usdt wildcard share one where their code is the same (gen_shared).
- * Only the BPF target
- * is initialised.
+ * The toolbox is cg_ir.c, the maps and globals cg_maps.c, emission
+ * cg_emit.c; expressions are in cg_expr.c, statements, calls and actions
+ * in cg_stmt.c, DWARF and USDT variables in cg_dwarf.c (codegen_int.h).
+ * A body that reads per-address variables gets one program per site.
  */
 #define _GNU_SOURCE
 #include <linux/bpf.h>
