@@ -67,17 +67,6 @@ static bool is_read(int id)
 	       id == H_READ_KERNEL_STR || id == H_PROBE_READ_STR;
 }
 
-/* A read that faults leaves zeros (the helpers clear their buffer) and is
- * counted, so a value read as 0 is never silent. */
-static void count_fault(struct cg *g, LLVMValueRef rc)
-{
-	LLVMBasicBlockRef ok = cg_if(g, LLVMBuildICmp(g->b, LLVMIntSLT, rc, cg_const(g, 0), ""),
-				     "fault");
-	cg_count(g, CG_FAULTS);
-	LLVMBuildBr(g->b, ok);
-	LLVMPositionBuilderAtEnd(g->b, ok);
-}
-
 LLVMValueRef cg_helper_raw(struct cg *g, int id, LLVMValueRef *args, int n)
 {
 	LLVMTypeRef at[8];
@@ -103,7 +92,7 @@ LLVMValueRef cg_helper(struct cg *g, int id, LLVMValueRef *args, int n)
 	if (is_read(id) && g->rp_flag)
 		cg_rp_fault(g, r);
 	else if (is_read(id))
-		count_fault(g, r);
+		cg_count_fault(g, r);
 	return r;
 }
 

@@ -239,6 +239,17 @@ void cg_count(struct cg *g, int slot)
 			   cg_const(g, 1), LLVMAtomicOrderingMonotonic, 0);
 }
 
+/* A read that faults leaves zeros (the helpers clear their buffer) and is
+ * counted, so a value read as 0 is never silent. */
+void cg_count_fault(struct cg *g, LLVMValueRef rc)
+{
+	LLVMBasicBlockRef ok = cg_if(g, LLVMBuildICmp(g->b, LLVMIntSLT, rc, cg_const(g, 0), ""),
+				     "fault");
+	cg_count(g, CG_FAULTS);
+	LLVMBuildBr(g->b, ok);
+	LLVMPositionBuilderAtEnd(g->b, ok);
+}
+
 LLVMValueRef cg_pid_tgid(struct cg *g)
 {
 	if (!g->pid_tgid) {

@@ -197,6 +197,8 @@ enum { CG_LOST = PR_LOST, CG_DROPS = PR_DROPS, CG_FAULTS = PR_FAULTS,
 void cg_counters(struct cg *g);
 void cg_count(struct cg *g, int slot);
 void cg_flag(struct cg *g, int slot);
+/* A read's result rc: a fault (rc < 0) is counted in CG_FAULTS. */
+void cg_count_fault(struct cg *g, LLVMValueRef rc);
 /* A per-site value known only once this site's code is made (the action
  * its print(args) prints through): a load by cookie from the function's
  * next late table, filled when every site of the probe is generated
