@@ -9,6 +9,7 @@
  * It calls no other cg_ file.
  */
 #define _GNU_SOURCE
+#include <assert.h>
 #include <linux/bpf.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -60,13 +61,14 @@ static void assume_aligned8(struct cg *g, LLVMValueRef v)
 	LLVMBuildCall2(g->b, LLVMGlobalGetValueType(fn), fn, &ok, 1, "");
 }
 
-/* Helpers are called through their id cast to a pointer, as clang does. */
+/* The helpers that read memory: cg_read() (cg_read.c) makes their calls. */
 static bool is_read(int id)
 {
 	return id == H_READ_USER || id == H_READ_KERNEL || id == H_READ_USER_STR ||
 	       id == H_READ_KERNEL_STR || id == H_PROBE_READ_STR;
 }
 
+/* Helpers are called through their id cast to a pointer, as clang does. */
 LLVMValueRef cg_helper_raw(struct cg *g, int id, LLVMValueRef *args, int n)
 {
 	LLVMTypeRef at[8];
@@ -82,18 +84,12 @@ LLVMValueRef cg_helper_raw(struct cg *g, int id, LLVMValueRef *args, int n)
 	return r;
 }
 
-/* A user read at a uprobe may become a faulting one (cg_sleep.c). */
+/* A read of memory is not one: what it does when it faults, or at a
+ * program that may sleep, is cg_read()'s. */
 LLVMValueRef cg_helper(struct cg *g, int id, LLVMValueRef *args, int n)
 {
-	LLVMValueRef r = cg_slp_read(g, id, args, n);
-
-	if (!r)
-		r = cg_helper_raw(g, id, args, n);
-	if (is_read(id) && g->rp_flag)
-		cg_rp_fault(g, r);
-	else if (is_read(id))
-		cg_count_fault(g, r);
-	return r;
+	assert(!is_read(id));
+	return cg_helper_raw(g, id, args, n);
 }
 
 static void lifetime(struct cg *g, const char *which, LLVMValueRef a, uint32_t size)

@@ -133,9 +133,9 @@ static LLVMValueRef sleepable_str(struct cg *g, LLVMValueRef *args)
 	return phi;
 }
 
-LLVMValueRef cg_slp_read(struct cg *g, int id, LLVMValueRef *args, int n)
+LLVMValueRef cg_slp_read(struct cg *g, int id, LLVMValueRef *args)
 {
-	if (!g->slp_cand || n != 3 || (id != H_READ_USER && id != H_READ_USER_STR))
+	if (!g->slp_cand || (id != H_READ_USER && id != H_READ_USER_STR))
 		return NULL;
 	g->slp_reads++;
 	LLVMValueRef mark = LLVMBuildCall2(g->b, LLVMFunctionType(LLVMInt1TypeInContext(g->ctx),

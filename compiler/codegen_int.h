@@ -145,8 +145,10 @@ void cg_error(struct cg *g, struct loc loc, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 void cg_at(struct cg *g, const struct node *n);
 LLVMValueRef cg_const(struct cg *g, uint64_t v);
+/* A BPF helper call, of any helper but a memory read (cg_read). */
 LLVMValueRef cg_helper(struct cg *g, int id, LLVMValueRef *args, int n);
-/* The call alone: no fault counting, never made sleepable. */
+/* The call alone, reads too: no fault counting, never made sleepable
+ * (cg_read and the sleepable arms it builds). */
 LLVMValueRef cg_helper_raw(struct cg *g, int id, LLVMValueRef *args, int n);
 /* A temporary: valid until the enclosing statement ends (cg_tmp_release). */
 LLVMValueRef cg_alloca(struct cg *g, uint32_t size, const char *name);
@@ -208,6 +210,13 @@ LLVMValueRef cg_site_late(struct cg *g, uint64_t val);
 void cg_sitetab_fill(struct cg *g, int nsites);
 LLVMValueRef cg_rodata(struct cg *g, const char *name, const void *data, uint32_t size);
 LLVMValueRef cg_pid_tgid(struct cg *g);
+
+/* ---- cg_read.c: every read of traced memory ---- */
+/* The read helper id (H_READ_*, H_PROBE_READ_STR) of args (dst, size,
+ * src), with the program's read policy: sleepable at a uprobe that may
+ * sleep, the replay flag during a syscall entry's trial reads, else a
+ * fault counted.  Returns the helper's result. */
+LLVMValueRef cg_read(struct cg *g, int id, LLVMValueRef args[3]);
 
 /* ---- codegen.c: functions, probe bodies, programs shared by sites ---- */
 /* A bpf_for_each_map_elem() callback (map, key, value, ctx) -> 0 to go on,
@@ -342,8 +351,8 @@ void cg_unwatch(struct cg *g, LLVMValueRef addr, struct loc loc);
  * kernel has sleepable uprobe programs ---- */
 void cg_slp_begin(struct cg *g);
 /* The read (H_READ_USER or _STR) built for both cases, or NULL when the
- * function is not a candidate or id is another helper. */
-LLVMValueRef cg_slp_read(struct cg *g, int id, LLVMValueRef *args, int n);
+ * function is not a candidate or id is another helper (cg_read). */
+LLVMValueRef cg_slp_read(struct cg *g, int id, LLVMValueRef *args);
 /* A placeholder heap pointer built with eb, or NULL if not a candidate. */
 LLVMValueRef cg_slp_heap_ptr(struct cg *g, LLVMBuilderRef eb);
 /* At the end of a function: decides, settles the placeholders, returns
