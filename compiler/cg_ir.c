@@ -402,17 +402,34 @@ LLVMValueRef cg_percpu_heap_lookup(struct cg *g)
 	return LLVMBuildIntToPtr(g->b, cg_helper(g, H_MAP_LOOKUP, args, 2), g->ptr, "heap");
 }
 
+/* A function named name that is never defined: its calls stand for values
+ * known only once the function being built is complete, when they are
+ * replaced and erased (cg_sleep.c). */
+LLVMValueRef cg_placeholder(struct cg *g, const char *name, LLVMTypeRef ret)
+{
+	LLVMValueRef fn = LLVMGetNamedFunction(g->mod, name);
+
+	if (!fn)
+		fn = LLVMAddFunction(g->mod, name, LLVMFunctionType(ret, NULL, 0, 0));
+	return fn;
+}
+
 /* Looked up once per hit in the entry block; func_end makes the entry
  * return when it is NULL (never, for an array), as the verifier wants.
- * A program that may become sleepable decides at its end (cg_sleep.c). */
+ * A program that may become sleepable (g->slp_cand) has its heap decided
+ * at its end: a placeholder until cg_slp_end settles it (cg_sleep.c). */
 LLVMValueRef cg_heap_ptr(struct cg *g)
 {
 	if (!g->heap_ptr) {
 		LLVMBuilderRef saved = g->b, eb = LLVMCreateBuilderInContext(g->ctx);
 
 		LLVMPositionBuilderAtEnd(eb, g->entry);
-		g->heap_ptr = cg_slp_heap_ptr(g, eb);
-		if (!g->heap_ptr) {
+		if (g->slp_cand) {
+			g->slp_heap_ph = LLVMBuildCall2(eb, LLVMFunctionType(g->ptr, NULL, 0, 0),
+							cg_placeholder(g, "pr.heap", g->ptr),
+							NULL, 0, "heap.ph");
+			g->heap_ptr = g->slp_heap_ph;
+		} else {
 			g->b = eb;
 			g->heap_ptr = cg_percpu_heap_lookup(g);
 			g->b = saved;

@@ -115,7 +115,7 @@ struct cg {
 	int slp_reads;
 	LLVMValueRef *slp_marks;    /* placeholder conditions of its reads */
 	int nslp_marks, capslp_marks;
-	LLVMValueRef slp_heap_ph;   /* placeholder heap pointer */
+	LLVMValueRef slp_heap_ph;   /* placeholder heap pointer (cg_heap_ptr) */
 	uint32_t heap_hw;           /* its largest heap_off */
 	LLVMValueRef task_heap;     /* placeholder of the task-local heap map */
 	uint32_t task_heap_size;
@@ -176,7 +176,11 @@ const char *cg_bpf_cpu(void);
 /* A BTF-defined map: a global in .maps with the debug info libbpf reads. */
 LLVMValueRef cg_map_define(struct cg *g, const char *name, int type, uint32_t max,
 			   uint32_t key_size, uint32_t value_size);
+/* A function whose calls stand for values settled at the function's end. */
+LLVMValueRef cg_placeholder(struct cg *g, const char *name, LLVMTypeRef ret);
 LLVMValueRef cg_percpu_heap_lookup(struct cg *g);
+/* This hit's heap of temporaries: per-CPU, or in a function that may
+ * become sleepable a placeholder (slp_heap_ph) that cg_slp_end settles. */
 LLVMValueRef cg_heap_ptr(struct cg *g);
 
 /* ---- cg_maps.c: the object's maps and globals; calls cg_ir.c alone ---- */
@@ -353,8 +357,6 @@ void cg_slp_begin(struct cg *g);
 /* The read (H_READ_USER or _STR) built for both cases, or NULL when the
  * function is not a candidate or id is another helper (cg_read). */
 LLVMValueRef cg_slp_read(struct cg *g, int id, LLVMValueRef *args);
-/* A placeholder heap pointer built with eb, or NULL if not a candidate. */
-LLVMValueRef cg_slp_heap_ptr(struct cg *g, LLVMBuilderRef eb);
 /* At the end of a function: decides, settles the placeholders, returns
  * whether the program is sleepable. */
 bool cg_slp_end(struct cg *g);
