@@ -21,6 +21,7 @@
 #include "dwarf_fidx.h"
 #include "dwarf_spec.h"
 #include "dwarf_var.h"
+#include "dwarf_walk.h"
 #include "probe.h"
 
 struct lr;

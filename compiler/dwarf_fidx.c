@@ -3,7 +3,7 @@
  * subprogram's address ranges, sorted by start, searched by bisection.
  */
 #include "dwarf_fidx.h"
-#include "dwarf_spec.h"
+#include "dwarf_walk.h"
 
 #include <dwarf.h>
 #include <stdlib.h>

@@ -15,6 +15,7 @@
 #include "dwarf_loc.h"
 #include "dwarf_spec.h"
 #include "dwarf_type.h"
+#include "dwarf_walk.h"
 #include "types.h"
 
 struct dw_probe {
