@@ -4,7 +4,7 @@
 #include "dwarf_walk.h"
 
 /* perf's die_find_child: depth first, fn says whether to enter a DIE. */
-int dws_walk_children(Dwarf_Die *parent, dws_walk_fn fn, void *arg)
+int dww_walk_children(Dwarf_Die *parent, dww_walk_fn fn, void *arg)
 {
 	Dwarf_Die d;
 
@@ -12,9 +12,9 @@ int dws_walk_children(Dwarf_Die *parent, dws_walk_fn fn, void *arg)
 		return 0;
 	do {
 		int r = fn(&d, arg);
-		if (r == DWS_END)
+		if (r == DWW_END)
 			return 1;
-		if (r == DWS_CONT && dws_walk_children(&d, fn, arg))
+		if (r == DWW_CONT && dww_walk_children(&d, fn, arg))
 			return 1;
 	} while (dwarf_siblingof(&d, &d) == 0);
 	return 0;

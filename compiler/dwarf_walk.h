@@ -8,10 +8,10 @@
 
 #include <elfutils/libdw.h>
 
-/* What a dws_walk_children callback wants next. */
-enum { DWS_CONT, DWS_SIBLING, DWS_END };
-typedef int (*dws_walk_fn)(Dwarf_Die *d, void *arg);
+/* What a dww_walk_children callback wants next. */
+enum { DWW_CONT, DWW_SIBLING, DWW_END };
+typedef int (*dww_walk_fn)(Dwarf_Die *d, void *arg);
 /* Visits the DIEs under parent; returns 1 if fn ended the walk. */
-int dws_walk_children(Dwarf_Die *parent, dws_walk_fn fn, void *arg);
+int dww_walk_children(Dwarf_Die *parent, dww_walk_fn fn, void *arg);
 
 #endif
