@@ -145,8 +145,8 @@ static void ld_report(const struct program *p, struct bpf_object *o, const char 
 			   "the kernel verifier rejected this probe");
 		return;
 	}
-	/* A large script's object has no line info (compiler/codegen.c,
-	 * lean_debug_info): the rejected program compiled again with it places
+	/* A large script's object has no line info (compiler/cg_emit.c,
+	 * cg_lean_debug_info): the rejected program compiled again with it places
 	 * the error; failing that, the place is the probe, and the sentence
 	 * says why. */
 	struct vf_explain full;
