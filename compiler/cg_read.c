@@ -1,8 +1,9 @@
 /*
- * cg_read.c - every read of traced memory is made here: bpf_probe_read_user,
- * _kernel, their _str forms and bpf_probe_read_str, called by cg_read()
- * alone (cg_helper() refuses them).  What a read does besides the call is
- * decided in this one place:
+ * cg_read.c - every read of traced memory goes through cg_read():
+ * bpf_probe_read_user, _kernel, their _str forms and bpf_probe_read_str
+ * (cg_helper() refuses them; cg_helper_raw() makes the bare call for
+ * cg_read and the sleepable arms cg_sleep.c builds for it).  What a read
+ * does besides the call is decided in this one place:
  *
  *   - in a uprobe, uretprobe or USDT program that may become sleepable, a
  *     user read is built twice, plain and faulting its pages in, and the
