@@ -31,7 +31,7 @@ LLVMValueRef cg_read_user(struct cg *g, LLVMValueRef addr, unsigned size)
 	 * leaves the upper bytes to clear. */
 	if (size < 8)
 		LLVMBuildStore(g->b, cg_const(g, 0), buf);
-	cg_helper(g, H_READ_USER, args, 3);
+	cg_read(g, H_READ_USER, args);
 	return LLVMBuildLoad2(g->b, g->i64, buf, "");
 }
 
@@ -50,7 +50,7 @@ static LLVMValueRef read_place(struct cg *g, const struct node *n, LLVMValueRef 
 	args[1] = cg_const(g, size > 8 ? 8 : size);
 	args[2] = LLVMBuildIntToPtr(g->b, addr, g->ptr, "");
 	LLVMBuildStore(g->b, cg_const(g, 0), buf);
-	cg_helper(g, H_READ_KERNEL, args, 3);
+	cg_read(g, H_READ_KERNEL, args);
 	return LLVMBuildLoad2(g->b, g->i64, buf, "");
 }
 
@@ -523,7 +523,7 @@ static LLVMValueRef read_aggregate(struct cg *g, struct node *n)
 		LLVMBuildIntToPtr(g->b, cg_place_addr(g, n), g->ptr, "") };
 
 	cg_memset0(g, buf, t->size ? t->size : 1);
-	cg_helper(g, sema_place_is_user(n) ? H_READ_USER : H_READ_KERNEL, args, 3);
+	cg_read(g, sema_place_is_user(n) ? H_READ_USER : H_READ_KERNEL, args);
 	return buf;
 }
 
@@ -870,7 +870,7 @@ static void store_pieces(struct cg *g, LLVMValueRef dst, const struct dw_loc *l,
 			LLVMValueRef args[3] = { cg_gep(g, dst, off), cg_const(g, sz),
 				LLVMBuildIntToPtr(g->b, run_prog(g, p->prog, p->n, site_addr(g), loc),
 						  g->ptr, "") };
-			cg_helper(g, H_READ_USER, args, 3);
+			cg_read(g, H_READ_USER, args);
 		} else if (piece_stored(p)) {
 			LLVMValueRef x = run_prog(g, p->prog, p->n, site_addr(g), loc);
 
@@ -898,7 +898,7 @@ static void store_var(struct cg *g, LLVMValueRef dst, const struct dw_var *v, st
 	} else if (l->kind == DWR_MEMORY) {
 		LLVMValueRef args[3] = { dst, cg_const(g, t->size),
 			LLVMBuildIntToPtr(g->b, run_prog(g, l->prog, l->n, site_addr(g), loc), g->ptr, "") };
-		cg_helper(g, H_READ_USER, args, 3);
+		cg_read(g, H_READ_USER, args);
 	} else if (l->kind == DWR_PIECES) {
 		store_pieces(g, dst, l, loc);
 	} else {
@@ -943,7 +943,7 @@ void cg_print_place(struct cg *g, int id, struct node *m)
 	LLVMBuildStore(g->b, cg_const(g, (uint64_t)id), rec);
 	LLVMValueRef args[3] = { cg_gep(g, rec, 8), cg_const(g, m->type->size),
 		LLVMBuildIntToPtr(g->b, cg_place_addr(g, m), g->ptr, "") };
-	cg_helper(g, H_READ_USER, args, 3);
+	cg_read(g, H_READ_USER, args);
 	cg_send(g, rec, 8 + size);
 }
 
@@ -1108,7 +1108,7 @@ static void zero_record(struct cg *g, LLVMValueRef rec, uint32_t size)
 		return;
 	}
 	LLVMValueRef args[3] = { rec, cg_const(g, size), LLVMConstNull(g->ptr) };
-	cg_helper(g, H_READ_KERNEL, args, 3);
+	cg_read(g, H_READ_KERNEL, args);
 }
 
 void cg_print_args(struct cg *g, int id, struct loc loc)

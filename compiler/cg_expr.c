@@ -528,7 +528,7 @@ static LLVMValueRef read_str(struct cg *g, int helper, LLVMValueRef src, uint32_
 	LLVMValueRef args[3] = { buf, cg_const(g, size), src };
 
 	cg_memset0(g, buf, size);
-	cg_helper(g, helper, args, 3);
+	cg_read(g, helper, args);
 	return buf;
 }
 
@@ -563,7 +563,7 @@ static LLVMValueRef field(struct cg *g, struct node *n)
 		LLVMValueRef buf = cg_alloca(g, t->size, "field");
 		LLVMValueRef args[3] = { buf, cg_const(g, t->size), cg_gep(g, g->ctxarg, f->offset) };
 
-		cg_helper(g, H_READ_KERNEL, args, 3);
+		cg_read(g, H_READ_KERNEL, args);
 		return buf;
 	}
 	if (t->kind == T_INT || t->kind == T_ENUM || t->kind == T_BOOL || t->kind == T_PTR) {

@@ -50,7 +50,7 @@ static LLVMValueRef read_kernel_u64(struct cg *g, LLVMValueRef addr)
 	LLVMValueRef buf = cg_alloca(g, 8, "kval");
 	LLVMValueRef args[3] = { buf, cg_const(g, 8), LLVMBuildIntToPtr(g->b, addr, g->ptr, "") };
 
-	cg_helper(g, H_READ_KERNEL, args, 3);
+	cg_read(g, H_READ_KERNEL, args);
 	return LLVMBuildLoad2(g->b, g->i64, buf, "");
 }
 
@@ -307,7 +307,7 @@ static void bytes_into(struct cg *g, struct node *a, LLVMValueRef dst, uint32_t 
 		if (sema_place_is_user(a))
 			helper = H_READ_USER;
 	}
-	cg_helper(g, helper, args, 3);
+	cg_read(g, helper, args);
 }
 
 /* n bytes (a run-time value, bounded by the caller) at the address v. */
@@ -319,7 +319,7 @@ static void bytes_at_n(struct cg *g, struct node *a, LLVMValueRef v, LLVMValueRe
 		    k == PK_UPROBE || k == PK_URETPROBE || k == PK_USDT;
 	LLVMValueRef args[3] = { dst, n, v };
 
-	cg_helper(g, user ? H_READ_USER : H_READ_KERNEL, args, 3);
+	cg_read(g, user ? H_READ_USER : H_READ_KERNEL, args);
 }
 
 /* count bytes at the address v of a's type (an integer or a pointer). */

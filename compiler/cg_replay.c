@@ -159,7 +159,7 @@ static void try_byte(struct cg *g, LLVMValueRef addr)
 	LLVMValueRef buf = cg_alloca(g, 8, "rpbyte");
 	LLVMValueRef args[3] = { buf, cg_const(g, 1), LLVMBuildIntToPtr(g->b, addr, g->ptr, "") };
 
-	cg_helper(g, H_READ_USER, args, 3);
+	cg_read(g, H_READ_USER, args);
 }
 
 /*

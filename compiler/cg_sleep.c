@@ -10,7 +10,7 @@
  * user memory is only known once its code is built, so every user read of
  * a uprobe, uretprobe or USDT program is built twice, each arm behind a
  * placeholder condition (a call of pr.slp), and its temporary heap behind
- * a placeholder pointer (pr.heap); when the function is complete,
+ * a placeholder pointer (pr.heap, cg_ir.c); when the function is complete,
  * cg_slp_end() settles both, and LLVM's passes drop the dead arm.
  *
  * Even where the kernel does not preempt BPF programs (PREEMPT_NONE), a
@@ -61,15 +61,6 @@ static bool kernel_sleepable_uprobes(void)
 		close(fd);
 	cached = fd >= 0;
 	return cached;
-}
-
-static LLVMValueRef placeholder(struct cg *g, const char *name, LLVMTypeRef ret)
-{
-	LLVMValueRef fn = LLVMGetNamedFunction(g->mod, name);
-
-	if (!fn)
-		fn = LLVMAddFunction(g->mod, name, LLVMFunctionType(ret, NULL, 0, 0));
-	return fn;
 }
 
 static void slp_keep(struct cg *g, LLVMValueRef call)
@@ -133,14 +124,14 @@ static LLVMValueRef sleepable_str(struct cg *g, LLVMValueRef *args)
 	return phi;
 }
 
-LLVMValueRef cg_slp_read(struct cg *g, int id, LLVMValueRef *args, int n)
+LLVMValueRef cg_slp_read(struct cg *g, int id, LLVMValueRef *args)
 {
-	if (!g->slp_cand || n != 3 || (id != H_READ_USER && id != H_READ_USER_STR))
+	if (!g->slp_cand || (id != H_READ_USER && id != H_READ_USER_STR))
 		return NULL;
 	g->slp_reads++;
 	LLVMValueRef mark = LLVMBuildCall2(g->b, LLVMFunctionType(LLVMInt1TypeInContext(g->ctx),
 					   NULL, 0, 0),
-					   placeholder(g, "pr.slp", LLVMInt1TypeInContext(g->ctx)),
+					   cg_placeholder(g, "pr.slp", LLVMInt1TypeInContext(g->ctx)),
 					   NULL, 0, "");
 	LLVMBasicBlockRef slp = cg_block(g, "sleepable"), plain = cg_block(g, "plain");
 	LLVMBasicBlockRef join = cg_block(g, "");
@@ -162,15 +153,6 @@ LLVMValueRef cg_slp_read(struct cg *g, int id, LLVMValueRef *args, int n)
 	LLVMValueRef phi = LLVMBuildPhi(g->b, g->i64, "");
 	LLVMAddIncoming(phi, vals, bbs, 2);
 	return phi;
-}
-
-LLVMValueRef cg_slp_heap_ptr(struct cg *g, LLVMBuilderRef eb)
-{
-	if (!g->slp_cand)
-		return NULL;
-	g->slp_heap_ph = LLVMBuildCall2(eb, LLVMFunctionType(g->ptr, NULL, 0, 0),
-					placeholder(g, "pr.heap", g->ptr), NULL, 0, "heap.ph");
-	return g->slp_heap_ph;
 }
 
 /* The task-local heap's map; its size is known once every function is

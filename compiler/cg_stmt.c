@@ -205,7 +205,7 @@ static void act_join(struct cg *g, struct node *n)
 		LLVMBasicBlockRef more = cg_block(g, "joinarg");
 
 		LLVMBuildStore(g->b, cg_const(g, 0), slot);
-		cg_helper(g, user ? H_READ_USER : H_READ_KERNEL, args, 3);
+		cg_read(g, user ? H_READ_USER : H_READ_KERNEL, args);
 		LLVMValueRef p = LLVMBuildLoad2(g->b, g->i64, slot, "");
 		LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntEQ, p, cg_const(g, 0), ""), done,
 				more);
@@ -213,7 +213,7 @@ static void act_join(struct cg *g, struct node *n)
 		LLVMValueRef sargs[3] = { cg_gep(g, rec, 16 + (uint64_t)i * PR_JOIN_ARGSZ),
 					  cg_const(g, PR_JOIN_ARGSZ),
 					  LLVMBuildIntToPtr(g->b, p, g->ptr, "") };
-		cg_helper(g, user ? H_READ_USER_STR : H_READ_KERNEL_STR, sargs, 3);
+		cg_read(g, user ? H_READ_USER_STR : H_READ_KERNEL_STR, sargs);
 		LLVMBuildStore(g->b, cg_const(g, (uint64_t)i + 1), cg_gep(g, rec, 8));
 	}
 	LLVMBuildBr(g->b, done);
@@ -253,7 +253,7 @@ static void read_str(struct cg *g, const struct node *a, LLVMValueRef src, LLVMV
 {
 	LLVMValueRef args[3] = { dst, cg_const(g, size), src };
 
-	cg_helper(g, str_helper(g, a->type), args, 3);
+	cg_read(g, str_helper(g, a->type), args);
 }
 
 static LLVMValueRef call_str(struct cg *g, struct node *n)
@@ -268,7 +268,7 @@ static LLVMValueRef call_str(struct cg *g, struct node *n)
 		args[0] = buf;
 		args[1] = cg_const(g, size);
 		args[2] = cg_place_addr(g, a);
-		cg_helper(g, sema_place_is_user(a) ? H_READ_USER_STR : H_READ_KERNEL_STR, args, 3);
+		cg_read(g, sema_place_is_user(a) ? H_READ_USER_STR : H_READ_KERNEL_STR, args);
 		return buf;
 	}
 	v = cg_expr(g, a);

@@ -28,7 +28,7 @@ static LLVMValueRef read_regs(struct cg *g, LLVMValueRef dst, unsigned off, unsi
 {
 	LLVMValueRef a[3] = { dst, cg_const(g, size), cg_gep(g, g->sys_regs, off) };
 
-	return LLVMBuildICmp(g->b, LLVMIntEQ, cg_helper(g, H_READ_KERNEL, a, 3), cg_const(g, 0), "");
+	return LLVMBuildICmp(g->b, LLVMIntEQ, cg_read(g, H_READ_KERNEL, a), cg_const(g, 0), "");
 }
 
 /* The site of syscall nr: sys_site as a .rodata table of u16, 0xffff for none. */

@@ -223,7 +223,8 @@ static LLVMValueRef lookup0(struct ub *u, LLVMValueRef map, LLVMValueRef zero)
 }
 
 /* Reads n bytes at the user (or kernel) address src into dst; the
- * helper's result (0 or a negative errno). */
+ * helper's result (0 or a negative errno).  Not through cg_read(): a
+ * failed read ends the walk, it is not a fault to count (cg_read.c). */
 static LLVMValueRef rd(struct ub *u, bool user, LLVMValueRef dst, unsigned n, LLVMValueRef src)
 {
 	LLVMValueRef a[3] = { dst, LLVMConstInt(u->g->i32, n, 0), src };

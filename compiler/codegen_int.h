@@ -1,6 +1,13 @@
 /*
- * codegen_int.h - what the code generator's files (codegen.c and every
- * cg_*.c) share, and only they: the generation context and the IR helpers.
+ * codegen_int.h - what the code generator's files (codegen.c and cg_*.c)
+ * share: the generation context, struct cg, and each file's functions,
+ * in sections by file.  Included by them alone.
+ *
+ * Layers: cg_ir.c (the toolbox) calls no other cg_ file; cg_maps.c calls
+ * cg_ir.c alone; the rest may call each other (a statement may need a new
+ * function, a callback, a companion program, and a function needs
+ * statements); codegen.c drives them and cg_emit.c turns the module into
+ * a BPF ELF.
  *
  * Value convention: an expression of an integer-like type (T_INT, T_BOOL,
  * T_ENUM, T_PTR, T_STACK, T_KSYM) yields an i64, sign- or zero-extended
@@ -108,7 +115,7 @@ struct cg {
 	int slp_reads;
 	LLVMValueRef *slp_marks;    /* placeholder conditions of its reads */
 	int nslp_marks, capslp_marks;
-	LLVMValueRef slp_heap_ph;   /* placeholder heap pointer */
+	LLVMValueRef slp_heap_ph;   /* placeholder heap pointer (cg_heap_ptr) */
 	uint32_t heap_hw;           /* its largest heap_off */
 	LLVMValueRef task_heap;     /* placeholder of the task-local heap map */
 	uint32_t task_heap_size;
@@ -133,22 +140,16 @@ struct cg_fnstate {
 	bool slp_cand;
 };
 
-/* codegen.c */
-/* A bpf_for_each_map_elem() callback (map, key, value, ctx) -> 0 to go on,
- * 1 to stop, built with g's usual state (no probe ctx: g->ctxarg is NULL;
- * heap temporaries after the caller's); cg_callback_end finishes it and
- * gives the caller's state back.  Returns the function. */
-LLVMValueRef cg_callback_begin(struct cg *g, struct cg_fnstate *st, const char *name,
-			       struct loc at);
-void cg_callback_end(struct cg *g, struct cg_fnstate *st);
+/* ---- cg_ir.c: the toolbox; it calls no other cg_ file ---- */
 void cg_error(struct cg *g, struct loc loc, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 void cg_at(struct cg *g, const struct node *n);
 LLVMValueRef cg_const(struct cg *g, uint64_t v);
+/* A BPF helper call, of any helper but a memory read (cg_read). */
 LLVMValueRef cg_helper(struct cg *g, int id, LLVMValueRef *args, int n);
-/* The call alone: no fault counting, never made sleepable. */
+/* The call alone, reads too: no fault counting, never made sleepable
+ * (cg_read and the sleepable arms it builds). */
 LLVMValueRef cg_helper_raw(struct cg *g, int id, LLVMValueRef *args, int n);
-LLVMValueRef cg_percpu_heap_lookup(struct cg *g);
 /* A temporary: valid until the enclosing statement ends (cg_tmp_release). */
 LLVMValueRef cg_alloca(struct cg *g, uint32_t size, const char *name);
 /* A slot alive for the whole probe hit (scratch variables). */
@@ -164,55 +165,99 @@ void cg_memcpy(struct cg *g, LLVMValueRef dst, LLVMValueRef src, uint32_t size);
 LLVMBasicBlockRef cg_block(struct cg *g, const char *name);
 /* Branches on v != 0 into a new block and returns the block for "else". */
 LLVMBasicBlockRef cg_if(struct cg *g, LLVMValueRef v, const char *name);
-/* Returns 0 from the program unless (v != 0) == want. */
-void cg_ret0_unless(struct cg *g, LLVMValueRef v, bool want);
 LLVMValueRef cg_store_const_str(struct cg *g, const char *s, size_t len, uint32_t size);
+/* Debug info: a basic type, a pointer to t (NULL: void *), a global's
+ * (libbpf reads a section's variables from it, BTF DATASEC). */
+LLVMMetadataRef cg_di_basic(struct cg *g, const char *name, unsigned bits, unsigned enc);
+LLVMMetadataRef cg_di_ptr(struct cg *g, LLVMMetadataRef t);
+void cg_di_global(struct cg *g, LLVMValueRef gv, const char *name, uint32_t size);
+/* The BPF ISA functions and the target machine are built for: "v3" or "v4". */
+const char *cg_bpf_cpu(void);
+/* A BTF-defined map: a global in .maps with the debug info libbpf reads. */
+LLVMValueRef cg_map_define(struct cg *g, const char *name, int type, uint32_t max,
+			   uint32_t key_size, uint32_t value_size);
+/* A function whose calls stand for values settled at the function's end. */
+LLVMValueRef cg_placeholder(struct cg *g, const char *name, LLVMTypeRef ret);
+LLVMValueRef cg_percpu_heap_lookup(struct cg *g);
+/* This hit's heap of temporaries: per-CPU, or in a function that may
+ * become sleepable a placeholder (slp_heap_ph) that cg_slp_end settles. */
+LLVMValueRef cg_heap_ptr(struct cg *g);
+
+/* ---- cg_maps.c: the object's maps and globals; calls cg_ir.c alone ---- */
+/* The script's maps (program.h's pr_map and their BTF-defined globals). */
+int cg_define_maps(struct cg *g);
 LLVMValueRef cg_ringbuf(struct cg *g);
 /* Sends the record at rec (size bytes) to the ring buffer; one that finds
  * no room is counted as lost. */
 void cg_send(struct cg *g, LLVMValueRef rec, uint32_t size);
 #define RINGBUF_BIG   (1u << 22)
 #define RINGBUF_SMALL (1u << 18)
+/* The ring buffer's size, once every record is known (cg_send). */
+void cg_size_ringbuf(struct cg *g);
 LLVMValueRef cg_stackmap(struct cg *g);
 LLVMValueRef cg_config(struct cg *g);
-LLVMValueRef cg_heap_ptr(struct cg *g);
 /* Loss counters (pr_counters in .bss): slots of program.h's counters. */
 enum { CG_LOST = PR_LOST, CG_DROPS = PR_DROPS, CG_FAULTS = PR_FAULTS,
        CG_EXIT = PR_EXIT, CG_ABSENT = PR_ABSENT,
        CG_NOENTRY = PR_NOENTRY, CG_NOCALLSITE = PR_NOCALLSITE, CG_NCOUNTERS = PR_NCOUNTERS };
 void cg_counters(struct cg *g);
-LLVMValueRef cg_rodata(struct cg *g, const char *name, const void *data, uint32_t size);
 void cg_count(struct cg *g, int slot);
 void cg_flag(struct cg *g, int slot);
-void cg_comm_into(struct cg *g, LLVMValueRef dst);
+/* A read's result rc: a fault (rc < 0) is counted in CG_FAULTS. */
+void cg_count_fault(struct cg *g, LLVMValueRef rc);
+/* A per-site value known only once this site's code is made (the action
+ * its print(args) prints through): a load by cookie from the function's
+ * next late table, filled when every site of the probe is generated
+ * (codegen.c, gen_shared).  A constant outside shared sites. */
+LLVMValueRef cg_site_late(struct cg *g, uint64_t val);
+/* Every late table of the probe just made gets the values of its nsites sites. */
+void cg_sitetab_fill(struct cg *g, int nsites);
+LLVMValueRef cg_rodata(struct cg *g, const char *name, const void *data, uint32_t size);
 LLVMValueRef cg_pid_tgid(struct cg *g);
-LLVMValueRef cg_arith(struct cg *g, int op, LLVMValueRef a, LLVMValueRef b, bool sgn);
-LLVMValueRef cg_map_define(struct cg *g, const char *name, int type, uint32_t max,
-			   uint32_t key_size, uint32_t value_size);
+
+/* ---- cg_read.c: every read of traced memory ---- */
+/* The read helper id (H_READ_*, H_PROBE_READ_STR) of args (dst, size,
+ * src), with the program's read policy: sleepable at a uprobe that may
+ * sleep, the replay flag during a syscall entry's trial reads, else a
+ * fault counted.  Returns the helper's result. */
+LLVMValueRef cg_read(struct cg *g, int id, LLVMValueRef args[3]);
+
+/* ---- codegen.c: functions, probe bodies, programs shared by sites ---- */
+/* A bpf_for_each_map_elem() callback (map, key, value, ctx) -> 0 to go on,
+ * 1 to stop, built with g's usual state (no probe ctx: g->ctxarg is NULL;
+ * heap temporaries after the caller's); cg_callback_end finishes it and
+ * gives the caller's state back.  Returns the function. */
+LLVMValueRef cg_callback_begin(struct cg *g, struct cg_fnstate *st, const char *name,
+			       struct loc at);
+void cg_callback_end(struct cg *g, struct cg_fnstate *st);
+LLVMValueRef cg_callback_fn(struct cg *g, const char *name, int n, const char *const *pnames,
+			    LLVMMetadataRef *sp);
+/* bpf_for_each_map_elem()'s callback that counts the elements (len()). */
+LLVMValueRef cg_count_callback(struct cg *g);
 /* A BPF function of the object that no script probe asked for (entry
  * companions); `at` gives its debug location.  Returns its pr_prog, to
  * which the caller gives a probe. */
 struct pr_prog *cg_func_begin(struct cg *g, const char *name, const char *sec, struct loc at);
-/* A new action in the program's table (cg_stmt.c); *id is its index. */
-struct pr_action *action_new(struct cg *g, enum pr_action_kind k, const char *fmt,
-			     struct loc loc, int *id);
-/* The setup uprobes of the watchpoint:FUNC+argN probes (cg_watch.c). */
-void cg_watch_setups(struct cg *g);
-/* unwatch(addr): an ACT_UNWATCH record (cg_watch.c). */
-void cg_unwatch(struct cg *g, LLVMValueRef addr, struct loc loc);
 void cg_func_end(struct cg *g);
-LLVMValueRef cg_callback_fn(struct cg *g, const char *name, int n, const char *const *pnames,
-			    LLVMMetadataRef *sp);
+/* Returns 0 from the program unless (v != 0) == want. */
+void cg_ret0_unless(struct cg *g, LLVMValueRef v, bool want);
+/* Return 0 once exit() has run (the exit flag in counters). */
+void cg_skip_after_exit(struct cg *g);
+/* A probe's predicate (return 0 when false) and its body. */
+void cg_probe_body(struct cg *g, struct node *pn);
 
-/* cg_unwind.c: `ustack` unwound through CFI in the kernel (program.h's
- * pr_uw_row tables); NULL where it cannot be (no kernel BTF, BEGIN/END):
- * then the caller uses bpf_get_stackid.  The value is a T_STACK's. */
-LLVMValueRef cg_ustack_cfi(struct cg *g, unsigned frames);
-/* The stack map of stacks cut to frames frames ("stacks_N", FMT's
- * stack_n_fds), NULL for whole stacks (cg_stackmap). */
-LLVMValueRef cg_stackmap_n(struct cg *g, unsigned frames);
+/* ---- cg_emit.c: the module, the target machine, passes, emission ---- */
+/* The LLVM module of a script, its debug-info compile unit, its license. */
+void cg_module_init(struct cg *g, const struct source *src);
+void cg_add_license(struct cg *g);
+/* Drops probe functions' debug info above the BTF writer's budget. */
+void cg_lean_debug_info(struct cg *g);
+/* The O2 pipeline and the BPF ELF in memory (or the object cache's). */
+int cg_emit(struct cg *g, unsigned dump);
+/* --dump bpf: the program sections disassembled. */
+void cg_dump_bpf(const struct program *p);
 
-/* cg_expr.c */
+/* ---- cg_expr.c: expressions ---- */
 LLVMValueRef cg_expr(struct cg *g, struct node *n);
 /* size bytes of the program's context at off, as an i64 (zero-extended). */
 LLVMValueRef cg_ctx_load(struct cg *g, unsigned off, unsigned size);
@@ -234,21 +279,35 @@ struct cg_var *cg_var(struct cg *g, const char *name, const struct type *t);
  * limit bytes; else 0. */
 LLVMValueRef cg_str_eq_n(struct cg *g, LLVMValueRef a, const struct type *ta, LLVMValueRef b,
 			 const struct type *tb, uint64_t limit);
-
-/* codegen.c: return 0 once exit() has run (the exit flag in counters). */
-void cg_skip_after_exit(struct cg *g);
-/* codegen.c: a probe's predicate (return 0 when false) and its body. */
-void cg_probe_body(struct cg *g, struct node *pn);
-
-/* cg_expr.c: the value of ustack/kstack of type t (its frames: cg_ustack_cfi). */
+LLVMValueRef cg_arith(struct cg *g, int op, LLVMValueRef a, LLVMValueRef b, bool sgn);
+void cg_comm_into(struct cg *g, LLVMValueRef dst);
+/* The value of ustack/kstack of type t (its frames: cg_ustack_cfi). */
 LLVMValueRef cg_stack_id(struct cg *g, const struct type *t);
 
-/* cg_func.c: builtins and functions of bpftrace's that cg_expr and
- * cg_stmt do not handle themselves; NULL for a name that is not one. */
+/* ---- cg_stmt.c: statements, calls, aggregations, actions ---- */
+void cg_block_stmts(struct cg *g, struct node *blk);
+void cg_stmt(struct cg *g, struct node *n);
+/* ++/-- on a map or $variable; the value is the new one for ++x, the old
+ * one for x++, as in C and bpftrace. */
+LLVMValueRef cg_incdec(struct cg *g, struct node *n);
+LLVMValueRef cg_call(struct cg *g, struct node *n);
+/* A new action in the program's table; *id is its index. */
+struct pr_action *action_new(struct cg *g, enum pr_action_kind k, const char *fmt,
+			     struct loc loc, int *id);
+/* The action id just made (the last), or an identical one made for another
+ * site of a probe whose sites may share programs. */
+int cg_action_reuse(struct cg *g, int id);
+
+/* ---- cg_func.c: builtins and functions of bpftrace's that cg_expr and
+ * cg_stmt do not handle themselves; NULL for a name that is not one ---- */
 LLVMValueRef cg_func_ident(struct cg *g, struct node *n);
 LLVMValueRef cg_func_call(struct cg *g, struct node *n);
+/* In a program that sites share: val(site, arg) of the site whose cookie
+ * the program runs with, from a table. */
+LLVMValueRef cg_site_value(struct cg *g, const char *name,
+			   uint64_t (*val)(const struct probe_site *s, int arg), int arg);
 
-/* cg_dwarf.c */
+/* ---- cg_dwarf.c: DWARF and USDT variables ---- */
 LLVMValueRef cg_read_user(struct cg *g, LLVMValueRef addr, unsigned size);
 bool cg_is_dwarf_var(struct cg *g, const struct node *n);
 /* The user address of a place (DWARF variable in memory, field, element, *p). */
@@ -258,67 +317,59 @@ LLVMValueRef cg_place_value(struct cg *g, struct node *n);
 /* print(args) at a uprobe site: fills action id (an ACT_PRINTF) with a
  * "{ .name = %s, ... }" format of the site's variables and emits them. */
 void cg_print_args(struct cg *g, int id, struct loc loc);
-/* The action id just made (the last), or an identical one made for another
- * site of a probe whose sites may share programs (cg_stmt.c). */
-int cg_action_reuse(struct cg *g, int id);
-/* In a program that sites share: val(site, arg) of the site whose cookie
- * the program runs with, from a table (cg_func.c). */
-/* A per-site value known only once this site's code is made (the action
- * its print(args) prints through): a load by cookie from the function's
- * next late table, filled when every site of the probe is generated
- * (codegen.c, gen_shared).  A constant outside shared sites. */
-LLVMValueRef cg_site_late(struct cg *g, uint64_t val);
-LLVMValueRef cg_site_value(struct cg *g, const char *name,
-			   uint64_t (*val)(const struct probe_site *s, int arg), int arg);
 /* print(*p) of a struct or array in traced-program memory: action id (an
  * ACT_PRINTV) gets a copy of it. */
 void cg_print_place(struct cg *g, int id, struct node *m);
 /* After every script function: the entry companions DWL_ENTRY_VALUE asked for. */
 int cg_entry_companions(struct cg *g);
 
-/* cg_syscall.c: a program on raw_syscalls for a syscalls:* wildcard
- * (syscalls.h).  The prologue returns at once for a syscall that is not a
- * site, and keeps its number, site and registers for the two below. */
+/* ---- cg_unwind.c: `ustack` unwound through CFI in the kernel (program.h's
+ * pr_uw_row tables) ---- */
+/* NULL where it cannot be (no kernel BTF, BEGIN/END): then the caller uses
+ * bpf_get_stackid.  The value is a T_STACK's. */
+LLVMValueRef cg_ustack_cfi(struct cg *g, unsigned frames);
+/* The stack map of stacks cut to frames frames ("stacks_N", FMT's
+ * stack_n_fds), NULL for whole stacks (cg_stackmap). */
+LLVMValueRef cg_stackmap_n(struct cg *g, unsigned frames);
+
+/* ---- cg_syscall.c: a program on raw_syscalls for a syscalls:* wildcard
+ * (syscalls.h) ---- */
+/* The prologue returns at once for a syscall that is not a site, and keeps
+ * its number, site and registers for the two below. */
 void cg_sys_prologue(struct cg *g);
 /* A field of the syscall's tracepoint: __syscall_nr, an argument, ret. */
 LLVMValueRef cg_sys_field(struct cg *g, const struct field *f, const struct type *t);
 /* The `probe` builtin: this site's name, size bytes, in .rodata: read-only. */
 LLVMValueRef cg_sys_probe_name(struct cg *g, uint32_t size);
 
-/* cg_formap.c: for ($kv : @m) */
+/* ---- cg_formap.c: for ($kv : @m) ---- */
 void cg_for_map(struct cg *g, struct node *n);
 
-/* cg_sleep.c: user reads at uprobes that fault pages in where the kernel
- * has sleepable uprobe programs. */
+/* ---- cg_watch.c: watchpoint:FUNC+argN ---- */
+/* The setup uprobes of the watchpoint:FUNC+argN probes. */
+void cg_watch_setups(struct cg *g);
+/* unwatch(addr): an ACT_UNWATCH record. */
+void cg_unwatch(struct cg *g, LLVMValueRef addr, struct loc loc);
+
+/* ---- cg_sleep.c: user reads at uprobes that fault pages in where the
+ * kernel has sleepable uprobe programs ---- */
 void cg_slp_begin(struct cg *g);
 /* The read (H_READ_USER or _STR) built for both cases, or NULL when the
- * function is not a candidate or id is another helper. */
-LLVMValueRef cg_slp_read(struct cg *g, int id, LLVMValueRef *args, int n);
-/* A placeholder heap pointer built with eb, or NULL if not a candidate. */
-LLVMValueRef cg_slp_heap_ptr(struct cg *g, LLVMBuilderRef eb);
+ * function is not a candidate or id is another helper (cg_read). */
+LLVMValueRef cg_slp_read(struct cg *g, int id, LLVMValueRef *args);
 /* At the end of a function: decides, settles the placeholders, returns
  * whether the program is sleepable. */
 bool cg_slp_end(struct cg *g);
 /* After every function: defines the task-local heap map if one is used. */
 void cg_slp_finish(struct cg *g);
 
-/* cg_replay.c: a sys_enter_* hit whose str() of an argument faults is
- * kept and run at the matching sys_exit_*. */
+/* ---- cg_replay.c: a sys_enter_* hit whose str() of an argument faults is
+ * kept and run at the matching sys_exit_* ---- */
 bool cg_rp_wanted(const struct node *pn, const struct probe *p);
 /* The companion on the sys_exit_* event; built before the enter's. */
 void cg_rp_exit(struct cg *g, struct node *pn, const struct probe *p, int idx);
 /* At the start of the enter's function: the trial reads, the keeping. */
 void cg_rp_enter(struct cg *g, struct node *pn, int idx);
 void cg_rp_fault(struct cg *g, LLVMValueRef rc);
-
-/* cg_stmt.c */
-void cg_block_stmts(struct cg *g, struct node *blk);
-void cg_stmt(struct cg *g, struct node *n);
-/* ++/-- on a map or $variable; the value is the new one for ++x, the old
- * one for x++, as in C and bpftrace. */
-LLVMValueRef cg_incdec(struct cg *g, struct node *n);
-LLVMValueRef cg_call(struct cg *g, struct node *n);
-/* bpf_for_each_map_elem()'s callback that counts the elements (len()). */
-LLVMValueRef cg_count_callback(struct cg *g);
 
 #endif

@@ -21,6 +21,7 @@
 #include "dwarf_fidx.h"
 #include "dwarf_spec.h"
 #include "dwarf_var.h"
+#include "dwarf_walk.h"
 #include "probe.h"
 
 struct lr;
@@ -196,12 +197,12 @@ static int funclines_cb(Dwarf_Die *d, void *arg)
 	Dwarf_Addr addr;
 
 	if (dwarf_tag(d) != DW_TAG_inlined_subroutine)
-		return DWS_CONT;
+		return DWW_CONT;
 	const char *f = call_file(d, &fl->r->cu);
 	int l = attr_int(d, DW_AT_call_line);
 	if (f && l > 0 && dws_entrypc(d, &addr) == 0 && (fl->ret = fl->fn(fl->r, f, l, addr)))
-		return DWS_END;
-	return fl->recursive ? DWS_CONT : DWS_SIBLING;
+		return DWW_END;
+	return fl->recursive ? DWW_CONT : DWW_SIBLING;
 }
 
 static int walk_funclines(struct rs *r, Dwarf_Die *sp, bool recursive, line_fn fn)
@@ -214,7 +215,7 @@ static int walk_funclines(struct rs *r, Dwarf_Die *sp, bool recursive, line_fn f
 	if (f && dwarf_decl_line(sp, &l) == 0 && dws_entrypc(sp, &addr) == 0 &&
 	    (fl.ret = fn(r, f, l, addr)))
 		return fl.ret;
-	dws_walk_children(sp, funclines_cb, &fl);
+	dww_walk_children(sp, funclines_cb, &fl);
 	return fl.ret;
 }
 
@@ -296,9 +297,9 @@ static int find_inline_cb(Dwarf_Die *d, void *arg)
 	if (dwarf_tag(d) == DW_TAG_inlined_subroutine && dwarf_haspc(d, ia->addr) == 1) {
 		ia->found = *d;
 		ia->ok = true;
-		return DWS_END;
+		return DWW_END;
 	}
-	return DWS_CONT;
+	return DWW_CONT;
 }
 
 /* perf's cu_walk_functions_at: the real function at addr, then each
@@ -312,7 +313,7 @@ static int functions_at(struct dw_mod *m, Dwarf_Die *cu, uint64_t addr, Dwarf_Di
 		return 0;
 	for (n = 1; n < max; n++) {
 		struct inline_at ia = { addr, { 0 }, false };
-		dws_walk_children(&out[n - 1], find_inline_cb, &ia);
+		dww_walk_children(&out[n - 1], find_inline_cb, &ia);
 		if (!ia.ok)
 			break;
 		out[n] = ia.found;
@@ -645,14 +646,14 @@ static int instance_cb(Dwarf_Die *d, void *arg)
 
 	if (!is_func_instance(d) || !dwarf_attr(d, DW_AT_abstract_origin, &a) ||
 	    !dwarf_formref_die(&a, &o) || o.addr != w->origin)
-		return DWS_CONT;
+		return DWW_CONT;
 	if (redundant(d, &o))
-		return DWS_CONT;
+		return DWW_CONT;
 	if (w->r->sp->lazy)
 		w->ret = find_lazy(w->r, d);
 	else if (dws_entrypc(d, &addr) == 0 && addr)
 		func_site(w->r, d, addr);
-	return w->ret ? DWS_END : DWS_CONT;
+	return w->ret ? DWW_END : DWW_CONT;
 }
 
 static void search_func(struct rs *r, Dwarf_Die *sp)
@@ -678,7 +679,7 @@ static void search_func(struct rs *r, Dwarf_Die *sp)
 			func_site(r, sp, addr);
 	} else {
 		struct inst_walk w = { r, sp->addr, 0 };
-		dws_walk_children(&r->cu, instance_cb, &w);
+		dww_walk_children(&r->cu, instance_cb, &w);
 	}
 }
 
@@ -1036,7 +1037,7 @@ static int lr_inst_cb(Dwarf_Die *d, void *arg)
 	if (is_func_instance(d) && dwarf_attr(d, DW_AT_abstract_origin, &a) &&
 	    dwarf_formref_die(&a, &o) && o.addr == w->origin && !redundant(d, &o))
 		walk_lines(w->r, d, lr_cb);
-	return DWS_CONT;
+	return DWW_CONT;
 }
 
 static int lr_func_cb(Dwarf_Die *sp, void *arg)
@@ -1056,7 +1057,7 @@ static int lr_func_cb(Dwarf_Die *sp, void *arg)
 		walk_lines(r, sp, lr_cb);
 	} else {
 		struct inst_walk w = { r, sp->addr, 0 };
-		dws_walk_children(&r->cu, lr_inst_cb, &w);
+		dww_walk_children(&r->cu, lr_inst_cb, &w);
 	}
 	r->failed = 1;  /* not an error: the function is found, stop looking */
 	return DWARF_CB_ABORT;

@@ -3,7 +3,7 @@
  * subprogram's address ranges, sorted by start, searched by bisection.
  */
 #include "dwarf_fidx.h"
-#include "dwarf_spec.h"
+#include "dwarf_walk.h"
 
 #include <dwarf.h>
 #include <stdlib.h>
@@ -132,9 +132,9 @@ static int loclist_cb(Dwarf_Die *d, void *arg)
 {
 	if (has_loclist(d)) {
 		*(bool *)arg = true;
-		return DWS_END;
+		return DWW_END;
 	}
-	return DWS_CONT;
+	return DWW_CONT;
 }
 
 bool dwf_optimized(struct dwf_cache **c, Dwarf_Die *cu)
@@ -143,7 +143,7 @@ bool dwf_optimized(struct dwf_cache **c, Dwarf_Die *cu)
 
 	if (x->optimized < 0) {
 		bool opt = false;
-		dws_walk_children(cu, loclist_cb, &opt);
+		dww_walk_children(cu, loclist_cb, &opt);
 		x->optimized = opt;
 	}
 	return x->optimized;

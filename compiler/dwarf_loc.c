@@ -883,25 +883,6 @@ void dwl_loc_free(struct dw_loc *l)
 	memset(l, 0, sizeof(*l));
 }
 
-static const char *const regnames[17] = {
-	"ax", "dx", "cx", "bx", "si", "di", "bp", "sp",
-	"r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15", "ip",
-};
-/* struct pt_regs offsets (x86-64) in DWARF register order. */
-static const int regoffs[17] = {
-	80, 96, 88, 40, 104, 112, 32, 152, 72, 64, 56, 48, 24, 16, 8, 0, 128,
-};
-
-int dw_reg_ptregs_offset(int regno)
-{
-	return regno >= 0 && regno < 17 ? regoffs[regno] : -1;
-}
-
-const char *dw_reg_name(int regno)
-{
-	return regno >= 0 && regno < 17 ? regnames[regno] : "?";
-}
-
 static void print_prog(FILE *out, const struct dwl_insn *v, int n)
 {
 	static const char *const names[] = {

@@ -520,20 +520,3 @@ const char *dws_decl_file(Dwarf_Die *d)
 		return f;
 	return dwarf_filesrc(files, 0, NULL, NULL);
 }
-
-/* perf's die_find_child: depth first, fn says whether to enter a DIE. */
-int dws_walk_children(Dwarf_Die *parent, dws_walk_fn fn, void *arg)
-{
-	Dwarf_Die d;
-
-	if (dwarf_child(parent, &d) != 0)
-		return 0;
-	do {
-		int r = fn(&d, arg);
-		if (r == DWS_END)
-			return 1;
-		if (r == DWS_CONT && dws_walk_children(&d, fn, arg))
-			return 1;
-	} while (dwarf_siblingof(&d, &d) == 0);
-	return 0;
-}

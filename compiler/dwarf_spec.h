@@ -51,11 +51,6 @@ int dws_tailcmp(const char *a, const char *b);
 /* The real (not inlined) function of cu (a unit of m) containing addr. */
 bool dws_realfunc(struct dw_mod *m, Dwarf_Die *cu, uint64_t addr, Dwarf_Die *out);
 int dws_entrypc(Dwarf_Die *d, Dwarf_Addr *addr);
-/* What a dws_walk_children callback wants next. */
-enum { DWS_CONT, DWS_SIBLING, DWS_END };
-typedef int (*dws_walk_fn)(Dwarf_Die *d, void *arg);
-/* Visits the DIEs under parent; returns 1 if fn ended the walk. */
-int dws_walk_children(Dwarf_Die *parent, dws_walk_fn fn, void *arg);
 /* dwarf_decl_file, also for DWARF 5's file 0. */
 const char *dws_decl_file(Dwarf_Die *d);
 /* The CU containing addr, with or without .debug_aranges. */

@@ -15,6 +15,7 @@
 #include "dwarf_loc.h"
 #include "dwarf_spec.h"
 #include "dwarf_type.h"
+#include "dwarf_walk.h"
 #include "types.h"
 
 struct dw_probe {
@@ -84,19 +85,19 @@ static int collect_cb(Dwarf_Die *d, void *arg)
 		make_var(p, d, c->ctx, v);
 		v->in_inline = c->in_inline;
 		v->in_outer = c->stop != 0;
-		return DWS_SIBLING;
+		return DWW_SIBLING;
 	}
 	if (dwarf_haspc(d, c->ctx->addr) != 1)
-		return DWS_SIBLING;
+		return DWW_SIBLING;
 	if (tag == DW_TAG_lexical_block)
-		return DWS_CONT;
+		return DWW_CONT;
 	if (tag == DW_TAG_inlined_subroutine && c->stop)
-		return dwarf_dieoffset(d) == c->stop ? DWS_SIBLING : DWS_CONT;
+		return dwarf_dieoffset(d) == c->stop ? DWW_SIBLING : DWW_CONT;
 	if (tag == DW_TAG_inlined_subroutine) {
 		struct collect inner = { p, c->ctx, true, 0 };
-		dws_walk_children(d, collect_cb, &inner);
+		dww_walk_children(d, collect_cb, &inner);
 	}
-	return DWS_SIBLING;
+	return DWW_SIBLING;
 }
 
 /* An inlined or out-of-line copy may drop a parameter or local entirely:
@@ -156,10 +157,10 @@ static void build_locals(struct dw_probe *p)
 	 * a name. */
 	if (dwarf_dieoffset(&scope) != dwarf_dieoffset(&sp)) {
 		struct collect o = { p, &ctx, false, dwarf_dieoffset(&scope) };
-		dws_walk_children(&sp, collect_cb, &o);
+		dww_walk_children(&sp, collect_cb, &o);
 	}
 	struct collect c = { p, &ctx, false, 0 };
-	dws_walk_children(&scope, collect_cb, &c);
+	dww_walk_children(&scope, collect_cb, &c);
 	add_abstract(p, &scope, &ctx);
 	struct dw_var *v = malloc((p->nlocals ? p->nlocals : 1) * sizeof(*v));
 	int k = 0;

@@ -148,7 +148,7 @@ struct program {
 	char *counters_map_name;  /* ".bss", one u64 array indexed by PR_LOST.. */
 	const struct source *src; /* for verifier messages */
 	bool no_exit_print;       /* config print_maps_on_exit = false: no maps at exit */
-	bool lean_btf;            /* no line info (too many probes and maps, codegen.c) */
+	bool lean_btf;            /* no line info (too many probes and maps, cg_emit.c) */
 	const char *keep_debug;   /* a lean compile keeps this program's line info */
 };
 

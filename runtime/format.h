@@ -23,7 +23,7 @@ struct fmt_buf {
 struct sym;
 
 /* Frames in one entry of the stack map (its value is this many u64s, as
- * codegen.c defines it). */
+ * compiler/cg_maps.c defines it). */
 #define FMT_MAX_FRAMES 127
 /* Inlined functions shown at one pc of a user stack, at most. */
 #define FMT_MAX_INLINED 16

@@ -51,48 +51,6 @@ int ld_map_fd(struct bpf_object *o, const char *name)
 	return m ? bpf_map__fd(m) : -1;
 }
 
-/* A log line worth showing: not the statistics the verifier appends. */
-static bool ld_meaningful(const char *s, size_t n)
-{
-	if (!n)
-		return false;
-	static const char *const skip[] = { "processed ", "verification time",
-					    "stack depth", "-- END PROG LOAD LOG --" };
-	for (size_t i = 0; i < sizeof(skip) / sizeof(*skip); i++)
-		if (!strncmp(s, skip[i], strlen(skip[i])))
-			return false;
-	return true;
-}
-
-int ld_log_line(const char *log, char **msg)
-{
-	int line = 0;
-	const char *last = NULL;
-	size_t lastn = 0;
-
-	for (const char *s = log; s && *s;) {
-		const char *e = strchr(s, '\n');
-		size_t n = e ? (size_t)(e - s) : strlen(s);
-		if (n > 2 && s[0] == ';') {
-			/* "; <source text> @ FILE:LINE": the number after the last ':' */
-			const char *at = NULL;
-			for (const char *p = s; p + 2 < s + n; p++)
-				if (!strncmp(p, " @ ", 3))
-					at = p;
-			const char *colon = at ? memrchr(at, ':', (size_t)(s + n - at)) : NULL;
-			if (colon && atoi(colon + 1) > 0)
-				line = atoi(colon + 1);
-		} else if (ld_meaningful(s, n)) {
-			last = s;
-			lastn = n;
-		}
-		s = e ? e + 1 : NULL;
-	}
-	if (msg)
-		*msg = last ? strndup(last, lastn) : NULL;
-	return line;
-}
-
 static const struct pr_prog *ld_failed(const struct program *p, struct bpf_object *o)
 {
 	for (int i = 0; ld_failed_name[0] && i < p->nprogs; i++)
@@ -187,8 +145,8 @@ static void ld_report(const struct program *p, struct bpf_object *o, const char 
 			   "the kernel verifier rejected this probe");
 		return;
 	}
-	/* A large script's object has no line info (compiler/codegen.c,
-	 * lean_debug_info): the rejected program compiled again with it places
+	/* A large script's object has no line info (compiler/cg_emit.c,
+	 * cg_lean_debug_info): the rejected program compiled again with it places
 	 * the error; failing that, the place is the probe, and the sentence
 	 * says why. */
 	struct vf_explain full;

@@ -25,9 +25,5 @@ void ld_set_recompile(ld_recompile_fn fn, void *arg);
 struct bpf_program *ld_prog(const struct program *p, struct bpf_object *o, int i);
 /* fd of the map global `name`, or -1 (also for name == NULL). */
 int ld_map_fd(struct bpf_object *o, const char *name);
-/* The line of the script a verifier log points at (its last "; ... @ FILE:LINE"
- * line info marker), or 0.  *msg gets the log's last meaningful line
- * (malloc'd) if msg is not NULL. */
-int ld_log_line(const char *log, char **msg);
 
 #endif

@@ -18,7 +18,6 @@
 #include <libelf.h>
 #include <linux/btf.h>
 
-#include "loader.h"
 #include "verifier.h"
 
 /* .BTF.ext's header (libbpf's struct btf_ext_header, not in the UAPI). */
@@ -33,6 +32,48 @@ struct vf_ext_header {
 struct vf_line_info {
 	uint32_t insn_off, file_name_off, line_off, line_col;
 };
+
+/* A log line worth showing: not the statistics the verifier appends. */
+static bool vf_meaningful(const char *s, size_t n)
+{
+	if (!n)
+		return false;
+	static const char *const skip[] = { "processed ", "verification time",
+					    "stack depth", "-- END PROG LOAD LOG --" };
+	for (size_t i = 0; i < sizeof(skip) / sizeof(*skip); i++)
+		if (!strncmp(s, skip[i], strlen(skip[i])))
+			return false;
+	return true;
+}
+
+int vf_log_line(const char *log, char **msg)
+{
+	int line = 0;
+	const char *last = NULL;
+	size_t lastn = 0;
+
+	for (const char *s = log; s && *s;) {
+		const char *e = strchr(s, '\n');
+		size_t n = e ? (size_t)(e - s) : strlen(s);
+		if (n > 2 && s[0] == ';') {
+			/* "; <source text> @ FILE:LINE": the number after the last ':' */
+			const char *at = NULL;
+			for (const char *p = s; p + 2 < s + n; p++)
+				if (!strncmp(p, " @ ", 3))
+					at = p;
+			const char *colon = at ? memrchr(at, ':', (size_t)(s + n - at)) : NULL;
+			if (colon && atoi(colon + 1) > 0)
+				line = atoi(colon + 1);
+		} else if (vf_meaningful(s, n)) {
+			last = s;
+			lastn = n;
+		}
+		s = e ? e + 1 : NULL;
+	}
+	if (msg)
+		*msg = last ? strndup(last, lastn) : NULL;
+	return line;
+}
 
 int vf_last_insn(const char *log)
 {
@@ -335,7 +376,7 @@ int vf_explain(const struct program *p, const char *prog, const char *log,
 	       struct vf_explain *out)
 {
 	char *msg = NULL;
-	int line = log ? ld_log_line(log, &msg) : 0;
+	int line = log ? vf_log_line(log, &msg) : 0;
 	char *verdict = vf_verdict(log);
 	if (verdict) {
 		free(msg);

@@ -26,5 +26,9 @@ int vf_last_insn(const char *log);
 /* Line and column of instruction insn of program `prog` in p's BTF line
  * info; 0 if found, -1 if not. */
 int vf_insn_loc(const struct program *p, const char *prog, int insn, struct loc *loc);
+/* The line of the script a verifier log points at (its last "; ... @ FILE:LINE"
+ * line info marker), or 0.  *msg gets the log's last meaningful line
+ * (malloc'd) if msg is not NULL. */
+int vf_log_line(const char *log, char **msg);
 
 #endif

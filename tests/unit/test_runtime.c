@@ -19,6 +19,7 @@
 #include "runtime/loader.h"
 #include "runtime/mapprint.h"
 #include "runtime/mapwalk.h"
+#include "runtime/verifier.h"
 #include "unit.h"
 
 static const struct type t_s64 = { .kind = T_INT, .size = 8, .is_signed = true };
@@ -310,11 +311,11 @@ static void test_log(void)
 		"R1 invalid mem access 'scalar'\n"
 		"processed 2 insns (limit 1000000) max_states_per_insn 0 total_states 0\n";
 	char *msg = NULL;
-	int line = ld_log_line(log, &msg);
+	int line = vf_log_line(log, &msg);
 	unit_expect("verifier log line", line == 5);
 	unit_expect_str("verifier log message", msg, "R1 invalid mem access 'scalar'");
 	free(msg);
-	unit_expect("verifier log without line info", ld_log_line("bad\n", NULL) == 0);
+	unit_expect("verifier log without line info", vf_log_line("bad\n", NULL) == 0);
 }
 
 /* ---- real kernel maps: per-CPU folding, clear, zero ---- */
