@@ -17,9 +17,6 @@
 # "include FILE HEADER: why" allows that one include.  A line no longer
 # needed is said (not an error) so that it can be deleted.
 TEMP='
-cycle runtime/loader runtime/verifier: ld_log_line moves to verifier.c
-cycle compiler/dwarf_callsite compiler/dwarf_loc: dw_reg_ptregs_offset moves to a leaf
-cycle compiler/dwarf_fidx compiler/dwarf_spec: dws_walk_children moves to a leaf
 include runtime/events.c compiler/diag.h: diag moves to lib/
 include runtime/format.c compiler/syscalls.h: the syscall-number table moves to lib/
 include runtime/list.c compiler/dwarf.h: listing (-l) moves to the compile side
