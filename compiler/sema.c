@@ -31,69 +31,15 @@
 #include "lexer.h"
 #include "program.h"
 #include "sema.h"
-
-struct var {
-	const char *name;
-	const struct type *type;
-};
-
-/* The variables one probe ended a walk with: the types the next walk
- * gives them at their first assignment. */
-struct var_seed {
-	struct var *v;
-	int n;
-	bool changed;             /* some type differs from the walk before */
-};
-
-struct sctx {
-	struct sema *s;
-	const struct sema_opts *o;
-	struct diag *d;
-	bool quiet;               /* first walk: learn map types, report nothing */
-	struct sema_probe *cur;
-	struct var *vars;
-	int nvars, cap;
-	const char *failed[32];   /* $vars whose assignment was an error (this probe) */
-	int nfailed;
-	struct var_seed *seed;    /* the current probe's, from the walk before */
-	int loop_depth;
-	int formap_depth;         /* inside for ($kv : @m): a callback without the probe's ctx */
-	int errors;
-	struct ct_unit *ct;       /* the script's C declarations, NULL if none */
-};
+#include "sema_int.h"
 
 static const struct type *check_expr(struct sctx *c, struct node *n);
 static const struct type *check_value(struct sctx *c, struct node *n);
 static const struct type *check_incdec(struct sctx *c, struct node *n);
 static void fold_to_int(struct node *n, int64_t v);
 static const struct type *array_as_str(struct sctx *c, struct node *n, const struct type *t);
-
-/* ast.h keeps types non-const; they are never written through a node. */
-static void set_type(struct node *n, const struct type *t)
-{
-	n->type = (struct type *)t;
-}
 static void check_block(struct sctx *c, struct node *blk);
 static void check_stmt(struct sctx *c, struct node *n);
-
-static void err(struct sctx *c, struct loc loc, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void verr(struct sctx *c, struct loc loc, const char *fmt, va_list ap)
-{
-	c->errors++;
-	if (!c->quiet)
-		diag_verror(c->d, loc, fmt, ap);
-}
-
-static void err(struct sctx *c, struct loc loc, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	verr(c, loc, fmt, ap);
-	va_end(ap);
-}
 
 /* An argument that must be a string literal, typed as the string it is;
  * else the error FMT at it. */
@@ -122,11 +68,6 @@ int sema_map_of(const struct node *n)
 void sema_type_printer(FILE *out, const struct type *t)
 {
 	type_print(out, t);
-}
-
-static const char *tname(const struct type *t, char *buf, size_t n)
-{
-	return type_str_name(t, buf, n);
 }
 
 /* ---- maps ---- */
@@ -440,8 +381,6 @@ static bool probe_is(struct sctx *c, unsigned kinds)
 			return false;
 	return true;
 }
-
-#define K(x) (1u << (x))
 
 /* The 32-bit (i386) probe of this body, or NULL. */
 static const struct probe *elf32_probe(struct sctx *c)

@@ -1,0 +1,93 @@
+/*
+ * sema_int.h - what the type checker's files share: the walk's context
+ * (struct sctx), its error and type helpers, and the functions one part
+ * calls in another.
+ *
+ *   sema.c       the driver: the two walks, seeding, scratch variables,
+ *                expressions and statements, assignments
+ *   sema_map.c   map typing (keys, values, unify) and map declarations
+ *   sema_ctx.c   builtin identifiers and probe context (argN, retval,
+ *                args, DWARF variables, USDT arguments, refusals)
+ *   sema_expr.c  operators, constant folding, fields, index, casts
+ *   sema_call.c  builtin functions (the table's check hooks)
+ *
+ * Nothing outside these files includes it; sema.h is the interface.
+ */
+#ifndef PR_SEMA_INT_H
+#define PR_SEMA_INT_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "ast.h"
+#include "diag.h"
+#include "program.h"
+#include "sema.h"
+#include "types.h"
+
+struct var {
+	const char *name;
+	const struct type *type;
+};
+
+/* The variables one probe ended a walk with: the types the next walk
+ * gives them at their first assignment. */
+struct var_seed {
+	struct var *v;
+	int n;
+	bool changed;             /* some type differs from the walk before */
+};
+
+struct sctx {
+	struct sema *s;
+	const struct sema_opts *o;
+	struct diag *d;
+	bool quiet;               /* first walk: learn map types, report nothing */
+	struct sema_probe *cur;
+	struct var *vars;
+	int nvars, cap;
+	const char *failed[32];   /* $vars whose assignment was an error (this probe) */
+	int nfailed;
+	struct var_seed *seed;    /* the current probe's, from the walk before */
+	int loop_depth;
+	int formap_depth;         /* inside for ($kv : @m): a callback without the probe's ctx */
+	int errors;
+	struct ct_unit *ct;       /* the script's C declarations, NULL if none */
+};
+
+#define K(x) (1u << (x))
+
+/* ast.h keeps types non-const; they are never written through a node. */
+static inline void set_type(struct node *n, const struct type *t)
+{
+	n->type = (struct type *)t;
+}
+
+static inline void err(struct sctx *c, struct loc loc, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static inline void verr(struct sctx *c, struct loc loc, const char *fmt, va_list ap)
+{
+	c->errors++;
+	if (!c->quiet)
+		diag_verror(c->d, loc, fmt, ap);
+}
+
+static inline void err(struct sctx *c, struct loc loc, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	verr(c, loc, fmt, ap);
+	va_end(ap);
+}
+
+static inline const char *tname(const struct type *t, char *buf, size_t n)
+{
+	return type_str_name(t, buf, n);
+}
+
+/* @@protos */
+
+#endif
