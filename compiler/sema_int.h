@@ -88,6 +88,23 @@ static inline const char *tname(const struct type *t, char *buf, size_t n)
 	return type_str_name(t, buf, n);
 }
 
+int map_get(struct sctx *c, struct node *m);
+const struct type *widen(const struct type *t);
+const struct type *widen_var(const struct type *t);
+const struct type *unify_var(const struct type *a, const struct type *b);
+bool storable(const struct type *t);
+bool agg_copyable(const struct type *t);
+bool agg_source(struct sctx *c, const struct node *n);
+const struct type *unify(const struct type *a, const struct type *b);
+void map_keys(struct sctx *c, struct node *m, int mi);
+void map_assign(struct sctx *c, struct node *m, int mi, const struct type *v,
+		       struct loc loc);
+void check_map_decl(struct sctx *c, struct node *n);
+void check_decl_kind(struct sctx *c, const struct sema_map *sm);
+bool is_place(const struct node *n);
+bool is_tp_field(struct sctx *c, const struct node *n);
+const struct type *array_as_str(struct sctx *c, struct node *n, const struct type *t);
+const struct type *check_expr(struct sctx *c, struct node *n);
 /* @@protos */
 
 #endif
