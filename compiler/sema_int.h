@@ -105,6 +105,15 @@ bool is_place(const struct node *n);
 bool is_tp_field(struct sctx *c, const struct node *n);
 const struct type *array_as_str(struct sctx *c, struct node *n, const struct type *t);
 const struct type *check_expr(struct sctx *c, struct node *n);
+bool probe_is(struct sctx *c, unsigned kinds);
+const struct type *check_dwarf_var(struct sctx *c, struct node *n);
+bool ctx_refused(struct sctx *c, struct node *n);
+bool elf32_refused(struct sctx *c, struct node *n);
+const struct type *check_ident(struct sctx *c, struct node *n);
+const struct type *check_positional(struct sctx *c, struct node *n);
+void fold_to_int(struct node *n, int64_t v);
+const struct type *check_field(struct sctx *c, struct node *n);
+struct node *arg(struct node *n, int i);
 /* @@protos */
 
 #endif
