@@ -114,6 +114,17 @@ const struct type *check_positional(struct sctx *c, struct node *n);
 void fold_to_int(struct node *n, int64_t v);
 const struct type *check_field(struct sctx *c, struct node *n);
 struct node *arg(struct node *n, int i);
+const struct type *arith_type(const struct type *a, const struct type *b);
+const struct type *check_binop(struct sctx *c, struct node *n);
+const struct type *check_unop(struct sctx *c, struct node *n);
+const struct type *check_ternary(struct sctx *c, struct node *n);
+const struct type *check_tuple(struct sctx *c, struct node *n);
+const struct type *check_index(struct sctx *c, struct node *n);
+const struct type *program_type(struct sctx *c, const char *name);
+const struct type *cast_type(struct sctx *c, const struct node *tn);
+const struct type *check_cast(struct sctx *c, struct node *n);
+const struct type *check_map_read(struct sctx *c, struct node *n);
+const struct type *check_value(struct sctx *c, struct node *n);
 /* @@protos */
 
 #endif
