@@ -125,6 +125,25 @@ const struct type *cast_type(struct sctx *c, const struct node *tn);
 const struct type *check_cast(struct sctx *c, struct node *n);
 const struct type *check_map_read(struct sctx *c, struct node *n);
 const struct type *check_value(struct sctx *c, struct node *n);
+const struct type *check_buf(struct sctx *c, struct node *n);
+const struct type *check_kaddr(struct sctx *c, struct node *n);
+const struct type *check_percpu_kaddr(struct sctx *c, struct node *n);
+const struct type *check_stack_call(struct sctx *c, struct node *n);
+const struct type *check_uaddr(struct sctx *c, struct node *n);
+const struct type *check_reg(struct sctx *c, struct node *n);
+const struct type *check_addr_space(struct sctx *c, struct node *n, bool user);
+const struct type *check_ntop(struct sctx *c, struct node *n);
+const struct type *check_macaddr(struct sctx *c, struct node *n);
+const struct type *check_signal(struct sctx *c, struct node *n);
+const struct type *check_override(struct sctx *c, struct node *n);
+const struct type *check_path(struct sctx *c, struct node *n);
+const struct type *check_cgroupid(struct sctx *c, struct node *n);
+bool str_literal(struct sctx *c, struct node *a, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+bool need_args(struct sctx *c, struct node *n, int min, int max);
+bool int_arg(struct sctx *c, struct node *n, int i);
+bool const_arg(struct sctx *c, struct node *n, int i, int64_t *v);
+const struct type *check_pton(struct sctx *c, struct node *n);
 /* @@protos */
 
 #endif
