@@ -144,6 +144,9 @@ bool need_args(struct sctx *c, struct node *n, int min, int max);
 bool int_arg(struct sctx *c, struct node *n, int i);
 bool const_arg(struct sctx *c, struct node *n, int i, int64_t *v);
 const struct type *check_pton(struct sctx *c, struct node *n);
+const struct type *check_agg(struct sctx *c, struct node *n, enum agg_kind k);
+enum agg_kind agg_of(const char *name);
+const struct type *check_call(struct sctx *c, struct node *n);
 /* @@protos */
 
 #endif
