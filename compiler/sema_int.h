@@ -88,6 +88,11 @@ static inline const char *tname(const struct type *t, char *buf, size_t n)
 	return type_str_name(t, buf, n);
 }
 
+/* sema.c: the driver: any expression, a value (an expression that must yield one) */
+const struct type *check_expr(struct sctx *c, struct node *n);
+const struct type *check_value(struct sctx *c, struct node *n);
+
+/* sema_map.c: map typing */
 int map_get(struct sctx *c, struct node *m);
 const struct type *widen(const struct type *t);
 const struct type *widen_var(const struct type *t);
@@ -98,33 +103,48 @@ bool agg_source(struct sctx *c, const struct node *n);
 const struct type *unify(const struct type *a, const struct type *b);
 void map_keys(struct sctx *c, struct node *m, int mi);
 void map_assign(struct sctx *c, struct node *m, int mi, const struct type *v,
-		       struct loc loc);
+		struct loc loc);
 void check_map_decl(struct sctx *c, struct node *n);
 void check_decl_kind(struct sctx *c, const struct sema_map *sm);
-bool is_place(const struct node *n);
-bool is_tp_field(struct sctx *c, const struct node *n);
-const struct type *array_as_str(struct sctx *c, struct node *n, const struct type *t);
-const struct type *check_expr(struct sctx *c, struct node *n);
+
+/* sema_ctx.c: builtin identifiers and probe context */
 bool probe_is(struct sctx *c, unsigned kinds);
 const struct type *check_dwarf_var(struct sctx *c, struct node *n);
 bool ctx_refused(struct sctx *c, struct node *n);
 bool elf32_refused(struct sctx *c, struct node *n);
 const struct type *check_ident(struct sctx *c, struct node *n);
 const struct type *check_positional(struct sctx *c, struct node *n);
-void fold_to_int(struct node *n, int64_t v);
-const struct type *check_field(struct sctx *c, struct node *n);
-struct node *arg(struct node *n, int i);
+
+/* sema_expr.c: operators, folding, fields, casts */
 const struct type *arith_type(const struct type *a, const struct type *b);
+void fold_to_int(struct node *n, int64_t v);
 const struct type *check_binop(struct sctx *c, struct node *n);
+bool is_place(const struct node *n);
 const struct type *check_unop(struct sctx *c, struct node *n);
 const struct type *check_ternary(struct sctx *c, struct node *n);
 const struct type *check_tuple(struct sctx *c, struct node *n);
+const struct type *check_field(struct sctx *c, struct node *n);
+bool is_tp_field(struct sctx *c, const struct node *n);
+const struct type *array_as_str(struct sctx *c, struct node *n, const struct type *t);
 const struct type *check_index(struct sctx *c, struct node *n);
 const struct type *program_type(struct sctx *c, const char *name);
 const struct type *cast_type(struct sctx *c, const struct node *tn);
 const struct type *check_cast(struct sctx *c, struct node *n);
 const struct type *check_map_read(struct sctx *c, struct node *n);
-const struct type *check_value(struct sctx *c, struct node *n);
+
+/* sema_call.c: builtin functions: argument helpers, the dispatch */
+bool str_literal(struct sctx *c, struct node *a, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+bool need_args(struct sctx *c, struct node *n, int min, int max);
+struct node *arg(struct node *n, int i);
+bool int_arg(struct sctx *c, struct node *n, int i);
+bool const_arg(struct sctx *c, struct node *n, int i, int64_t *v);
+const struct type *check_agg(struct sctx *c, struct node *n, enum agg_kind k);
+const struct type *check_pton(struct sctx *c, struct node *n);
+enum agg_kind agg_of(const char *name);
+const struct type *check_call(struct sctx *c, struct node *n);
+
+/* sema_addr.c: builtin functions on memory, addresses and the task */
 const struct type *check_buf(struct sctx *c, struct node *n);
 const struct type *check_kaddr(struct sctx *c, struct node *n);
 const struct type *check_percpu_kaddr(struct sctx *c, struct node *n);
@@ -138,15 +158,5 @@ const struct type *check_signal(struct sctx *c, struct node *n);
 const struct type *check_override(struct sctx *c, struct node *n);
 const struct type *check_path(struct sctx *c, struct node *n);
 const struct type *check_cgroupid(struct sctx *c, struct node *n);
-bool str_literal(struct sctx *c, struct node *a, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-bool need_args(struct sctx *c, struct node *n, int min, int max);
-bool int_arg(struct sctx *c, struct node *n, int i);
-bool const_arg(struct sctx *c, struct node *n, int i, int64_t *v);
-const struct type *check_pton(struct sctx *c, struct node *n);
-const struct type *check_agg(struct sctx *c, struct node *n, enum agg_kind k);
-enum agg_kind agg_of(const char *name);
-const struct type *check_call(struct sctx *c, struct node *n);
-/* @@protos */
 
 #endif
