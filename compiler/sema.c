@@ -9,6 +9,9 @@
  * walks and seeded into the next walk, so every use sees the final size.
  * Constant integer expressions are folded in place into N_INT nodes, so
  * codegen sees literals.  Rules follow bpftrace 0.17.
+ *
+ * This file is the driver (the walks, seeding, scratch variables,
+ * expressions and statements); sema_int.h lists the other parts.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
