@@ -20,6 +20,7 @@
 #include "ctypes.h"
 #include "dwarf.h"
 #include "elfsym.h"
+#include "fmtspec.h"
 #include "kbtf.h"
 #include "lexer.h"
 #include "sema_int.h"
@@ -95,18 +96,6 @@ bool const_arg(struct sctx *c, struct node *n, int i, int64_t *v)
 
 /* Whether every number of a conversion's "WIDTH.PREC" (s up to e) fits
  * printf's int. */
-static bool format_sizes_fit(const char *s, const char *e)
-{
-	long long v = 0;
-	for (; s < e; s++) {
-		if (*s == '.')
-			v = 0;
-		else if ((v = v * 10 + (*s - '0')) > INT_MAX)
-			return false;
-	}
-	return true;
-}
-
 /* Checks a printf-style format against the arguments after it. */
 static void check_format(struct sctx *c, struct node *call, struct node *fmt, struct node *args)
 {
@@ -118,6 +107,8 @@ static void check_format(struct sctx *c, struct node *call, struct node *fmt, st
 	for (; p < end; p++) {
 		const char *spec = p;
 		const struct type *t;
+		struct fmt_spec sp;
+		enum fs_status st;
 
 		if (*p != '%')
 			continue;
@@ -125,20 +116,13 @@ static void check_format(struct sctx *c, struct node *call, struct node *fmt, st
 			p++;
 			continue;
 		}
-		p++;
-		while (p < end && strchr("-+ #0", *p))
-			p++;
-		const char *num = p;
-		while (p < end && (isdigit((unsigned char)*p) || *p == '.'))
-			p++;
-		if (!format_sizes_fit(num, p)) {   /* printf's int would wrap */
+		p = fs_parse(p + 1, end, &sp, &st);
+		if (st == FS_TOO_LARGE) {
 			err(c, fmt->loc, "width or precision in '%.*s' is larger than %d",
 			    (int)(p - spec), spec, INT_MAX);
 			return;
 		}
-		while (p < end && strchr("hlzjt", *p))
-			p++;
-		if (p >= end || !strchr("diuxXocsprfFeEgG", *p)) {
+		if (st == FS_BAD_CONV) {
 			err(c, fmt->loc, "bad conversion '%.*s' in format",
 			    (int)(p - spec + (p < end && isgraph((unsigned char)*p))), spec);
 			return;
@@ -147,9 +131,7 @@ static void check_format(struct sctx *c, struct node *call, struct node *fmt, st
 		if (!a)
 			continue;
 		t = a->type;
-		if (*p == 'r') {
-			if (p + 1 < end && (p[1] == 'x' || p[1] == 'h'))
-				p++;
+		if (sp.conv == 'r') {
 			if (!t || t->kind != T_UFMT || t->ufmt != UF_BUF) {
 				err(c, a->loc, "%%r needs a buf() value");
 				return;
@@ -158,19 +140,19 @@ static void check_format(struct sctx *c, struct node *call, struct node *fmt, st
 			continue;
 		}
 		/* %f %e %g take a float, or an integer converted as C would. */
-		bool fconv = strchr("fFeEgG", *p) != NULL;
+		bool fconv = fs_is_float(sp.conv);
 		if (t && fconv && !type_is_int(t) && t->kind != T_FLOAT) {
-			err(c, a->loc, "%%%c needs a number, not %s", *p, tname(t, b1, sizeof(b1)));
+			err(c, a->loc, "%%%c needs a number, not %s", sp.conv, tname(t, b1, sizeof(b1)));
 			return;
 		}
-		if (t && t->kind == T_FLOAT && !fconv && *p != 's') {
-			err(c, a->loc, "%%%c needs an integer, not %s; print it with %%f, %%g or %%e", *p,
+		if (t && t->kind == T_FLOAT && !fconv && sp.conv != 's') {
+			err(c, a->loc, "%%%c needs an integer, not %s; print it with %%f, %%g or %%e", sp.conv,
 			    tname(t, b1, sizeof(b1)));
 			return;
 		}
-		if (t && !fconv && *p != 's' && !type_is_int(t) && t->kind != T_PTR &&
+		if (t && !fconv && sp.conv != 's' && !type_is_int(t) && t->kind != T_PTR &&
 		    t->kind != T_KSYM && t->kind != T_USYM && t->kind != T_FLOAT) {
-			err(c, a->loc, "%%%c needs an integer, not %s", *p, tname(t, b1, sizeof(b1)));
+			err(c, a->loc, "%%%c needs an integer, not %s", sp.conv, tname(t, b1, sizeof(b1)));
 			return;
 		}
 		a = a->next;
