@@ -23,6 +23,7 @@
 #include "fmtspec.h"
 #include "kbtf.h"
 #include "lexer.h"
+#include "builtin.h"
 #include "sema_int.h"
 
 /* An argument that must be a string literal, typed as the string it is;
@@ -627,18 +628,7 @@ enum agg_kind agg_of(const char *name)
  * builtin without arguments: the call becomes the identifier. */
 static bool call_as_ident(const struct node *n)
 {
-	static const char *const names[] = {
-		"pid", "tid", "uid", "gid", "cpu", "rand", "nsecs", "cgroup", "curtask",
-		"elapsed", "comm", "probe", "cpid", "numaid", "username", "retval", "func",
-		"ustack", "kstack", "jiffies", "ncpus", "probetype", "dw_ustack",
-	};
-
-	if (n->list)
-		return false;
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (!strcmp(n->name, names[i]))
-			return true;
-	return false;
+	return !n->list && bi_is(n->bi, BI_AS_IDENT);
 }
 
 /* The value of --name[=value] on the command line, "" for a bare --name,
@@ -721,7 +711,9 @@ static const struct type *check_getopt(struct sctx *c, struct node *n)
 const struct type *check_call(struct sctx *c, struct node *n)
 {
 	const char *f = n->name;
+	const struct bi_row *r = bi_lookup(f);
 
+	n->bi = r ? r->id : BI_NONE;
 	if (call_as_ident(n)) {
 		n->kind = N_IDENT;
 		return check_ident(c, n);

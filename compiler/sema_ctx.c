@@ -18,6 +18,7 @@
 #include "elfsym.h"
 #include "kbtf.h"
 #include "lexer.h"
+#include "builtin.h"
 #include "sema_int.h"
 
 /* ---- builtins ---- */
@@ -264,25 +265,20 @@ static const struct type *check_newer_ident(struct sctx *c, struct node *n)
 
 /* The body of for ($kv : @m) runs in bpf_for_each_map_elem()'s callback,
  * which has no probe context: what is read from it is refused there. */
-static bool needs_ctx(struct sctx *c, const char *s)
+static bool needs_ctx(struct sctx *c, const struct node *n)
 {
-	static const char *const names[] = {
-		"args", "retval", "func", "kstack", "ustack", "reg", "uaddr",
-	};
+	const struct bi_row *r = bi_lookup(n->name);
 
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (!strcmp(s, names[i]))
-			return true;
-	if (!strncmp(s, "arg", 3) && s[3] >= '0' && s[3] <= '9')
+	if (!r)
+		return false;
+	if (r->flags & BI_NEEDS_CTX)
 		return true;
-	if (!strncmp(s, "sarg", 4) && s[4] >= '0' && s[4] <= '9')
-		return true;
-	return !strcmp(s, "probe") && c->cur->probes[0]->sys_raw;
+	return (r->flags & BI_CTX_SYSRAW) && c->cur->probes[0]->sys_raw;
 }
 
 bool ctx_refused(struct sctx *c, struct node *n)
 {
-	if (!c->formap_depth || !needs_ctx(c, n->name))
+	if (!c->formap_depth || !needs_ctx(c, n))
 		return false;
 	err(c, n->loc, "%s cannot be read inside for ($kv : @map), whose body runs without "
 	    "the probe's context; read it into a $variable before the loop", n->name);
@@ -309,23 +305,23 @@ bool elf32_refused(struct sctx *c, struct node *n)
 {
 	const struct probe *p = elf32_probe(c);
 	const char *s = n->name;
+	const struct bi_row *r = p ? bi_lookup(s) : NULL;
 
-	if (!p || !s)
+	if (!r)
 		return false;
-	if (!strncmp(s, "arg", 3) && s[3] >= '0' && s[3] <= '9' && !s[4] && !all_entries(p)) {
+	if ((r->flags & BI_ELF32_ENTRY) && !s[4] && !all_entries(p)) {
 		err(c, n->loc, "%s of 32-bit code (%s) is read from the stack at a function's "
 		    "entry only; probe uprobe:%s:FUNC without +OFFS, line or address",
 		    s, p->path_shown ? p->path_shown : p->path, p->path_shown ? p->path_shown : p->path);
 		return true;
 	}
-	if (!strcmp(s, "ustack")) {
+	if (r->flags & BI_ELF32_NOSTACK) {
 		err(c, n->loc, "ustack is not unwound in 32-bit code (%s) yet (its frames "
 		    "are 4-byte words); use func, kstack or argN", p->path_shown ?
 		    p->path_shown : p->path);
 		return true;
 	}
-	if (!strcmp(s, "args") || (!strncmp(s, "sarg", 4) && s[4] >= '0' && s[4] <= '9') ||
-	    !strcmp(s, "reg")) {
+	if (r->flags & BI_ELF32_NO) {
 		err(c, n->loc, "%s is not read in 32-bit code (%s) yet; use arg0.. at the "
 		    "function's entry and retval", s, p->path_shown ? p->path_shown : p->path);
 		return true;
@@ -347,6 +343,8 @@ const struct type *check_ident(struct sctx *c, struct node *n)
 			abort();
 		s = n->name;
 	}
+	const struct bi_row *r = bi_lookup(s);
+	n->bi = r ? r->id : BI_NONE;
 	if (ctx_refused(c, n) || elf32_refused(c, n))
 		return NULL;
 
