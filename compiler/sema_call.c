@@ -774,6 +774,7 @@ const struct type *check_call(struct sctx *c, struct node *n)
 		if (!n->name)
 			abort();
 		f = n->name;
+		n->bi = BI_USTACK;
 	}
 	if (!strcmp(f, "ustack") || !strcmp(f, "kstack"))
 		return check_stack_call(c, n);

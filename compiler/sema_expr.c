@@ -15,6 +15,7 @@
 #include "dwarf.h"
 #include "kbtf.h"
 #include "lexer.h"
+#include "builtin.h"
 #include "sema_int.h"
 
 /* ---- operators ---- */
@@ -334,7 +335,7 @@ const struct type *check_field(struct sctx *c, struct node *n)
 	f = type_field(a, n->name);
 	if (!f) {
 		/* only args itself is "args": curtask, a $var or a cast say their type */
-		bool args = n->a->kind == N_IDENT && !strcmp(n->a->name, "args");
+		bool args = n->a->kind == N_IDENT && n->a->bi == BI_ARGS;
 		err(c, n->loc, "%s has no field '%s'", args ? "args" : tname(a, b1, sizeof(b1)),
 		    n->name);
 		return NULL;
