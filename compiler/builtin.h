@@ -71,7 +71,7 @@ enum {
 	X(KSTACK,     "kstack",     1, 2, BI_IDENT | BI_CALL | BI_AS_IDENT | BI_NEEDS_CTX | BI_STACK, \
 	                                  check_stack_ident, check_stack_call) \
 	X(DW_USTACK,  "dw_ustack",  1, 2, BI_IDENT | BI_CALL | BI_AS_IDENT | BI_NEWER, \
-	                                  check_stack_ident, check_stack_call) \
+	                                  check_stack_ident, check_dw_ustack) \
 	X(REG,        "reg",        1, 1, BI_CALL | BI_NEEDS_CTX | BI_ELF32_NO, 0, check_reg) \
 	X(UADDR,      "uaddr",      1, 1, BI_CALL | BI_NEEDS_CTX, 0, check_uaddr) \
 	/* output and actions (sema_call.c) */ \

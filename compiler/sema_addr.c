@@ -23,6 +23,7 @@
 #include "elfsym.h"
 #include "kbtf.h"
 #include "lexer.h"
+#include "builtin.h"
 #include "sema_int.h"
 
 /* A byte array that codegen can copy (cg_func.c bytes_into): a place in
@@ -33,14 +34,15 @@ static const struct type *byte_array_arg(struct sctx *c, struct node *n, struct 
 	const struct type *t;
 
 	*is_array = false;
-	if (a->kind == N_CALL && !strcmp(a->name, "pton"))
+	if (a->kind == N_CALL && bi_lookup(a->name) == bi_row(BI_PTON)) {
+		a->bi = BI_PTON;
 		t = check_pton(c, a);
-	else
+	} else
 		t = check_expr(c, a);
 	set_type(a, t);
 	if (!t || type_is_int(t) || t->kind == T_PTR)
 		return t;
-	if (t->kind == T_STR && !strcmp(n->name, "buf")) {
+	if (t->kind == T_STR && n->bi == BI_BUF) {
 		/* buf("ab\n", 4): the string's own bytes, its NUL included (bpftrace 0.17) */
 		*is_array = true;
 		return type_array(type_int(1, true), t->size);
@@ -259,8 +261,9 @@ const struct type *check_reg(struct sctx *c, struct node *n)
 }
 
 /* uptr(p), kptr(p): p, marked as pointing into user or kernel memory. */
-const struct type *check_addr_space(struct sctx *c, struct node *n, bool user)
+const struct type *check_addr_space(struct sctx *c, struct node *n)
 {
+	bool user = n->bi == BI_UPTR;
 	const struct type *t;
 
 	if (!need_args(c, n, 1, 1) || !(t = check_expr(c, n->list)))

@@ -163,9 +163,10 @@ static void check_format(struct sctx *c, struct node *call, struct node *fmt, st
 		    want == 1 ? "" : "s", have, have == 1 ? "" : "s", have == 1 ? "s" : "");
 }
 
-static const struct type *check_printf(struct sctx *c, struct node *n, bool is_system)
+static const struct type *check_printf(struct sctx *c, struct node *n)
 {
 	struct node *fmt = n->list;
+	bool is_system = n->bi == BI_SYSTEM;
 
 	if (is_system && !c->o->unsafe) {
 		err(c, n->loc, "system() runs commands as root; pass --unsafe to allow it");
@@ -195,7 +196,6 @@ static const struct type *check_printf(struct sctx *c, struct node *n, bool is_s
 		}
 	}
 	check_format(c, n, fmt, fmt->next);
-	c->s->has_actions = true;
 	return type_void();
 }
 
@@ -313,7 +313,6 @@ static const struct type *check_print(struct sctx *c, struct node *n)
 
 	if (!need_args(c, n, 1, 3))
 		return NULL;
-	c->s->has_actions = true;
 	if (m->kind == N_MAP && !m->list) {
 		int mi = map_get(c, m);   /* may move c->s->maps */
 		const struct type *mt = c->s->maps[mi].value;
@@ -563,7 +562,6 @@ static const struct type *check_join(struct sctx *c, struct node *n)
 	sep = arg(n, 1);
 	if (sep && !str_literal(c, sep, "the separator of join() must be a string literal"))
 		return NULL;
-	c->s->has_actions = true;
 	return type_void();
 }
 
@@ -612,16 +610,12 @@ const struct type *check_pton(struct sctx *c, struct node *n)
 
 enum agg_kind agg_of(const char *name)
 {
-	static const char *const names[] = {
-		[AGG_COUNT] = "count", [AGG_SUM] = "sum", [AGG_AVG] = "avg",
-		[AGG_MIN] = "min", [AGG_MAX] = "max", [AGG_STATS] = "stats",
-		[AGG_HIST] = "hist", [AGG_LHIST] = "lhist", [AGG_TSERIES] = "tseries",
-	};
+	const struct bi_row *r = bi_lookup(name);
 
-	for (int k = AGG_COUNT; k <= AGG_TSERIES; k++)
-		if (!strcmp(name, names[k]))
-			return k;
-	return AGG_NONE;
+	/* the rows COUNT..TSERIES are in enum agg_kind's order */
+	_Static_assert(BI_TSERIES - BI_COUNT == AGG_TSERIES - AGG_COUNT, "agg rows");
+	return r && (r->flags & BI_AGG) ? (enum agg_kind)(AGG_COUNT + (r->id - BI_COUNT)) :
+	       AGG_NONE;
 }
 
 /* Newer bpftrace takes pid() for pid, comm() for comm, and so on for each
@@ -657,8 +651,8 @@ static const struct type *check_getopt(struct sctx *c, struct node *n)
 	const char *v;
 	char *end;
 	int64_t x = 0;
-	bool is_bool = !def || (def->kind == N_IDENT && (!strcmp(def->name, "true") ||
-							 !strcmp(def->name, "false")));
+	const struct bi_row *dr = def && def->kind == N_IDENT ? bi_lookup(def->name) : NULL;
+	bool is_bool = !def || (dr && (dr->id == BI_TRUE || dr->id == BI_FALSE));
 
 	if (!need_args(c, n, 1, 2))
 		return NULL;
@@ -685,7 +679,7 @@ static const struct type *check_getopt(struct sctx *c, struct node *n)
 		return type_str(n->len + 1);
 	}
 	if (is_bool) {
-		x = v ? strcmp(v, "false") && strcmp(v, "0") : def && !strcmp(def->name, "true");
+		x = v ? strcmp(v, "false") && strcmp(v, "0") : dr && dr->id == BI_TRUE;
 	} else if (v) {
 		errno = 0;
 		x = strtoll(v, &end, 0);
@@ -708,10 +702,144 @@ static const struct type *check_getopt(struct sctx *c, struct node *n)
 	return is_bool ? type_truth() : type_int(8, true);
 }
 
+/* ---- the functions' check hooks that are a few lines (builtin.h) ---- */
+
+/* The argument count of the row of n's builtin. */
+static bool bi_args(struct sctx *c, struct node *n)
+{
+	const struct bi_row *r = bi_row(n->bi);
+
+	return need_args(c, n, r->min_args, r->max_args);
+}
+
+static const struct type *check_agg_call(struct sctx *c, struct node *n)
+{
+	err(c, n->loc, "%s() must be assigned to a map: @x = %s(...)", n->name, n->name);
+	return NULL;
+}
+
+static const struct type *check_ksym(struct sctx *c, struct node *n)
+{
+	return bi_args(c, n) && int_arg(c, n, 0) ? type_ksym() : NULL;
+}
+
+static const struct type *check_usym(struct sctx *c, struct node *n)
+{
+	return bi_args(c, n) && int_arg(c, n, 0) ? type_usym() : NULL;
+}
+
+/* unwatch(addr): the watchpoints at addr stop */
+static const struct type *check_unwatch(struct sctx *c, struct node *n)
+{
+	return bi_args(c, n) && int_arg(c, n, 0) ? type_void() : NULL;
+}
+
+/* dw_ustack(MODE): ustack(MODE) */
+static const struct type *check_dw_ustack(struct sctx *c, struct node *n)
+{
+	free(n->name);
+	n->name = strdup("ustack");
+	if (!n->name)
+		abort();
+	n->bi = BI_USTACK;
+	return check_stack_call(c, n);
+}
+
+static const struct type *check_cgroup_path(struct sctx *c, struct node *n)
+{
+	struct node *flt = arg(n, 1);
+
+	if (!bi_args(c, n) || !int_arg(c, n, 0))
+		return NULL;
+	if (flt && !str_literal(c, flt, "the filter of cgroup_path() must be a string literal"))
+		return NULL;
+	/* printed in user space from the id, when it is printed (bpftrace 0.17) */
+	return type_ufmt(UF_CGPATH, 8, flt ? flt->name : NULL);
+}
+
+static const struct type *check_syscall_name(struct sctx *c, struct node *n)
+{
+	return bi_args(c, n) && int_arg(c, n, 0) ? type_ufmt(UF_SYSCALL, 8, NULL) : NULL;
+}
+
+static const struct type *check_strerror(struct sctx *c, struct node *n)
+{
+	return bi_args(c, n) && int_arg(c, n, 0) ? type_ufmt(UF_STRERROR, 8, NULL) : NULL;
+}
+
+static const struct type *check_exit(struct sctx *c, struct node *n)
+{
+	c->s->has_exit = true;
+	/* exit(code), newer bpftrace: perf-run's exit status */
+	return bi_args(c, n) && (!n->list || int_arg(c, n, 0)) ? type_void() : NULL;
+}
+
+static const struct type *check_time(struct sctx *c, struct node *n)
+{
+	struct node *a = n->list;
+
+	if (!bi_args(c, n))
+		return NULL;
+	if (a && a->kind != N_STR) {
+		err(c, a->loc, "time() takes a string literal");
+		return NULL;
+	}
+	return type_void();
+}
+
+/* len(@m), newer bpftrace: the map's elements */
+static const struct type *check_len(struct sctx *c, struct node *n)
+{
+	if (!bi_args(c, n) || !map_arg(c, n, false))
+		return NULL;
+	int mi = map_get(c, n->list);
+	if (!c->quiet && (!c->s->maps[mi].key_set || !c->s->maps[mi].key)) {
+		err(c, n->list->loc, "len() takes a map with keys; @%s has none",
+		    n->list->name);
+		return NULL;
+	}
+	return type_int(8, true);
+}
+
+static const struct type *check_delete(struct sctx *c, struct node *n)
+{
+	if (!map_key_args(c, n) || !bi_args(c, n) || !map_arg(c, n, true))
+		return NULL;
+	int mi = map_get(c, n->list);
+	if (mi >= 0)
+		c->s->maps[mi].deleted = true;
+	map_keys(c, n->list, mi);
+	return type_void();
+}
+
+/* clear(@m), zero(@m) */
+static const struct type *check_clear(struct sctx *c, struct node *n)
+{
+	if (!bi_args(c, n) || !map_arg(c, n, false))
+		return NULL;
+	map_get(c, n->list);
+	return type_void();
+}
+
+/* ---- the hooks by id ---- */
+
+static const struct {
+	bi_check_fn ident, call;
+} hooks[BI__COUNT] = {
+#define BI_HOOKS(id, nm, min, max, fl, ident_fn, call_fn) [BI_##id] = { ident_fn, call_fn },
+	BI_TABLE(BI_HOOKS)
+#undef BI_HOOKS
+};
+
+bi_check_fn sema_ident_hook(int id)
+{
+	return id > BI_NONE && id < BI__COUNT ? hooks[id].ident : NULL;
+}
+
+/* A call: a builtin function, checked by its row's hook (builtin.h). */
 const struct type *check_call(struct sctx *c, struct node *n)
 {
-	const char *f = n->name;
-	const struct bi_row *r = bi_lookup(f);
+	const struct bi_row *r = bi_lookup(n->name);
 
 	n->bi = r ? r->id : BI_NONE;
 	if (call_as_ident(n)) {
@@ -720,141 +848,11 @@ const struct type *check_call(struct sctx *c, struct node *n)
 	}
 	if (ctx_refused(c, n) || elf32_refused(c, n))
 		return NULL;
-	if (!strcmp(f, "getopt"))
-		return check_getopt(c, n);
-
-	if (agg_of(f) != AGG_NONE) {
-		err(c, n->loc, "%s() must be assigned to a map: @x = %s(...)", f, f);
+	if (!r || !hooks[r->id].call) {
+		err(c, n->loc, "unknown function '%s'", n->name);
 		return NULL;
 	}
-	if (!strcmp(f, "printf") || !strcmp(f, "system") || !strcmp(f, "cat") ||
-	    !strcmp(f, "errorf"))
-		return check_printf(c, n, !strcmp(f, "system"));
-	if (!strcmp(f, "print"))
-		return check_print(c, n);
-	if (!strcmp(f, "str"))
-		return check_str(c, n);
-	if (!strcmp(f, "ksym"))
-		return need_args(c, n, 1, 1) && int_arg(c, n, 0) ? type_ksym() : NULL;
-	if (!strcmp(f, "usym"))
-		return need_args(c, n, 1, 1) && int_arg(c, n, 0) ? type_usym() : NULL;
-	if (!strcmp(f, "signal"))
-		return check_signal(c, n);
-	if (!strcmp(f, "override"))
-		return check_override(c, n);
-	if (!strcmp(f, "unwatch")) {   /* unwatch(addr): the watchpoints at addr stop */
+	if (r->flags & BI_ACTION)
 		c->s->has_actions = true;
-		return need_args(c, n, 1, 1) && int_arg(c, n, 0) ? type_void() : NULL;
-	}
-	if (!strcmp(f, "path"))
-		return check_path(c, n);
-	if (!strcmp(f, "bswap"))
-		return check_bswap(c, n);
-	if (!strcmp(f, "strncmp"))
-		return check_strncmp(c, n);
-	if (!strcmp(f, "strftime"))
-		return check_strftime(c, n);
-	if (!strcmp(f, "ntop"))
-		return check_ntop(c, n);
-	if (!strcmp(f, "buf"))
-		return check_buf(c, n);
-	if (!strcmp(f, "kaddr"))
-		return check_kaddr(c, n);
-	if (!strcmp(f, "percpu_kaddr"))
-		return check_percpu_kaddr(c, n);
-	if (!strcmp(f, "uaddr"))
-		return check_uaddr(c, n);
-	if (!strcmp(f, "cgroupid"))
-		return check_cgroupid(c, n);
-	if (!strcmp(f, "reg"))
-		return check_reg(c, n);
-	if (!strcmp(f, "dw_ustack") && n->list) {   /* dw_ustack(MODE): ustack(MODE) */
-		free(n->name);
-		n->name = strdup("ustack");
-		if (!n->name)
-			abort();
-		f = n->name;
-		n->bi = BI_USTACK;
-	}
-	if (!strcmp(f, "ustack") || !strcmp(f, "kstack"))
-		return check_stack_call(c, n);
-	if (!strcmp(f, "uptr") || !strcmp(f, "kptr"))
-		return check_addr_space(c, n, f[0] == 'u');
-	if (!strcmp(f, "macaddr"))
-		return check_macaddr(c, n);
-	if (!strcmp(f, "pton"))
-		return check_pton(c, n);
-	if (!strcmp(f, "strcontains"))
-		return check_strcontains(c, n);
-	if (!strcmp(f, "join"))
-		return check_join(c, n);
-	if (!strcmp(f, "debugf"))
-		return check_debugf(c, n);
-	if (!strcmp(f, "cgroup_path")) {
-		struct node *flt = arg(n, 1);
-
-		if (!need_args(c, n, 1, 2) || !int_arg(c, n, 0))
-			return NULL;
-		if (flt && !str_literal(c, flt, "the filter of cgroup_path() must be a string literal"))
-			return NULL;
-		/* printed in user space from the id, when it is printed (bpftrace 0.17) */
-		return type_ufmt(UF_CGPATH, 8, flt ? flt->name : NULL);
-	}
-	if (!strcmp(f, "syscall_name"))
-		return need_args(c, n, 1, 1) && int_arg(c, n, 0) ?
-		       type_ufmt(UF_SYSCALL, 8, NULL) : NULL;
-	if (!strcmp(f, "strerror"))
-		return need_args(c, n, 1, 1) && int_arg(c, n, 0) ?
-		       type_ufmt(UF_STRERROR, 8, NULL) : NULL;
-	if (!strcmp(f, "exit")) {
-		c->s->has_actions = true;
-		c->s->has_exit = true;
-		/* exit(code), newer bpftrace: perf-run's exit status */
-		return need_args(c, n, 0, 1) && (!n->list || int_arg(c, n, 0)) ? type_void() : NULL;
-	}
-	if (!strcmp(f, "time")) {
-		struct node *a = n->list;
-
-		c->s->has_actions = true;
-		if (!need_args(c, n, 0, 1))
-			return NULL;
-		if (a && a->kind != N_STR) {
-			err(c, a->loc, "time() takes a string literal");
-			return NULL;
-		}
-		return type_void();
-	}
-	if (!strcmp(f, "has_key"))
-		return check_has_key(c, n);
-	if (!strcmp(f, "offsetof"))
-		return check_offsetof(c, n);
-	if (!strcmp(f, "len")) {   /* len(@m), newer bpftrace: the map's elements */
-		if (!need_args(c, n, 1, 1) || !map_arg(c, n, false))
-			return NULL;
-		int mi = map_get(c, n->list);
-		if (!c->quiet && (!c->s->maps[mi].key_set || !c->s->maps[mi].key)) {
-			err(c, n->list->loc, "len() takes a map with keys; @%s has none",
-			    n->list->name);
-			return NULL;
-		}
-		return type_int(8, true);
-	}
-	if (!strcmp(f, "delete")) {
-		if (!map_key_args(c, n) || !need_args(c, n, 1, 1) || !map_arg(c, n, true))
-			return NULL;
-		int mi = map_get(c, n->list);
-		if (mi >= 0)
-			c->s->maps[mi].deleted = true;
-		map_keys(c, n->list, mi);
-		return type_void();
-	}
-	if (!strcmp(f, "clear") || !strcmp(f, "zero")) {
-		c->s->has_actions = true;
-		if (!need_args(c, n, 1, 1) || !map_arg(c, n, false))
-			return NULL;
-		map_get(c, n->list);
-		return type_void();
-	}
-	err(c, n->loc, "unknown function '%s'", f);
-	return NULL;
+	return hooks[r->id].call(c, n);
 }

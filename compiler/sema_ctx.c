@@ -238,29 +238,33 @@ static const struct type *task_chain(struct sctx *c, struct node *n, const char 
 	return check_field(c, n);
 }
 
-static const struct type *check_newer_ident(struct sctx *c, struct node *n)
+const struct type *check_ppid(struct sctx *c, struct node *n)
 {
-	const char *s = n->name;
+	return task_chain(c, n, "real_parent", "tgid");
+}
 
-	if (!strcmp(s, "ppid"))
-		return task_chain(c, n, "real_parent", "tgid");
-	if (!strcmp(s, "pcomm"))
-		return task_chain(c, n, "group_leader", "comm");
-	if (!strcmp(s, "true") || !strcmp(s, "false"))
-		return type_truth();
-	if (!strcmp(s, "jiffies") || !strcmp(s, "ncpus"))
-		return type_int(8, false);
-	if (!strcmp(s, "probetype")) {
-		size_t m = 0;
+const struct type *check_pcomm(struct sctx *c, struct node *n)
+{
+	return task_chain(c, n, "group_leader", "comm");
+}
 
-		for (int i = 0; i < c->cur->nprobes; i++) {
-			size_t l = strlen(probe_type_name(c->cur->probes[i]->kind));
+const struct type *check_truth(struct sctx *c, struct node *n)
+{
+	(void)c, (void)n;
+	return type_truth();
+}
 
-			m = l > m ? l : m;
-		}
-		return type_str(m + 1);
+const struct type *check_probetype(struct sctx *c, struct node *n)
+{
+	size_t m = 0;
+
+	(void)n;
+	for (int i = 0; i < c->cur->nprobes; i++) {
+		size_t l = strlen(probe_type_name(c->cur->probes[i]->kind));
+
+		m = l > m ? l : m;
 	}
-	return NULL;
+	return type_str(m + 1);
 }
 
 /* The body of for ($kv : @m) runs in bpf_for_each_map_elem()'s callback,
@@ -329,130 +333,186 @@ bool elf32_refused(struct sctx *c, struct node *n)
 	return false;
 }
 
-const struct type *check_ident(struct sctx *c, struct node *n)
+/* ---- the identifiers' check hooks (builtin.h) ---- */
+
+const struct type *check_u32(struct sctx *c, struct node *n)
+{
+	(void)c, (void)n;
+	return type_int(4, false);
+}
+
+const struct type *check_u64(struct sctx *c, struct node *n)
+{
+	(void)c, (void)n;
+	return type_int(8, false);
+}
+
+const struct type *check_curtask(struct sctx *c, struct node *n)
+{
+	(void)c, (void)n;
+	return kbtf_task_ptr();
+}
+
+const struct type *check_elapsed(struct sctx *c, struct node *n)
+{
+	(void)n;
+	c->s->uses_config = true;
+	return type_int(8, false);
+}
+
+const struct type *check_comm(struct sctx *c, struct node *n)
+{
+	(void)c, (void)n;
+	return type_str(16);
+}
+
+const struct type *check_stack_ident(struct sctx *c, struct node *n)
+{
+	c->s->uses_stack = true;
+	return type_stack(n->bi == BI_USTACK);
+}
+
+const struct type *check_probe_ident(struct sctx *c, struct node *n)
+{
+	size_t m = 0;
+	char buf[1024];
+
+	(void)n;
+	/* A wildcard names each match: one program per site, but
+	 * a raw syscalls program looks the name up (cg_syscall.c). */
+	for (int i = 0; i < c->cur->nprobes; i++) {
+		const struct probe *p = c->cur->probes[i];
+
+		c->cur->per_site |= probe_name_per_site(p) && !p->sys_raw;
+		for (int k = 0; k < (p->nsites ? p->nsites : 1); k++) {
+			size_t l = strlen(probe_site_name(p, k, buf, sizeof(buf)));
+
+			m = l > m ? l : m;
+		}
+	}
+	return type_str(m + 1);
+}
+
+/* Not a builtin: an enum constant of the script's C declarations or of
+ * the kernel's BTF, else an error. */
+static const struct type *unknown_ident(struct sctx *c, struct node *n)
+{
+	int64_t ev;
+
+	if (ct_enum_value(c->ct, n->name, &ev) || kbtf_enum_value(n->name, &ev)) {
+		fold_to_int(n, ev);
+		return type_int(8, true);
+	}
+	err(c, n->loc, "unknown identifier '%s'", n->name);
+	return NULL;
+}
+
+/* arg0..arg9 at USDT probes, arg0..arg5 (registers) at uprobes and kprobes. */
+const struct type *check_argn(struct sctx *c, struct node *n)
 {
 	const char *s = n->name;
-	struct probe *p0 = c->cur->probes[0];
 
-	if (!strcmp(s, "dw_ustack")) {
-		/* newer bpftrace's DWARF-unwound user stack: ustack, which
-		 * unwinds through each object's CFI here */
-		free(n->name);
-		n->name = strdup("ustack");
-		if (!n->name)
-			abort();
-		s = n->name;
-	}
-	const struct bi_row *r = bi_lookup(s);
-	n->bi = r ? r->id : BI_NONE;
-	if (ctx_refused(c, n) || elf32_refused(c, n))
-		return NULL;
-
-	if (!strcmp(s, "pid") || !strcmp(s, "tid") || !strcmp(s, "uid") ||
-	    !strcmp(s, "gid") || !strcmp(s, "cpu") || !strcmp(s, "rand"))
-		return type_int(4, false);
-	if (!strcmp(s, "nsecs") || !strcmp(s, "cgroup"))
-		return type_int(8, false);
-	if (!strcmp(s, "curtask"))
-		return kbtf_task_ptr();
-	if (!strcmp(s, "elapsed")) {
-		c->s->uses_config = true;
-		return type_int(8, false);
-	}
-	if (!strcmp(s, "comm"))
-		return type_str(16);
-	if (!strcmp(s, "ustack") || !strcmp(s, "kstack")) {
-		c->s->uses_stack = true;
-		return type_stack(s[0] == 'u');
-	}
-	if (!strcmp(s, "probe")) {
-		size_t m = 0;
-		char buf[1024];
-
-		/* A wildcard names each match: one program per site, but
-		 * a raw syscalls program looks the name up (cg_syscall.c). */
-		for (int i = 0; i < c->cur->nprobes; i++) {
-			const struct probe *p = c->cur->probes[i];
-
-			c->cur->per_site |= probe_name_per_site(p) && !p->sys_raw;
-			for (int k = 0; k < (p->nsites ? p->nsites : 1); k++) {
-				size_t l = strlen(probe_site_name(p, k, buf, sizeof(buf)));
-
-				m = l > m ? l : m;
-			}
-		}
-		return type_str(m + 1);
-	}
-	if (!strncmp(s, "arg", 3) && s[3] >= '0' && s[3] <= '9' && !s[4] &&
-	    probe_is(c, K(PK_USDT)))
+	if (!s[4] && probe_is(c, K(PK_USDT)))
 		return check_usdt_arg(c, n, s[3] - '0');
-	if (!strncmp(s, "arg", 3) && s[3] >= '0' && s[3] <= '5' && !s[4]) {
+	if (s[3] <= '5' && !s[4]) {
 		if (!probe_is(c, K(PK_UPROBE) | K(PK_KPROBE) | K(PK_RAWTP))) {
 			err(c, n->loc, "%s is only available at uprobe and kprobe probes", s);
 			return NULL;
 		}
 		return type_int(8, false);
 	}
-	if (!strcmp(s, "retval")) {
-		if (probe_is(c, K(PK_FEXIT)) && !c->cur->probes[0]->args) {
-			err(c, n->loc, "retval at fexit needs the function's type from kernel BTF");
-			return NULL;
-		}
-		if (!probe_is(c, K(PK_URETPROBE) | K(PK_KRETPROBE)) && !probe_is(c, K(PK_FEXIT))) {
-			err(c, n->loc, "retval is only available at uretprobe, kretprobe and fexit probes");
-			return NULL;
-		}
-		return probe_is(c, K(PK_URETPROBE)) ? uretval_type(c, n) : type_int(8, true);
-	}
-	if (!strcmp(s, "func")) {
-		if (probe_is(c, K(PK_UPROBE) | K(PK_URETPROBE) | K(PK_USDT)))
-			return type_usym();
-		if (probe_is(c, K(PK_KPROBE) | K(PK_KRETPROBE)))
-			return type_ksym();
-		err(c, n->loc, "func is only available at uprobe and kprobe probes");
+	return unknown_ident(c, n);
+}
+
+const struct type *check_retval(struct sctx *c, struct node *n)
+{
+	if (probe_is(c, K(PK_FEXIT)) && !c->cur->probes[0]->args) {
+		err(c, n->loc, "retval at fexit needs the function's type from kernel BTF");
 		return NULL;
 	}
-	if (!strcmp(s, "args")) {
-		if (probe_is(c, K(PK_TRACEPOINT) | K(PK_RAWTP) | K(PK_FENTRY) | K(PK_FEXIT)) &&
-		    p0->args)
-			return p0->args;
-		if (probe_is(c, K(PK_UPROBE)))
-			return dwarf_args_type();
-		if (probe_is(c, K(PK_URETPROBE)))
-			err(c, n->loc, "args is not available at return probes; use retval");
-		else
-			err(c, n->loc, "args is not available at this probe");
+	if (!probe_is(c, K(PK_URETPROBE) | K(PK_KRETPROBE)) && !probe_is(c, K(PK_FEXIT))) {
+		err(c, n->loc, "retval is only available at uretprobe, kretprobe and fexit probes");
 		return NULL;
 	}
-	if (!strcmp(s, "cpid")) {
-		if (!c->o->has_child) {
-			err(c, n->loc, "cpid cannot be used without a traced command (-c or --)");
-			return NULL;
-		}
-		c->s->uses_config = true;
-		return type_int(4, false);
-	}
-	if (!strcmp(s, "numaid"))
-		return type_int(4, false);
-	if (!strcmp(s, "username"))
-		return type_ufmt(UF_USERNAME, 8, NULL);
-	if (!strncmp(s, "sarg", 4) && is_sarg(s)) {
-		if (!probe_is(c, K(PK_UPROBE) | K(PK_URETPROBE) | K(PK_KPROBE) | K(PK_KRETPROBE))) {
-			err(c, n->loc, "%s is only available at uprobe and kprobe probes", s);
-			return NULL;
-		}
-		return type_int(8, true);
-	}
-	const struct type *nt = check_newer_ident(c, n);
-	if (nt)
-		return nt;
-	int64_t ev;
-	if (ct_enum_value(c->ct, s, &ev) || kbtf_enum_value(s, &ev)) {
-		fold_to_int(n, ev);
-		return type_int(8, true);
-	}
-	err(c, n->loc, "unknown identifier '%s'", s);
+	return probe_is(c, K(PK_URETPROBE)) ? uretval_type(c, n) : type_int(8, true);
+}
+
+const struct type *check_func(struct sctx *c, struct node *n)
+{
+	if (probe_is(c, K(PK_UPROBE) | K(PK_URETPROBE) | K(PK_USDT)))
+		return type_usym();
+	if (probe_is(c, K(PK_KPROBE) | K(PK_KRETPROBE)))
+		return type_ksym();
+	err(c, n->loc, "func is only available at uprobe and kprobe probes");
 	return NULL;
+}
+
+const struct type *check_args(struct sctx *c, struct node *n)
+{
+	struct probe *p0 = c->cur->probes[0];
+
+	if (probe_is(c, K(PK_TRACEPOINT) | K(PK_RAWTP) | K(PK_FENTRY) | K(PK_FEXIT)) &&
+	    p0->args)
+		return p0->args;
+	if (probe_is(c, K(PK_UPROBE)))
+		return dwarf_args_type();
+	if (probe_is(c, K(PK_URETPROBE)))
+		err(c, n->loc, "args is not available at return probes; use retval");
+	else
+		err(c, n->loc, "args is not available at this probe");
+	return NULL;
+}
+
+const struct type *check_cpid(struct sctx *c, struct node *n)
+{
+	if (!c->o->has_child) {
+		err(c, n->loc, "cpid cannot be used without a traced command (-c or --)");
+		return NULL;
+	}
+	c->s->uses_config = true;
+	return type_int(4, false);
+}
+
+const struct type *check_username(struct sctx *c, struct node *n)
+{
+	(void)c, (void)n;
+	return type_ufmt(UF_USERNAME, 8, NULL);
+}
+
+const struct type *check_sargn(struct sctx *c, struct node *n)
+{
+	const char *s = n->name;
+
+	if (!is_sarg(s))
+		return unknown_ident(c, n);
+	if (!probe_is(c, K(PK_UPROBE) | K(PK_URETPROBE) | K(PK_KPROBE) | K(PK_KRETPROBE))) {
+		err(c, n->loc, "%s is only available at uprobe and kprobe probes", s);
+		return NULL;
+	}
+	return type_int(8, true);
+}
+
+/* An identifier: a builtin, checked by its row's hook (builtin.h), or an
+ * enum constant. */
+const struct type *check_ident(struct sctx *c, struct node *n)
+{
+	const struct bi_row *r = bi_lookup(n->name);
+	bi_check_fn hook;
+
+	if (r && r->id == BI_DW_USTACK) {
+		/* newer bpftrace's DWARF-unwound user stack: ustack, which
+		 * unwinds through each object's CFI here */
+		free(n->name);
+		n->name = strdup("ustack");
+		if (!n->name)
+			abort();
+		r = bi_row(BI_USTACK);
+	}
+	n->bi = r ? r->id : BI_NONE;
+	if (ctx_refused(c, n) || elf32_refused(c, n))
+		return NULL;
+	hook = sema_ident_hook(n->bi);
+	return hook ? hook(c, n) : unknown_ident(c, n);
 }
 
 static bool is_number(const char *s)

@@ -88,6 +88,9 @@ static inline const char *tname(const struct type *t, char *buf, size_t n)
 	return type_str_name(t, buf, n);
 }
 
+/* A check hook of builtin.h's table: the type of n, NULL after an error. */
+typedef const struct type *(*bi_check_fn)(struct sctx *c, struct node *n);
+
 /* sema.c: the driver: any expression, a value (an expression that must yield one) */
 const struct type *check_expr(struct sctx *c, struct node *n);
 const struct type *check_value(struct sctx *c, struct node *n);
@@ -107,7 +110,26 @@ void map_assign(struct sctx *c, struct node *m, int mi, const struct type *v,
 void check_map_decl(struct sctx *c, struct node *n);
 void check_decl_kind(struct sctx *c, const struct sema_map *sm);
 
-/* sema_ctx.c: builtin identifiers and probe context */
+/* sema_ctx.c: builtin identifiers and probe context; the identifiers'
+ * check hooks of builtin.h's table */
+const struct type *check_u32(struct sctx *c, struct node *n);
+const struct type *check_u64(struct sctx *c, struct node *n);
+const struct type *check_curtask(struct sctx *c, struct node *n);
+const struct type *check_elapsed(struct sctx *c, struct node *n);
+const struct type *check_comm(struct sctx *c, struct node *n);
+const struct type *check_cpid(struct sctx *c, struct node *n);
+const struct type *check_username(struct sctx *c, struct node *n);
+const struct type *check_ppid(struct sctx *c, struct node *n);
+const struct type *check_pcomm(struct sctx *c, struct node *n);
+const struct type *check_truth(struct sctx *c, struct node *n);
+const struct type *check_probe_ident(struct sctx *c, struct node *n);
+const struct type *check_probetype(struct sctx *c, struct node *n);
+const struct type *check_argn(struct sctx *c, struct node *n);
+const struct type *check_sargn(struct sctx *c, struct node *n);
+const struct type *check_retval(struct sctx *c, struct node *n);
+const struct type *check_func(struct sctx *c, struct node *n);
+const struct type *check_args(struct sctx *c, struct node *n);
+const struct type *check_stack_ident(struct sctx *c, struct node *n);
 bool probe_is(struct sctx *c, unsigned kinds);
 const struct type *check_dwarf_var(struct sctx *c, struct node *n);
 bool ctx_refused(struct sctx *c, struct node *n);
@@ -132,7 +154,9 @@ const struct type *cast_type(struct sctx *c, const struct node *tn);
 const struct type *check_cast(struct sctx *c, struct node *n);
 const struct type *check_map_read(struct sctx *c, struct node *n);
 
-/* sema_call.c: builtin functions: argument helpers, the dispatch */
+/* sema_call.c: builtin functions: argument helpers, the dispatch, the
+ * hooks by id */
+bi_check_fn sema_ident_hook(int id);
 bool str_literal(struct sctx *c, struct node *a, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 bool need_args(struct sctx *c, struct node *n, int min, int max);
@@ -151,7 +175,7 @@ const struct type *check_percpu_kaddr(struct sctx *c, struct node *n);
 const struct type *check_stack_call(struct sctx *c, struct node *n);
 const struct type *check_uaddr(struct sctx *c, struct node *n);
 const struct type *check_reg(struct sctx *c, struct node *n);
-const struct type *check_addr_space(struct sctx *c, struct node *n, bool user);
+const struct type *check_addr_space(struct sctx *c, struct node *n);
 const struct type *check_ntop(struct sctx *c, struct node *n);
 const struct type *check_macaddr(struct sctx *c, struct node *n);
 const struct type *check_signal(struct sctx *c, struct node *n);

@@ -10,6 +10,7 @@
 
 #include <linux/bpf.h>
 
+#include "builtin.h"
 #include "sema_int.h"
 
 /* ---- maps ---- */
@@ -101,7 +102,7 @@ bool agg_copyable(const struct type *t)
 bool agg_source(struct sctx *c, const struct node *n)
 {
 	return (is_place(n) && !is_tp_field(c, n)) || n->kind == N_VAR || n->kind == N_MAP ||
-	       (n->kind == N_CALL && !strcmp(n->name, "pton"));
+	       (n->kind == N_CALL && n->bi == BI_PTON);
 }
 
 /* Joins two types of the same kind, or returns NULL if they disagree. */
