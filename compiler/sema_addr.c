@@ -66,7 +66,7 @@ const struct type *check_buf(struct sctx *c, struct node *n)
 	int64_t len = 0;
 	bool arr;
 
-	if (!need_args(c, n, 1, 2))
+	if (!bi_args(c, n))
 		return NULL;
 	t = byte_array_arg(c, n, n->list, &arr);
 	if (!t)
@@ -108,7 +108,7 @@ const struct type *check_kaddr(struct sctx *c, struct node *n)
 	FILE *f;
 	bool found = false;
 
-	if (!need_args(c, n, 1, 1))
+	if (!bi_args(c, n))
 		return NULL;
 	if (!str_literal(c, a, "kaddr() takes a string literal"))
 		return NULL;
@@ -134,7 +134,7 @@ const struct type *check_percpu_kaddr(struct sctx *c, struct node *n)
 	struct node *a = n->list;
 	int id;
 
-	if (!need_args(c, n, 1, 2) || (a->next && !int_arg(c, n, 1)))
+	if (!bi_args(c, n) || (a->next && !int_arg(c, n, 1)))
 		return NULL;
 	if (!str_literal(c, a, "percpu_kaddr() takes a string literal"))
 		return NULL;
@@ -157,7 +157,7 @@ const struct type *check_stack_call(struct sctx *c, struct node *n)
 	bool perf = false;
 	int64_t limit = 0;
 
-	if (!need_args(c, n, 1, 2))
+	if (!bi_args(c, n))
 		return NULL;
 	if (a->kind == N_IDENT) {
 		if (strcmp(a->name, "perf") && strcmp(a->name, "bpftrace")) {
@@ -202,7 +202,7 @@ const struct type *check_uaddr(struct sctx *c, struct node *n)
 	uint64_t addr = 0, size = 0;
 	int rc;
 
-	if (!need_args(c, n, 1, 1))
+	if (!bi_args(c, n))
 		return NULL;
 	if (!str_literal(c, a, "uaddr() takes a string literal"))
 		return NULL;
@@ -243,7 +243,7 @@ const struct type *check_reg(struct sctx *c, struct node *n)
 	};
 	struct node *a = n->list;
 
-	if (!need_args(c, n, 1, 1))
+	if (!bi_args(c, n))
 		return NULL;
 	if (!str_literal(c, a, "reg() takes a string literal"))
 		return NULL;
@@ -266,7 +266,7 @@ const struct type *check_addr_space(struct sctx *c, struct node *n)
 	bool user = n->bi == BI_UPTR;
 	const struct type *t;
 
-	if (!need_args(c, n, 1, 1) || !(t = check_expr(c, n->list)))
+	if (!bi_args(c, n) || !(t = check_expr(c, n->list)))
 		return NULL;
 	if (t->kind == T_PTR)
 		return type_ptr(t->elem, user);
@@ -285,7 +285,7 @@ const struct type *check_ntop(struct sctx *c, struct node *n)
 	const struct type *t;
 	bool arr;
 
-	if (!need_args(c, n, 1, 2))
+	if (!bi_args(c, n))
 		return NULL;
 	if (arg(n, 1) && !int_arg(c, n, 0))
 		return NULL;
@@ -308,7 +308,7 @@ const struct type *check_macaddr(struct sctx *c, struct node *n)
 	const struct type *t;
 	bool arr;
 
-	if (!need_args(c, n, 1, 1))
+	if (!bi_args(c, n))
 		return NULL;
 	t = byte_array_arg(c, n, n->list, &arr);
 	if (!t)
@@ -347,7 +347,7 @@ const struct type *check_signal(struct sctx *c, struct node *n)
 		err(c, n->loc, "signal() can kill the processes it fires in; pass --unsafe to allow it");
 		return NULL;
 	}
-	if (!need_args(c, n, 1, 1))
+	if (!bi_args(c, n))
 		return NULL;
 	for (int i = 0; i < c->cur->nprobes; i++)
 		if (c->cur->probes[i]->kind == PK_BEGIN || c->cur->probes[i]->kind == PK_END) {
@@ -393,7 +393,7 @@ const struct type *check_override(struct sctx *c, struct node *n)
 		    "function), not at %s", probe_type_name(c->cur->probes[0]->kind));
 		return NULL;
 	}
-	if (!need_args(c, n, 1, 1) || !int_arg(c, n, 0))
+	if (!bi_args(c, n) || !int_arg(c, n, 0))
 		return NULL;
 	for (int i = 0; i < c->cur->nprobes; i++)
 		c->cur->probes[i]->override = true;
@@ -422,7 +422,7 @@ const struct type *check_path(struct sctx *c, struct node *n)
 		    "not at %s", probe_type_name(c->cur->probes[0]->kind));
 		return NULL;
 	}
-	if (!need_args(c, n, 1, 1) || !(t = check_expr(c, n->list)))
+	if (!bi_args(c, n) || !(t = check_expr(c, n->list)))
 		return NULL;
 	if (!(t->kind == T_PTR && is_struct_path(t->elem)) &&
 	    !(is_struct_path(t) && is_place(n->list))) {
@@ -446,7 +446,7 @@ const struct type *check_cgroupid(struct sctx *c, struct node *n)
 	uint64_t id;
 	int mount_id;
 
-	if (!need_args(c, n, 1, 1))
+	if (!bi_args(c, n))
 		return NULL;
 	if (a->kind != N_STR) {
 		err(c, a->loc, "cgroupid() takes a string literal");

@@ -58,6 +58,14 @@ bool need_args(struct sctx *c, struct node *n, int min, int max)
 	return false;
 }
 
+/* The argument count of the row of n's builtin (builtin.h). */
+bool bi_args(struct sctx *c, struct node *n)
+{
+	const struct bi_row *r = bi_row(n->bi);
+
+	return need_args(c, n, r->min_args, r->max_args);
+}
+
 struct node *arg(struct node *n, int i)
 {
 	struct node *a = n->list;
@@ -233,7 +241,7 @@ static bool map_key_args(struct sctx *c, struct node *n)
 
 static const struct type *check_has_key(struct sctx *c, struct node *n)
 {
-	if (!n->ival && !need_args(c, n, 2, 2))
+	if (!n->ival && !bi_args(c, n))
 		return NULL;
 	if (!map_key_args(c, n))
 		return NULL;
@@ -354,7 +362,7 @@ static const struct type *check_str(struct sctx *c, struct node *n)
 	int64_t len = c->s->cfg.max_strlen;
 	const struct type *t;
 
-	if (!need_args(c, n, 1, 2))
+	if (!bi_args(c, n))
 		return NULL;
 	t = check_expr(c, n->list);
 	if (!t)
@@ -459,7 +467,7 @@ static const struct type *check_bswap(struct sctx *c, struct node *n)
 {
 	const struct type *t;
 
-	if (!need_args(c, n, 1, 1))
+	if (!bi_args(c, n))
 		return NULL;
 	t = check_expr(c, n->list);
 	if (!t)
@@ -496,7 +504,7 @@ static const struct type *check_strncmp(struct sctx *c, struct node *n)
 {
 	int64_t len;
 
-	if (!need_args(c, n, 3, 3))
+	if (!bi_args(c, n))
 		return NULL;
 	if (!check_two_strings(c, n))
 		return NULL;
@@ -515,7 +523,7 @@ static const struct type *check_debugf(struct sctx *c, struct node *n)
 {
 	struct node *fmt = n->list;
 
-	if (!need_args(c, n, 1, 4))
+	if (!bi_args(c, n))
 		return NULL;
 	if (!str_literal(c, fmt, "the format of debugf() must be a string literal"))
 		return NULL;
@@ -547,7 +555,7 @@ static const struct type *check_join(struct sctx *c, struct node *n)
 	const struct type *t;
 	struct node *sep;
 
-	if (!need_args(c, n, 1, 2))
+	if (!bi_args(c, n))
 		return NULL;
 	t = check_expr(c, n->list);
 	if (!t)
@@ -568,7 +576,7 @@ static const struct type *check_join(struct sctx *c, struct node *n)
 /* strcontains(haystack, needle): two strings, an int 0 or 1. */
 static const struct type *check_strcontains(struct sctx *c, struct node *n)
 {
-	if (!need_args(c, n, 2, 2))
+	if (!bi_args(c, n))
 		return NULL;
 	if (!check_two_strings(c, n))
 		return NULL;
@@ -580,7 +588,7 @@ static const struct type *check_strftime(struct sctx *c, struct node *n)
 {
 	struct node *fmt = n->list;
 
-	if (!need_args(c, n, 2, 2))
+	if (!bi_args(c, n))
 		return NULL;
 	if (!str_literal(c, fmt, "the first argument of strftime() must be a string literal"))
 		return NULL;
@@ -596,7 +604,7 @@ const struct type *check_pton(struct sctx *c, struct node *n)
 	unsigned char buf[16];
 	struct node *a = n->list;
 
-	if (!need_args(c, n, 1, 1))
+	if (!bi_args(c, n))
 		return NULL;
 	if (!str_literal(c, a, "pton() takes a string literal"))
 		return NULL;
@@ -654,7 +662,7 @@ static const struct type *check_getopt(struct sctx *c, struct node *n)
 	const struct bi_row *dr = def && def->kind == N_IDENT ? bi_lookup(def->name) : NULL;
 	bool is_bool = !def || (dr && (dr->id == BI_TRUE || dr->id == BI_FALSE));
 
-	if (!need_args(c, n, 1, 2))
+	if (!bi_args(c, n))
 		return NULL;
 	if (a->kind != N_STR || (def && def->kind != N_STR && def->kind != N_INT && !is_bool &&
 				 !(def->kind == N_UNOP && def->op == '-' && def->a->kind == N_INT))) {
@@ -703,14 +711,6 @@ static const struct type *check_getopt(struct sctx *c, struct node *n)
 }
 
 /* ---- the functions' check hooks that are a few lines (builtin.h) ---- */
-
-/* The argument count of the row of n's builtin. */
-static bool bi_args(struct sctx *c, struct node *n)
-{
-	const struct bi_row *r = bi_row(n->bi);
-
-	return need_args(c, n, r->min_args, r->max_args);
-}
 
 static const struct type *check_agg_call(struct sctx *c, struct node *n)
 {

@@ -160,6 +160,7 @@ bi_check_fn sema_ident_hook(int id);
 bool str_literal(struct sctx *c, struct node *a, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 bool need_args(struct sctx *c, struct node *n, int min, int max);
+bool bi_args(struct sctx *c, struct node *n);
 struct node *arg(struct node *n, int i);
 bool int_arg(struct sctx *c, struct node *n, int i);
 bool const_arg(struct sctx *c, struct node *n, int i, int64_t *v);
