@@ -66,6 +66,7 @@ enum {
 	X(RETVAL,     "retval",     0, 0, BI_IDENT | BI_AS_IDENT | BI_NEEDS_CTX, check_retval, 0) \
 	X(FUNC,       "func",       0, 0, BI_IDENT | BI_AS_IDENT | BI_NEEDS_CTX, check_func, 0) \
 	X(ARGS,       "args",       0, 0, BI_IDENT | BI_NEEDS_CTX | BI_ELF32_NO, check_args, 0) \
+	X(CTX,        "ctx",        0, 0, BI_IDENT | BI_NEEDS_CTX, check_ctx, 0) \
 	X(USTACK,     "ustack",     1, 2, BI_IDENT | BI_CALL | BI_AS_IDENT | BI_NEEDS_CTX | BI_STACK | \
 	                                  BI_ELF32_NOSTACK, check_stack_ident, check_stack_call) \
 	X(KSTACK,     "kstack",     1, 2, BI_IDENT | BI_CALL | BI_AS_IDENT | BI_NEEDS_CTX | BI_STACK, \

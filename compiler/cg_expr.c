@@ -541,6 +541,8 @@ static LLVMValueRef ident(struct cg *g, struct node *n)
 		return retval_ident(g, n);
 	case BI_FUNC:
 		return func_ident(g, n);
+	case BI_CTX:
+		return LLVMBuildPtrToInt(g->b, g->ctxarg, g->i64, "");
 	}
 	if ((fv = newer_ident(g, n)))
 		return fv;

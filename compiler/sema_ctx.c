@@ -463,6 +463,30 @@ const struct type *check_args(struct sctx *c, struct node *n)
 	return NULL;
 }
 
+/* ctx (bpftrace 0.17): the probe's context, a struct pt_regs * in kernel
+ * memory at uprobes, USDT probes and kprobes, fields read from the
+ * kernel's BTF; tracepoints have args instead. */
+const struct type *check_ctx(struct sctx *c, struct node *n)
+{
+	const struct type *regs;
+
+	if (probe_is(c, K(PK_TRACEPOINT) | K(PK_RAWTP))) {
+		err(c, n->loc, "ctx is not available at tracepoints; use args");
+		return NULL;
+	}
+	if (!probe_is(c, K(PK_UPROBE) | K(PK_URETPROBE) | K(PK_USDT) | K(PK_KPROBE) |
+		      K(PK_KRETPROBE))) {
+		err(c, n->loc, "ctx is only available at uprobe, usdt and kprobe probes");
+		return NULL;
+	}
+	regs = kbtf_record_stub("struct pt_regs");
+	if (!regs) {
+		err(c, n->loc, "ctx needs struct pt_regs from the kernel's BTF");
+		return NULL;
+	}
+	return type_ptr(regs, false);
+}
+
 const struct type *check_cpid(struct sctx *c, struct node *n)
 {
 	if (!c->o->has_child) {

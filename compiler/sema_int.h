@@ -129,6 +129,7 @@ const struct type *check_sargn(struct sctx *c, struct node *n);
 const struct type *check_retval(struct sctx *c, struct node *n);
 const struct type *check_func(struct sctx *c, struct node *n);
 const struct type *check_args(struct sctx *c, struct node *n);
+const struct type *check_ctx(struct sctx *c, struct node *n);
 const struct type *check_stack_ident(struct sctx *c, struct node *n);
 bool probe_is(struct sctx *c, unsigned kinds);
 const struct type *check_dwarf_var(struct sctx *c, struct node *n);
