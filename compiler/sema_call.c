@@ -171,7 +171,7 @@ static void check_format(struct sctx *c, struct node *call, struct node *fmt, st
 		    want == 1 ? "" : "s", have, have == 1 ? "" : "s", have == 1 ? "s" : "");
 }
 
-static const struct type *check_printf(struct sctx *c, struct node *n)
+const struct type *check_printf(struct sctx *c, struct node *n)
 {
 	struct node *fmt = n->list;
 	bool is_system = n->bi == BI_SYSTEM;
@@ -239,7 +239,7 @@ static bool map_key_args(struct sctx *c, struct node *n)
 	return true;
 }
 
-static const struct type *check_has_key(struct sctx *c, struct node *n)
+const struct type *check_has_key(struct sctx *c, struct node *n)
 {
 	if (!n->ival && !bi_args(c, n))
 		return NULL;
@@ -255,7 +255,7 @@ static const struct type *check_has_key(struct sctx *c, struct node *n)
 }
 
 /* offsetof(struct X, a.b): a constant (the parser made the path a string). */
-static const struct type *check_offsetof(struct sctx *c, struct node *n)
+const struct type *check_offsetof(struct sctx *c, struct node *n)
 {
 	struct node *what = n->list, *path = what ? what->next : NULL;
 	const struct type *t;
@@ -314,7 +314,7 @@ static const struct type *check_print_args(struct sctx *c, struct node *m)
 	return type_void();
 }
 
-static const struct type *check_print(struct sctx *c, struct node *n)
+const struct type *check_print(struct sctx *c, struct node *n)
 {
 	struct node *m = n->list;
 	int64_t v;
@@ -357,7 +357,7 @@ static const struct type *check_print(struct sctx *c, struct node *n)
 	return m->type ? type_void() : NULL;
 }
 
-static const struct type *check_str(struct sctx *c, struct node *n)
+const struct type *check_str(struct sctx *c, struct node *n)
 {
 	int64_t len = c->s->cfg.max_strlen;
 	const struct type *t;
@@ -463,7 +463,7 @@ const struct type *check_agg(struct sctx *c, struct node *n, enum agg_kind k)
 }
 
 /* bswap(x): the bytes of x reversed at x's own width, unsigned. */
-static const struct type *check_bswap(struct sctx *c, struct node *n)
+const struct type *check_bswap(struct sctx *c, struct node *n)
 {
 	const struct type *t;
 
@@ -500,7 +500,7 @@ static bool check_two_strings(struct sctx *c, struct node *n)
 }
 
 /* strncmp(a, b, n): 0 when the first n bytes (up to a NUL) agree, else 1. */
-static const struct type *check_strncmp(struct sctx *c, struct node *n)
+const struct type *check_strncmp(struct sctx *c, struct node *n)
 {
 	int64_t len;
 
@@ -519,7 +519,7 @@ static const struct type *check_strncmp(struct sctx *c, struct node *n)
 
 /* debugf(fmt, ...): bpf_trace_printk(), to the kernel's trace_pipe, with
  * bpftrace 0.17's warning; at most 3 arguments (the helper's limit). */
-static const struct type *check_debugf(struct sctx *c, struct node *n)
+const struct type *check_debugf(struct sctx *c, struct node *n)
 {
 	struct node *fmt = n->list;
 
@@ -550,7 +550,7 @@ static const struct type *check_debugf(struct sctx *c, struct node *n)
 
 /* join(argv [, sep]): a statement, as in bpftrace 0.17; argv is an
  * array of string pointers ending in NULL, sep a string literal. */
-static const struct type *check_join(struct sctx *c, struct node *n)
+const struct type *check_join(struct sctx *c, struct node *n)
 {
 	const struct type *t;
 	struct node *sep;
@@ -574,7 +574,7 @@ static const struct type *check_join(struct sctx *c, struct node *n)
 }
 
 /* strcontains(haystack, needle): two strings, an int 0 or 1. */
-static const struct type *check_strcontains(struct sctx *c, struct node *n)
+const struct type *check_strcontains(struct sctx *c, struct node *n)
 {
 	if (!bi_args(c, n))
 		return NULL;
@@ -584,7 +584,7 @@ static const struct type *check_strcontains(struct sctx *c, struct node *n)
 }
 
 /* strftime(fmt, nsecs): the boot-time stamp, formatted when printed. */
-static const struct type *check_strftime(struct sctx *c, struct node *n)
+const struct type *check_strftime(struct sctx *c, struct node *n)
 {
 	struct node *fmt = n->list;
 
@@ -653,7 +653,7 @@ static const char *named_param(struct sctx *c, const char *name)
  * command line, typed as the default (a number, a string, true/false), or
  * a bool without one.  Folded into the literal it stands for.
  */
-static const struct type *check_getopt(struct sctx *c, struct node *n)
+const struct type *check_getopt(struct sctx *c, struct node *n)
 {
 	struct node *a = n->list, *def = a ? a->next : NULL;
 	const char *v;
@@ -712,30 +712,30 @@ static const struct type *check_getopt(struct sctx *c, struct node *n)
 
 /* ---- the functions' check hooks that are a few lines (builtin.h) ---- */
 
-static const struct type *check_agg_call(struct sctx *c, struct node *n)
+const struct type *check_agg_call(struct sctx *c, struct node *n)
 {
 	err(c, n->loc, "%s() must be assigned to a map: @x = %s(...)", n->name, n->name);
 	return NULL;
 }
 
-static const struct type *check_ksym(struct sctx *c, struct node *n)
+const struct type *check_ksym(struct sctx *c, struct node *n)
 {
 	return bi_args(c, n) && int_arg(c, n, 0) ? type_ksym() : NULL;
 }
 
-static const struct type *check_usym(struct sctx *c, struct node *n)
+const struct type *check_usym(struct sctx *c, struct node *n)
 {
 	return bi_args(c, n) && int_arg(c, n, 0) ? type_usym() : NULL;
 }
 
 /* unwatch(addr): the watchpoints at addr stop */
-static const struct type *check_unwatch(struct sctx *c, struct node *n)
+const struct type *check_unwatch(struct sctx *c, struct node *n)
 {
 	return bi_args(c, n) && int_arg(c, n, 0) ? type_void() : NULL;
 }
 
 /* dw_ustack(MODE): ustack(MODE) */
-static const struct type *check_dw_ustack(struct sctx *c, struct node *n)
+const struct type *check_dw_ustack(struct sctx *c, struct node *n)
 {
 	free(n->name);
 	n->name = strdup("ustack");
@@ -745,7 +745,7 @@ static const struct type *check_dw_ustack(struct sctx *c, struct node *n)
 	return check_stack_call(c, n);
 }
 
-static const struct type *check_cgroup_path(struct sctx *c, struct node *n)
+const struct type *check_cgroup_path(struct sctx *c, struct node *n)
 {
 	struct node *flt = arg(n, 1);
 
@@ -757,24 +757,24 @@ static const struct type *check_cgroup_path(struct sctx *c, struct node *n)
 	return type_ufmt(UF_CGPATH, 8, flt ? flt->name : NULL);
 }
 
-static const struct type *check_syscall_name(struct sctx *c, struct node *n)
+const struct type *check_syscall_name(struct sctx *c, struct node *n)
 {
 	return bi_args(c, n) && int_arg(c, n, 0) ? type_ufmt(UF_SYSCALL, 8, NULL) : NULL;
 }
 
-static const struct type *check_strerror(struct sctx *c, struct node *n)
+const struct type *check_strerror(struct sctx *c, struct node *n)
 {
 	return bi_args(c, n) && int_arg(c, n, 0) ? type_ufmt(UF_STRERROR, 8, NULL) : NULL;
 }
 
-static const struct type *check_exit(struct sctx *c, struct node *n)
+const struct type *check_exit(struct sctx *c, struct node *n)
 {
 	c->s->has_exit = true;
 	/* exit(code), newer bpftrace: perf-run's exit status */
 	return bi_args(c, n) && (!n->list || int_arg(c, n, 0)) ? type_void() : NULL;
 }
 
-static const struct type *check_time(struct sctx *c, struct node *n)
+const struct type *check_time(struct sctx *c, struct node *n)
 {
 	struct node *a = n->list;
 
@@ -788,7 +788,7 @@ static const struct type *check_time(struct sctx *c, struct node *n)
 }
 
 /* len(@m), newer bpftrace: the map's elements */
-static const struct type *check_len(struct sctx *c, struct node *n)
+const struct type *check_len(struct sctx *c, struct node *n)
 {
 	if (!bi_args(c, n) || !map_arg(c, n, false))
 		return NULL;
@@ -801,7 +801,7 @@ static const struct type *check_len(struct sctx *c, struct node *n)
 	return type_int(8, true);
 }
 
-static const struct type *check_delete(struct sctx *c, struct node *n)
+const struct type *check_delete(struct sctx *c, struct node *n)
 {
 	if (!map_key_args(c, n) || !bi_args(c, n) || !map_arg(c, n, true))
 		return NULL;
@@ -813,12 +813,18 @@ static const struct type *check_delete(struct sctx *c, struct node *n)
 }
 
 /* clear(@m), zero(@m) */
-static const struct type *check_clear(struct sctx *c, struct node *n)
+const struct type *check_clear(struct sctx *c, struct node *n)
 {
 	if (!bi_args(c, n) || !map_arg(c, n, false))
 		return NULL;
 	map_get(c, n->list);
 	return type_void();
+}
+
+const struct type *check_no_call(struct sctx *c, struct node *n)
+{
+	err(c, n->loc, "unknown function '%s'", n->name);
+	return NULL;
 }
 
 /* ---- the hooks by id ---- */
@@ -833,7 +839,7 @@ static const struct {
 
 bi_check_fn sema_ident_hook(int id)
 {
-	return id > BI_NONE && id < BI__COUNT ? hooks[id].ident : NULL;
+	return id > BI_NONE && id < BI__COUNT ? hooks[id].ident : check_no_ident;
 }
 
 /* A call: a builtin function, checked by its row's hook (builtin.h). */
@@ -848,10 +854,8 @@ const struct type *check_call(struct sctx *c, struct node *n)
 	}
 	if (ctx_refused(c, n) || elf32_refused(c, n))
 		return NULL;
-	if (!r || !hooks[r->id].call) {
-		err(c, n->loc, "unknown function '%s'", n->name);
-		return NULL;
-	}
+	if (!r)
+		return check_no_call(c, n);
 	if (r->flags & BI_ACTION)
 		c->s->has_actions = true;
 	return hooks[r->id].call(c, n);

@@ -395,7 +395,7 @@ const struct type *check_probe_ident(struct sctx *c, struct node *n)
 
 /* Not a builtin: an enum constant of the script's C declarations or of
  * the kernel's BTF, else an error. */
-static const struct type *unknown_ident(struct sctx *c, struct node *n)
+const struct type *check_no_ident(struct sctx *c, struct node *n)
 {
 	int64_t ev;
 
@@ -421,7 +421,7 @@ const struct type *check_argn(struct sctx *c, struct node *n)
 		}
 		return type_int(8, false);
 	}
-	return unknown_ident(c, n);
+	return check_no_ident(c, n);
 }
 
 const struct type *check_retval(struct sctx *c, struct node *n)
@@ -508,7 +508,7 @@ const struct type *check_sargn(struct sctx *c, struct node *n)
 	const char *s = n->name;
 
 	if (!is_sarg(s))
-		return unknown_ident(c, n);
+		return check_no_ident(c, n);
 	if (!probe_is(c, K(PK_UPROBE) | K(PK_URETPROBE) | K(PK_KPROBE) | K(PK_KRETPROBE))) {
 		err(c, n->loc, "%s is only available at uprobe and kprobe probes", s);
 		return NULL;
@@ -536,7 +536,7 @@ const struct type *check_ident(struct sctx *c, struct node *n)
 	if (ctx_refused(c, n) || elf32_refused(c, n))
 		return NULL;
 	hook = sema_ident_hook(n->bi);
-	return hook ? hook(c, n) : unknown_ident(c, n);
+	return hook(c, n);
 }
 
 static bool is_number(const char *s)

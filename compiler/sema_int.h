@@ -21,6 +21,7 @@
 #include <stdint.h>
 
 #include "ast.h"
+#include "builtin.h"
 #include "diag.h"
 #include "program.h"
 #include "sema.h"
@@ -91,6 +92,13 @@ static inline const char *tname(const struct type *t, char *buf, size_t n)
 /* A check hook of builtin.h's table: the type of n, NULL after an error. */
 typedef const struct type *(*bi_check_fn)(struct sctx *c, struct node *n);
 
+/* Every hook the table names (sema_ctx.c, sema_call.c, sema_addr.c). */
+#define BI_PROTO(id, name, min, max, flags, ident, call) \
+	const struct type *ident(struct sctx *c, struct node *n); \
+	const struct type *call(struct sctx *c, struct node *n);
+BI_TABLE(BI_PROTO)
+#undef BI_PROTO
+
 /* sema.c: the driver: any expression, a value (an expression that must yield one) */
 const struct type *check_expr(struct sctx *c, struct node *n);
 const struct type *check_value(struct sctx *c, struct node *n);
@@ -110,27 +118,8 @@ void map_assign(struct sctx *c, struct node *m, int mi, const struct type *v,
 void check_map_decl(struct sctx *c, struct node *n);
 void check_decl_kind(struct sctx *c, const struct sema_map *sm);
 
-/* sema_ctx.c: builtin identifiers and probe context; the identifiers'
- * check hooks of builtin.h's table */
-const struct type *check_u32(struct sctx *c, struct node *n);
-const struct type *check_u64(struct sctx *c, struct node *n);
-const struct type *check_curtask(struct sctx *c, struct node *n);
-const struct type *check_elapsed(struct sctx *c, struct node *n);
-const struct type *check_comm(struct sctx *c, struct node *n);
-const struct type *check_cpid(struct sctx *c, struct node *n);
-const struct type *check_username(struct sctx *c, struct node *n);
-const struct type *check_ppid(struct sctx *c, struct node *n);
-const struct type *check_pcomm(struct sctx *c, struct node *n);
-const struct type *check_truth(struct sctx *c, struct node *n);
-const struct type *check_probe_ident(struct sctx *c, struct node *n);
-const struct type *check_probetype(struct sctx *c, struct node *n);
-const struct type *check_argn(struct sctx *c, struct node *n);
-const struct type *check_sargn(struct sctx *c, struct node *n);
-const struct type *check_retval(struct sctx *c, struct node *n);
-const struct type *check_func(struct sctx *c, struct node *n);
-const struct type *check_args(struct sctx *c, struct node *n);
-const struct type *check_ctx(struct sctx *c, struct node *n);
-const struct type *check_stack_ident(struct sctx *c, struct node *n);
+/* sema_ctx.c: builtin identifiers and probe context (and the identifiers'
+ * check hooks) */
 bool probe_is(struct sctx *c, unsigned kinds);
 const struct type *check_dwarf_var(struct sctx *c, struct node *n);
 bool ctx_refused(struct sctx *c, struct node *n);
@@ -166,23 +155,10 @@ struct node *arg(struct node *n, int i);
 bool int_arg(struct sctx *c, struct node *n, int i);
 bool const_arg(struct sctx *c, struct node *n, int i, int64_t *v);
 const struct type *check_agg(struct sctx *c, struct node *n, enum agg_kind k);
-const struct type *check_pton(struct sctx *c, struct node *n);
 enum agg_kind agg_of(const char *name);
 const struct type *check_call(struct sctx *c, struct node *n);
 
-/* sema_addr.c: builtin functions on memory, addresses and the task */
-const struct type *check_buf(struct sctx *c, struct node *n);
-const struct type *check_kaddr(struct sctx *c, struct node *n);
-const struct type *check_percpu_kaddr(struct sctx *c, struct node *n);
-const struct type *check_stack_call(struct sctx *c, struct node *n);
-const struct type *check_uaddr(struct sctx *c, struct node *n);
-const struct type *check_reg(struct sctx *c, struct node *n);
-const struct type *check_addr_space(struct sctx *c, struct node *n);
-const struct type *check_ntop(struct sctx *c, struct node *n);
-const struct type *check_macaddr(struct sctx *c, struct node *n);
-const struct type *check_signal(struct sctx *c, struct node *n);
-const struct type *check_override(struct sctx *c, struct node *n);
-const struct type *check_path(struct sctx *c, struct node *n);
-const struct type *check_cgroupid(struct sctx *c, struct node *n);
+/* sema_addr.c: builtin functions on memory, addresses and the task: all
+ * of them check hooks, declared above */
 
 #endif
