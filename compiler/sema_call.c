@@ -103,9 +103,8 @@ bool const_arg(struct sctx *c, struct node *n, int i, int64_t *v)
 	return true;
 }
 
-/* Whether every number of a conversion's "WIDTH.PREC" (s up to e) fits
- * printf's int. */
-/* Checks a printf-style format against the arguments after it. */
+/* Checks a printf-style format against the arguments after it; the
+ * grammar of one conversion is fmtspec.c's, shared with the printer. */
 static void check_format(struct sctx *c, struct node *call, struct node *fmt, struct node *args)
 {
 	const char *p = fmt->name, *end = fmt->name + fmt->len;
