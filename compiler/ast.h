@@ -77,6 +77,7 @@ struct node {
 	struct node *list;   /* first element; elements are chained by `next` */
 	struct node *next;
 	struct type *type;   /* set by sema */
+	int bi;              /* N_IDENT, N_CALL: the builtin's enum bi_id (builtin.h), set by sema */
 	void *aux;           /* owned by sema / codegen */
 };
 

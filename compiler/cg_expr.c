@@ -13,6 +13,7 @@
 
 #include <bpf/libbpf.h>
 
+#include "builtin.h"
 #include "codegen_int.h"
 #include "lexer.h"
 
@@ -417,106 +418,135 @@ static LLVMValueRef usdt_arg(struct cg *g, int i)
 	return cg_to_int_type(g, v, t);
 }
 
-/* The builtins of newer bpftrace that check_newer_ident (sema.c) types. */
+/* The builtins of newer bpftrace that check_newer_ident (sema_ctx.c) types. */
 static LLVMValueRef newer_ident(struct cg *g, const struct node *n)
 {
-	const char *s = n->name;
-
-	if (!strcmp(s, "true") || !strcmp(s, "false"))
-		return cg_const(g, s[0] == 't');
-	if (!strcmp(s, "jiffies"))
+	switch (n->bi) {
+	case BI_TRUE: case BI_FALSE:
+		return cg_const(g, n->bi == BI_TRUE);
+	case BI_JIFFIES:
 		return helper0(g, H_JIFFIES64);
-	if (!strcmp(s, "ncpus")) {
+	case BI_NCPUS: {
 		/* as bpftrace: the possible CPUs, known when the program is built */
 		int n = libbpf_num_possible_cpus();
 
 		return cg_const(g, n > 0 ? (uint64_t)n : 1);
 	}
-	if (!strcmp(s, "probetype")) {
+	case BI_PROBETYPE: {
 		const char *nm = probe_type_name(g->probe->kind);
 
 		return cg_store_const_str(g, nm, strlen(nm), n->type->size);
 	}
+	}
 	return NULL;
+}
+
+static LLVMValueRef probe_ident(struct cg *g, struct node *n)
+{
+	const struct probe *p = g->probe;
+	char buf[1024];
+	const char *nm;
+
+	if (p->sys_raw || g->site_cookie)
+		return cg_sys_probe_name(g, n->type->size);
+	nm = probe_site_name(p, g->site, buf, sizeof(buf));
+	return cg_store_const_str(g, nm, strlen(nm), n->type->size);
+}
+
+static LLVMValueRef arg_ident(struct cg *g, struct node *n)
+{
+	const struct probe *p = g->probe;
+	const char *s = n->name;
+
+	if (p->kind == PK_USDT)
+		return usdt_arg(g, s[3] - '0');
+	if (p->elf32)
+		return elf32_arg(g, (unsigned)(s[3] - '0'));
+	/* A raw tracepoint's context is its arguments as u64s. */
+	return cg_ctx_load(g, p->kind == PK_RAWTP ? 8u * (unsigned)(s[3] - '0')
+						  : arg_regs[s[3] - '0'], 8);
+}
+
+static LLVMValueRef retval_ident(struct cg *g, struct node *n)
+{
+	const struct probe *p = g->probe;
+
+	if (p->kind == PK_FEXIT)
+		/* fexit's context: the arguments' u64 slots, then the result. */
+		return cg_ctx_load(g, 8u * (unsigned)p->args->nfields, 8);
+	if (p->elf32)
+		return elf32_retval(g, n->type);
+	/* Typed by the function's DWARF return type (sema): eax of an int
+	 * sign-extended, al of a bool as 0/1. */
+	return cg_to_int_type(g, cg_ctx_load(g, REG_AX, 8), n->type);
+}
+
+static LLVMValueRef func_ident(struct cg *g, struct node *n)
+{
+	const struct probe *p = g->probe;
+
+	if (n->type->kind == T_USYM && g->site_cookie && sites_named(g))
+		/* the site's index is the cookie (below the tag's probe bits) */
+		return usym_of(g, LLVMBuildOr(g->b, g->sys_site,
+					      cg_const(g, PR_SITE_TAG | (uint64_t)g->pidx << 32), ""));
+	if (n->type->kind == T_USYM && site_func(g) >= 0)
+		return usym_of(g, cg_const(g, PR_SITE_TAG | (uint64_t)probe_index(g) << 32 |
+						(uint64_t)site_func(g)));
+	/* At a return probe the ip is the caller's: ask the kernel for
+	 * the probed address instead. */
+	LLVMValueRef ip = p->kind == PK_URETPROBE || p->kind == PK_KRETPROBE ?
+		cg_helper(g, H_GET_FUNC_IP, &g->ctxarg, 1) :
+		p->elf32 ? reg32(g, REG_IP) : cg_ctx_load(g, REG_IP, 8);
+
+	return n->type->kind == T_USYM ? usym_of(g, ip) : ip;
 }
 
 static LLVMValueRef ident(struct cg *g, struct node *n)
 {
-	const char *s = n->name;
-	const struct probe *p = g->probe;
 	LLVMValueRef fv = cg_func_ident(g, n);
 
 	if (fv)
 		return fv;
 
-	if (!strcmp(s, "pid"))
+	switch (n->bi) {
+	case BI_PID:
 		return tgid(g);
-	if (!strcmp(s, "tid"))
+	case BI_TID:
 		return mask32(g, cg_pid_tgid(g));
-	if (!strcmp(s, "uid"))
+	case BI_UID:
 		return mask32(g, helper0(g, H_UID_GID));
-	if (!strcmp(s, "gid"))
+	case BI_GID:
 		return LLVMBuildLShr(g->b, helper0(g, H_UID_GID), cg_const(g, 32), "");
-	if (!strcmp(s, "cpu"))
+	case BI_CPU:
 		return mask32(g, helper0(g, H_CPU));
-	if (!strcmp(s, "rand"))
+	case BI_RAND:
 		return mask32(g, helper0(g, H_PRANDOM));
-	if (!strcmp(s, "nsecs"))
+	case BI_NSECS:
 		return helper0(g, H_KTIME);
-	if (!strcmp(s, "elapsed"))
+	case BI_ELAPSED:
 		return elapsed(g);
-	if (!strcmp(s, "cgroup"))
+	case BI_CGROUP:
 		return helper0(g, H_CGROUP);
-	if (!strcmp(s, "curtask"))
+	case BI_CURTASK:
 		return helper0(g, H_CURTASK);
-	if (!strcmp(s, "comm"))
+	case BI_COMM:
 		return comm(g);
-	if (!strcmp(s, "ustack") || !strcmp(s, "kstack"))
-		return cg_stack_id(g, type_stack(s[0] == 'u'));
+	case BI_USTACK: case BI_KSTACK:
+		return cg_stack_id(g, type_stack(n->bi == BI_USTACK));
+	case BI_PROBE:
+		return probe_ident(g, n);
+	case BI_ARGN:
+		return arg_ident(g, n);
+	case BI_RETVAL:
+		return retval_ident(g, n);
+	case BI_FUNC:
+		return func_ident(g, n);
+	case BI_CTX:
+		return LLVMBuildPtrToInt(g->b, g->ctxarg, g->i64, "");
+	}
 	if ((fv = newer_ident(g, n)))
 		return fv;
-	if (!strcmp(s, "probe") && (p->sys_raw || g->site_cookie))
-		return cg_sys_probe_name(g, n->type->size);
-	if (!strcmp(s, "probe")) {
-		char buf[1024];
-		const char *nm = probe_site_name(p, g->site, buf, sizeof(buf));
-
-		return cg_store_const_str(g, nm, strlen(nm), n->type->size);
-	}
-	if (!strncmp(s, "arg", 3) && p->kind == PK_USDT)
-		return usdt_arg(g, s[3] - '0');
-	if (!strncmp(s, "arg", 3) && p->elf32)
-		return elf32_arg(g, (unsigned)(s[3] - '0'));
-	if (!strncmp(s, "arg", 3))
-		/* A raw tracepoint's context is its arguments as u64s. */
-		return cg_ctx_load(g, p->kind == PK_RAWTP ? 8u * (unsigned)(s[3] - '0')
-							  : arg_regs[s[3] - '0'], 8);
-	if (!strcmp(s, "retval") && p->kind == PK_FEXIT)
-		/* fexit's context: the arguments' u64 slots, then the result. */
-		return cg_ctx_load(g, 8u * (unsigned)p->args->nfields, 8);
-	if (!strcmp(s, "retval") && p->elf32)
-		return elf32_retval(g, n->type);
-	if (!strcmp(s, "retval"))
-		/* Typed by the function's DWARF return type (sema): eax of an int
-		 * sign-extended, al of a bool as 0/1. */
-		return cg_to_int_type(g, cg_ctx_load(g, REG_AX, 8), n->type);
-	if (!strcmp(s, "func") && n->type->kind == T_USYM && g->site_cookie && sites_named(g))
-		/* the site's index is the cookie (below the tag's probe bits) */
-		return usym_of(g, LLVMBuildOr(g->b, g->sys_site,
-					      cg_const(g, PR_SITE_TAG | (uint64_t)g->pidx << 32), ""));
-	if (!strcmp(s, "func") && n->type->kind == T_USYM && site_func(g) >= 0)
-		return usym_of(g, cg_const(g, PR_SITE_TAG | (uint64_t)probe_index(g) << 32 |
-						(uint64_t)site_func(g)));
-	if (!strcmp(s, "func")) {
-		/* At a return probe the ip is the caller's: ask the kernel for
-		 * the probed address instead. */
-		LLVMValueRef ip = p->kind == PK_URETPROBE || p->kind == PK_KRETPROBE ?
-			cg_helper(g, H_GET_FUNC_IP, &g->ctxarg, 1) :
-			p->elf32 ? reg32(g, REG_IP) : cg_ctx_load(g, REG_IP, 8);
-
-		return n->type->kind == T_USYM ? usym_of(g, ip) : ip;
-	}
-	cg_error(g, n->loc, "internal error: no code for '%s'", s);
+	cg_error(g, n->loc, "internal error: no code for '%s'", n->name);
 	return cg_const(g, 0);
 }
 

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "builtin.h"
 #include "codegen_int.h"
 
 #define H_NUMA_NODE_ID 42
@@ -69,20 +70,20 @@ static LLVMValueRef sarg(struct cg *g, unsigned long i)
 
 LLVMValueRef cg_func_ident(struct cg *g, struct node *n)
 {
-	const char *s = n->name;
 	LLVMValueRef v;
 
-	if (!strcmp(s, "cpid"))
+	switch (n->bi) {
+	case BI_CPID:
 		return config_u64(g, offsetof(struct pr_config, target_pid));
-	if (!strcmp(s, "numaid"))
+	case BI_NUMAID:
 		return LLVMBuildAnd(g->b, cg_helper(g, H_NUMA_NODE_ID, NULL, 0),
 				    cg_const(g, 0xffffffffu), "");
-	if (!strcmp(s, "username")) {
+	case BI_USERNAME:
 		v = cg_helper(g, H_UID_GID, NULL, 0);
 		return LLVMBuildAnd(g->b, v, cg_const(g, 0xffffffffu), "");
+	case BI_SARGN:
+		return sarg(g, strtoul(n->name + 4, NULL, 10));
 	}
-	if (!strncmp(s, "sarg", 4))
-		return sarg(g, strtoul(s + 4, NULL, 10));
 	return NULL;
 }
 
@@ -437,49 +438,48 @@ static LLVMValueRef percpu_kaddr(struct cg *g, struct node *n)
 
 LLVMValueRef cg_func_call(struct cg *g, struct node *n)
 {
-	const char *f = n->name;
-
-	if (!strcmp(f, "buf"))
+	switch (n->bi) {
+	case BI_BUF:
 		return buf_call(g, n);
-	if (!strcmp(f, "override"))
+	case BI_OVERRIDE:
 		return override_call(g, n);
-	if (!strcmp(f, "unwatch")) {
+	case BI_UNWATCH:
 		cg_unwatch(g, cg_expr(g, n->list), n->loc);
 		return cg_const(g, 0);
-	}
-	if (!strcmp(f, "path"))
+	case BI_PATH:
 		return path_call(g, n);
-	if (!strcmp(f, "reg"))
+	case BI_REG:
 		return cg_ctx_load(g, (unsigned)n->ival, 8);   /* sema's pt_regs offset */
-	if (!strcmp(f, "kaddr"))
+	case BI_KADDR:
 		return cg_const(g, n->ival);   /* sema found it */
-	if (!strcmp(f, "percpu_kaddr"))
+	case BI_PERCPU_KADDR:
 		return percpu_kaddr(g, n);
-	if (!strcmp(f, "uaddr"))
+	case BI_UADDR:
 		return uaddr_call(g, n);
-	if (!strcmp(f, "ustack") || !strcmp(f, "kstack"))   /* mode, n: in the type */
+	case BI_USTACK: case BI_KSTACK:   /* mode, n: in the type */
 		return cg_stack_id(g, n->type);
-	if (!strcmp(f, "uptr") || !strcmp(f, "kptr"))
+	case BI_UPTR: case BI_KPTR:
 		return cg_expr(g, n->list);
 
-	if (!strcmp(f, "ntop"))
+	case BI_NTOP:
 		return ntop(g, n);
-	if (!strcmp(f, "macaddr"))
+	case BI_MACADDR:
 		return macaddr(g, n);
 
-	if (!strcmp(f, "bswap"))
+	case BI_BSWAP:
 		return bswap(g, n);
-	if (!strcmp(f, "strncmp"))
+	case BI_STRNCMP:
 		return strncmp_call(g, n);
-	if (!strcmp(f, "strcontains"))
+	case BI_STRCONTAINS:
 		return strcontains_call(g, n);
-	if (!strcmp(f, "pton"))
+	case BI_PTON:
 		return pton_call(g, n);
-	if (!strcmp(f, "debugf"))
+	case BI_DEBUGF:
 		return debugf_call(g, n);
-	if (!strcmp(f, "strftime"))
+	case BI_STRFTIME:
 		return cg_expr(g, n->list->next);
-	if (!strcmp(f, "strerror") || !strcmp(f, "syscall_name") || !strcmp(f, "cgroup_path"))
+	case BI_STRERROR: case BI_SYSCALL_NAME: case BI_CGROUP_PATH:
 		return cg_expr(g, n->list);
+	}
 	return NULL;
 }

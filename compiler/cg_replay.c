@@ -33,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "builtin.h"
 #include "codegen_int.h"
 
 #define RP_MAX 4096          /* threads inside one such syscall at once */
@@ -52,7 +53,7 @@ static bool pure(const struct node *n)
 	case N_INT: case N_STR: case N_TYPENAME: case N_SIZEOF:
 		return true;
 	case N_IDENT:
-		return !strcmp(n->name, "args");
+		return n->bi == BI_ARGS;
 	case N_FIELD: case N_UNOP: case N_CAST:
 		return pure(n->a);
 	case N_BINOP: case N_INDEX:
@@ -60,7 +61,7 @@ static bool pure(const struct node *n)
 	case N_TERNARY:
 		return pure(n->a) && pure(n->b) && pure(n->c);
 	case N_CALL:
-		if (strcmp(n->name, "str"))
+		if (n->bi != BI_STR)
 			return false;
 		for (const struct node *a = n->list; a; a = a->next)
 			if (!pure(a))
@@ -73,7 +74,7 @@ static bool pure(const struct node *n)
 
 static bool is_str_of_args(const struct node *n)
 {
-	return n->kind == N_CALL && !strcmp(n->name, "str") && n->list &&
+	return n->kind == N_CALL && n->bi == BI_STR && n->list &&
 	       n->list->type && n->list->type->kind != T_STR &&
 	       n->list->type->kind != T_ARRAY && pure(n);
 }
@@ -81,7 +82,7 @@ static bool is_str_of_args(const struct node *n)
 static bool reads_stack(const struct node *n)
 {
 	return (n->kind == N_IDENT || n->kind == N_CALL) &&
-	       (!strcmp(n->name ? n->name : "", "ustack") || !strcmp(n->name ? n->name : "", "kstack"));
+	       bi_is(n->bi, BI_STACK);
 }
 
 /* Walks every node below n: counts str()s of the arguments into *strs and

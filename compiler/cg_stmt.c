@@ -13,6 +13,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "builtin.h"
 #include "codegen_int.h"
 #include "lexer.h"
 
@@ -298,12 +299,12 @@ static bool str_into(struct cg *g, struct node *n, LLVMValueRef dst)
 {
 	uint32_t size;
 
-	if (n->kind == N_IDENT && !strcmp(n->name, "comm") && n->type->kind == T_STR &&
+	if (n->kind == N_IDENT && n->bi == BI_COMM && n->type->kind == T_STR &&
 	    n->type->size == 16) {
 		cg_comm_into(g, dst);
 		return true;
 	}
-	if (n->kind != N_CALL || strcmp(n->name, "str") ||
+	if (n->kind != N_CALL || n->bi != BI_STR ||
 	    n->list->type->kind == T_ARRAY || n->list->type->kind == T_STR)
 		return false;
 	size = n->type->size;
@@ -358,55 +359,70 @@ static LLVMValueRef call_len(struct cg *g, struct node *n)
 
 LLVMValueRef cg_call(struct cg *g, struct node *n)
 {
-	const char *f = n->name;
 	LLVMValueRef fv;
 
 	cg_at(g, n);
 	if ((fv = cg_func_call(g, n)))
 		return fv;
-	if (!strcmp(f, "str"))
+	switch (n->bi) {
+	case BI_STR:
 		return call_str(g, n);
-	if (!strcmp(f, "ksym"))
+	case BI_KSYM:
 		return cg_expr(g, n->list);
-	if (!strcmp(f, "usym"))
+	case BI_USYM:
 		return call_usym(g, n);
-	if (!strcmp(f, "has_key"))
+	case BI_HAS_KEY:
 		return call_has_key(g, n);
-	if (!strcmp(f, "len"))
+	case BI_LEN:
 		return call_len(g, n);
-	if (!strcmp(f, "printf"))
+	case BI_PRINTF:
 		act_printf(g, n, ACT_PRINTF);
-	else if (!strcmp(f, "system"))
+		break;
+	case BI_SYSTEM:
 		act_printf(g, n, ACT_SYSTEM);
-	else if (!strcmp(f, "cat"))
+		break;
+	case BI_CAT:
 		act_printf(g, n, ACT_CAT);
-	else if (!strcmp(f, "errorf"))
+		break;
+	case BI_ERRORF:
 		act_printf(g, n, ACT_ERRORF);
-	else if (!strcmp(f, "print"))
+		break;
+	case BI_PRINT:
 		act_print(g, n);
-	else if (!strcmp(f, "join"))
+		break;
+	case BI_JOIN:
 		act_join(g, n);
-	else if (!strcmp(f, "clear"))
+		break;
+	case BI_CLEAR:
 		act_simple(g, n, ACT_CLEAR, NULL);
-	else if (!strcmp(f, "zero"))
+		break;
+	case BI_ZERO:
 		act_simple(g, n, ACT_ZERO, NULL);
-	else if (!strcmp(f, "time"))
+		break;
+	case BI_TIME:
 		act_simple(g, n, ACT_TIME, n->list ? n->list->name : "%H:%M:%S\n");
-	else if (!strcmp(f, "exit")) {
+		break;
+	case BI_EXIT: {
 		int id;
 
 		cg_flag(g, CG_EXIT);   /* the record below may not fit */
 		action_new(g, ACT_EXIT, NULL, n->loc, &id);
 		emit_record(g, id, n->list);   /* with exit(code), the code */
 		ret0(g);
-	} else if (!strcmp(f, "delete"))
+		break;
+	}
+	case BI_DELETE:
 		call_delete(g, n);
-	else if (!strcmp(f, "signal")) {
+		break;
+	case BI_SIGNAL: {
 		LLVMValueRef sig = cg_expr(g, n->list);
 
 		cg_helper(g, H_SEND_SIGNAL, &sig, 1);
-	} else
-		cg_error(g, n->loc, "internal error: no code for %s()", f);
+		break;
+	}
+	default:
+		cg_error(g, n->loc, "internal error: no code for %s()", n->name);
+	}
 	return NULL;
 }
 

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "ast.h"
+#include "builtin.h"
 #include "codegen.h"
 #include "dwarf.h"
 #include "parser.h"
@@ -21,24 +22,29 @@
 #include "syscalls.h"
 #include "tpformat.h"
 
-/* Does the expression or statement list n name the builtin `name`? */
-static bool names(const struct node *n, const char *name)
+/* Does the expression or statement list n name the builtin id?  Before
+ * sema: the id is looked up here, not yet stored in the node. */
+static bool names(const struct node *n, enum bi_id id)
 {
 	for (; n; n = n->next) {
 		/* kstack, kstack(n) and kstack(perf) alike */
-		if ((n->kind == N_IDENT || n->kind == N_CALL) && n->name && !strcmp(n->name, name))
-			return true;
+		if (n->kind == N_IDENT || n->kind == N_CALL) {
+			const struct bi_row *r = bi_lookup(n->name);
+
+			if (r && r->id == id)
+				return true;
+		}
 		if (n->kind != N_ATTACH &&
-		    (names(n->a, name) || names(n->b, name) || names(n->c, name) ||
-		     names(n->list, name)))
+		    (names(n->a, id) || names(n->b, id) || names(n->c, id) ||
+		     names(n->list, id)))
 			return true;
 	}
 	return false;
 }
 
-static bool probe_names(const struct node *probe, const char *name)
+static bool probe_names(const struct node *probe, enum bi_id id)
 {
-	return names(probe->a, name) || names(probe->b, name);
+	return names(probe->a, id) || names(probe->b, id);
 }
 
 /* "$N" in an attach point becomes the Nth positional parameter, as in
@@ -237,10 +243,10 @@ static int resolve_probes(struct node *root, const struct pr_compile_opts *o,
 		first[k] = p->nprobes;
 		s = &sp[k++];
 		s->node = n;
-		po.use_args = probe_names(n, "args");
+		po.use_args = probe_names(n, BI_ARGS);
 		/* kstack keeps the raw tracepoint (codegen skips BPF's own
 		 * frames), but not the raw_syscalls program (add_split). */
-		po.kstack = probe_names(n, "kstack");
+		po.kstack = probe_names(n, BI_KSTACK);
 		po.no_context = !po.use_args;
 		for (struct node *a = n->list; a; a = a->next) {
 			struct probe *pr = NULL;

@@ -18,6 +18,7 @@
 
 #include <bpf/bpf.h>
 
+#include "compiler/fmtspec.h"
 #include "compiler/syscalls.h"
 #include "cgpath.h"
 #include "format.h"
@@ -786,41 +787,6 @@ void fmt_json_value(struct fmt_buf *b, const struct type *t, const void *p,
 	fmt_free(&v);
 }
 
-/* One parsed conversion: "%-08.3lx" -> flags "-0", width 8, prec 3, 'x'. */
-struct fmt_spec {
-	char flags[8];
-	int width, prec;   /* -1 if absent */
-	int len;           /* 0 none, 'H' hh, 'h', 'l' (l, ll, j, z, t: 64 bits) */
-	char conv;
-	char rmode;        /* %r: 0, %rx: 'x', %rh: 'h' */
-};
-
-static const char *fmt_parse(const char *s, struct fmt_spec *sp)
-{
-	int nf = 0;
-	sp->width = sp->prec = -1;
-	while (*s && strchr("-+ #0", *s)) {
-		if (nf < 6)
-			sp->flags[nf++] = *s;
-		s++;
-	}
-	sp->flags[nf] = 0;
-	if (*s >= '0' && *s <= '9')
-		sp->width = (int)strtol(s, (char **)&s, 10);
-	if (*s == '.') {
-		s++;
-		sp->prec = (int)strtol(s, (char **)&s, 10);
-	}
-	sp->len = 0;
-	for (; *s && strchr("hlqjzt", *s); s++)
-		sp->len = *s != 'h' ? 'l' : sp->len == 'h' ? 'H' : 'h';
-	sp->conv = *s;
-	sp->rmode = 0;
-	if (*s == 'r' && (s[1] == 'x' || s[1] == 'h'))
-		sp->rmode = *++s;
-	return *s ? s + 1 : s;
-}
-
 /* The conversion rebuilt for one C argument: "%" flags width prec LEN conv. */
 static void fmt_spec_str(char *out, size_t n, const struct fmt_spec *sp,
 			 const char *len, char conv)
@@ -938,9 +904,11 @@ int fmt_printf(struct fmt_buf *b, const char *fmt, const struct pr_arg *args,
 			continue;
 		}
 		struct fmt_spec sp;
-		fmt = fmt_parse(pct + 1, &sp);
+		enum fs_status st;
+		fmt = fs_parse(pct + 1, pct + strlen(pct), &sp, &st);
 		if (!sp.conv)
 			break;
+		fmt++;
 		if (ai >= nargs)
 			continue;   /* sema checks the count; be safe anyway */
 		const struct pr_arg *a = &args[ai++];
