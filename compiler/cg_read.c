@@ -20,6 +20,18 @@
  */
 #include "codegen_int.h"
 
+/* During a sys_enter_* probe's trial reads: a failed read sets the flag
+ * that keeps the hit for its sys_exit_* (cg_replay.c). */
+static void replay_fault(struct cg *g, LLVMValueRef rc)
+{
+	LLVMBasicBlockRef ok = cg_if(g, LLVMBuildICmp(g->b, LLVMIntSLT, rc, cg_const(g, 0), ""),
+				     "rp_fault");
+
+	LLVMBuildStore(g->b, cg_const(g, 1), g->rp_flag);
+	LLVMBuildBr(g->b, ok);
+	LLVMPositionBuilderAtEnd(g->b, ok);
+}
+
 LLVMValueRef cg_read(struct cg *g, int id, LLVMValueRef args[3])
 {
 	LLVMValueRef r = cg_slp_read(g, id, args);
@@ -27,7 +39,7 @@ LLVMValueRef cg_read(struct cg *g, int id, LLVMValueRef args[3])
 	if (!r)
 		r = cg_helper_raw(g, id, args, 3);
 	if (g->rp_flag)
-		cg_rp_fault(g, r);
+		replay_fault(g, r);
 	else
 		cg_count_fault(g, r);
 	return r;

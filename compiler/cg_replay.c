@@ -207,16 +207,6 @@ static void try_reads(struct cg *g, struct node *n)
 	}
 }
 
-void cg_rp_fault(struct cg *g, LLVMValueRef rc)
-{
-	LLVMBasicBlockRef ok = cg_if(g, LLVMBuildICmp(g->b, LLVMIntSLT, rc, cg_const(g, 0), ""),
-				     "rp_fault");
-
-	LLVMBuildStore(g->b, cg_const(g, 1), g->rp_flag);
-	LLVMBuildBr(g->b, ok);
-	LLVMPositionBuilderAtEnd(g->b, ok);
-}
-
 void cg_rp_enter(struct cg *g, struct node *pn, int idx)
 {
 	const struct probe *p = g->probe;

@@ -370,6 +370,5 @@ bool cg_rp_wanted(const struct node *pn, const struct probe *p);
 void cg_rp_exit(struct cg *g, struct node *pn, const struct probe *p, int idx);
 /* At the start of the enter's function: the trial reads, the keeping. */
 void cg_rp_enter(struct cg *g, struct node *pn, int idx);
-void cg_rp_fault(struct cg *g, LLVMValueRef rc);
 
 #endif

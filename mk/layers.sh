@@ -2,8 +2,9 @@
 # layers.sh - the layering rules of docs/ARCHITECTURE.md ("Conventions"),
 # checked by `make check` after a build; prints each offence, exits 1 if any.
 #  1. no cycle in the symbol graph of the modules' objects in build/obj (nm:
-#     undefined in A, defined in B) outside the codegen family, whose cg_*.o
-#     and codegen.o are one node;
+#     undefined in A, defined in B) outside the codegen and sema families,
+#     each one node (cg_*.o and codegen.o; sema.o and sema_*.o: a statement
+#     needs expressions and calls, which need statements);
 #  2. a private header (compiler/dwarf_X.h behind the dwarf.h facade,
 #     codegen_int.h, any X_int.h) is included only by its family;
 #  3. runtime/ includes only runtime/, lib/ and compiler/program.h; lib/ only
@@ -42,7 +43,8 @@ srcs=$(find compiler runtime perf-plugin lib tests fuzz -name '*.[ch]' 2>/dev/nu
 } | awk -v B="$B/obj/" '
 function bad(s) { print "layers: " s; nbad++ }
 function node(f) { sub(/:.*/, "", f); f = substr(f, length(B) + 1); sub(/\.o$/, "", f)
-	return f ~ /^compiler\/(cg_[a-z0-9_]*|codegen)$/ ? "compiler/codegen+cg_*" : f }
+	if (f ~ /^compiler\/(cg_[a-z0-9_]*|codegen)$/) return "compiler/codegen+cg_*"
+	return f ~ /^compiler\/sema(_[a-z0-9_]*)?$/ ? "compiler/sema+sema_*" : f }
 function visit(v,   i, w, k, c) {   # Tarjan: strongly connected components
 	idx[v] = low[v] = ++cnt; stk[++sp] = v; on[v] = 1
 	for (i = 1; i <= nadj[v]; i++) { w = adj[v, i]
@@ -50,7 +52,7 @@ function visit(v,   i, w, k, c) {   # Tarjan: strongly connected components
 		else if (on[w] && idx[w] < low[v]) low[v] = idx[w] }
 	if (low[v] != idx[v]) return
 	do { w = stk[sp--]; on[w] = 0; c = c " " w; k++ } while (w != v)
-	if (k > 1) allowed(c, k) || bad("cycle outside the codegen family:" c)
+	if (k > 1) allowed(c, k) || bad("cycle outside the codegen and sema families:" c)
 }
 function allowed(c, k,   j, n, m) {
 	for (j = 1; j <= ncyc; j++) { if (cycn[j] != k) continue
