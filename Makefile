@@ -24,8 +24,8 @@ LINUX_TOOLS  := $(BUILD)/linux-src/tools
 LIBPERF_INTERNAL_CFLAGS := -I$(LIBPERF_DIR)/internal-include -I$(LINUX_TOOLS)/lib \
 	-I$(LINUX_TOOLS)/include -I$(LINUX_TOOLS)/arch/x86/include
 
-SRCS        := $(wildcard compiler/*.c runtime/*.c perf-plugin/*.c)
-LIB_SRCS    := $(wildcard compiler/*.c runtime/*.c)
+SRCS        := $(wildcard lib/*.c compiler/*.c runtime/*.c perf-plugin/*.c)
+LIB_SRCS    := $(wildcard lib/*.c compiler/*.c runtime/*.c)
 INTERNAL_SRCS := $(shell grep -l '^[[:space:]]*\#[[:space:]]*include[[:space:]]*<internal/' $(SRCS) /dev/null 2>/dev/null)
 
 # libclang is not linked: it costs about 12 ms of start-up to every run, so
@@ -103,15 +103,15 @@ $(BUILD)/asan/obj/%.o: %.c | $(LIBPERF_A)
 	@mkdir -p $(@D)
 	$(CC) $(BASE_CFLAGS) $(ASAN_CFLAGS) $(CPPFLAGS_ALL) -c -o $@ $<
 
-# syscalls.c's table of syscall numbers, from the C library's headers.
-$(BUILD)/gen/sysnames.h:
+# lib/sysnames.c's table of syscall numbers, from the C library's headers.
+$(BUILD)/gen/sysnums.h:
 	@mkdir -p $(@D)
 	printf '#include <sys/syscall.h>\n' | $(CC) -dM -E - | \
 		sed -n 's/^#define SYS_\([a-z0-9_]*\) .*/\t{ "\1", SYS_\1 },/p' | LC_ALL=C sort >$@.tmp
 	mv $@.tmp $@
 
-$(BUILD)/obj/compiler/syscalls.o $(BUILD)/asan/obj/compiler/syscalls.o: $(BUILD)/gen/sysnames.h
-$(BUILD)/obj/compiler/syscalls.o $(BUILD)/asan/obj/compiler/syscalls.o: CPPFLAGS += -I$(BUILD)/gen
+$(BUILD)/obj/lib/sysnames.o $(BUILD)/asan/obj/lib/sysnames.o: $(BUILD)/gen/sysnums.h
+$(BUILD)/obj/lib/sysnames.o $(BUILD)/asan/obj/lib/sysnames.o: CPPFLAGS += -I$(BUILD)/gen
 
 $(foreach s,$(INTERNAL_SRCS),$(eval $(BUILD)/obj/$(s:.c=.o) $(BUILD)/asan/obj/$(s:.c=.o): \
 	CPPFLAGS += $(LIBPERF_INTERNAL_CFLAGS)))

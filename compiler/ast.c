@@ -13,7 +13,7 @@
 
 #include "ast.h"
 #include "lexer.h"
-#include "types.h"
+#include "lib/types.h"
 
 void (*ast_type_printer)(FILE *out, const struct type *t);
 

@@ -18,7 +18,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "diag.h"
+#include "lib/diag.h"
 
 struct type;
 

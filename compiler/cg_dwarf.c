@@ -15,7 +15,7 @@
 
 #include "codegen_int.h"
 #include "dwarf.h"
-#include "elfsym.h"
+#include "lib/elfsym.h"
 #include "lexer.h"
 #include "probe.h"
 

@@ -20,7 +20,7 @@
 #include <llvm-c/Transforms/PassBuilder.h>
 
 #include "codegen_int.h"
-#include "objcache.h"
+#include "lib/objcache.h"
 
 /* LLVM reports some failures (the BPF stack limit) as diagnostics rather
  * than errors of the emit call: route them to the script's diag. */

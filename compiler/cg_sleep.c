@@ -33,7 +33,7 @@
 #include <unistd.h>
 
 #include "codegen_int.h"
-#include "kfeature.h"
+#include "lib/kfeature.h"
 
 enum {
 	H_TASK_STORAGE_GET = 156, H_CURTASK_BTF = 158,

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "types.h"
+#include "lib/types.h"
 
 /* x86-64 struct pt_regs */
 enum { PT_ORIG_AX = 120, PT_CS = 136 };

@@ -28,8 +28,8 @@
 
 #include "codegen_int.h"
 #include "kbtf.h"
-#include "objcache.h"
-#include "types.h"
+#include "lib/objcache.h"
+#include "lib/types.h"
 
 /* Helper ids newer than <linux/bpf.h>'s enum is sure to have. */
 enum { H_MAP_POP = 88, H_CURTASK_BTF = 158, H_TASK_PT_REGS = 175, H_FIND_VMA = 180,

@@ -15,7 +15,7 @@
 #define PR_CINCLUDE_H
 
 #include "ctypes.h"
-#include "diag.h"
+#include "lib/diag.h"
 
 #define CI_MAX_SIZE (64 << 20)
 

@@ -5,7 +5,7 @@
 #ifndef PR_CODEGEN_H
 #define PR_CODEGEN_H
 
-#include "diag.h"
+#include "lib/diag.h"
 #include "program.h"
 #include "sema.h"
 

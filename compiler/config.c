@@ -10,7 +10,7 @@
 #include <strings.h>
 
 #include "config.h"
-#include "types.h"
+#include "lib/types.h"
 
 /* A setting's value as written: a number, or a word or string. */
 struct cfg_val {

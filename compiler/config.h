@@ -14,7 +14,7 @@
 #include <stdint.h>
 
 #include "ast.h"
-#include "diag.h"
+#include "lib/diag.h"
 
 struct pr_settings {
 	uint32_t max_map_keys;      /* entries of a map with keys, 0: the default */

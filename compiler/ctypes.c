@@ -31,7 +31,7 @@
 
 #include "cinclude.h"
 #include "kbtf.h"
-#include "types.h"
+#include "lib/types.h"
 
 #define CT_FILE "perf-run-declarations.c"
 #define CT_MARK "<script>"

@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "diag.h"
+#include "lib/diag.h"
 
 struct type;
 struct ct_unit;

@@ -5,7 +5,7 @@
  */
 #define _GNU_SOURCE
 #include "dwarf_spec.h"
-#include "elfsym.h"
+#include "lib/elfsym.h"
 
 #include <dwarf.h>
 #include <elfutils/libdwelf.h>
@@ -22,7 +22,7 @@
 #include "dwarf.h"
 #include "dwarf_fidx.h"
 #include "dwarf_type.h"
-#include "safefile.h"
+#include "lib/safefile.h"
 
 static struct dw_mod *mods;
 

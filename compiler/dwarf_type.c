@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "types.h"
+#include "lib/types.h"
 
 struct slot {
 	Dwarf_Off off;          /* 0 = empty (no type DIE sits at offset 0) */

@@ -16,7 +16,7 @@
 #include "dwarf_spec.h"
 #include "dwarf_type.h"
 #include "dwarf_walk.h"
-#include "types.h"
+#include "lib/types.h"
 
 struct dw_probe {
 	struct dw_mod *m;

@@ -21,7 +21,7 @@
 
 #include <bpf/btf.h>
 
-#include "types.h"
+#include "lib/types.h"
 
 #define KBTF_PATH "/sys/kernel/btf/vmlinux"
 

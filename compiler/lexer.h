@@ -16,7 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "diag.h"
+#include "lib/diag.h"
 
 /* Single-character tokens use their character value ('+', '{', ...). */
 enum tok_kind {

@@ -17,7 +17,7 @@
 #define PR_PARSER_H
 
 #include "ast.h"
-#include "diag.h"
+#include "lib/diag.h"
 
 /* Always returns the N_PROGRAM (possibly with fewer probes than written);
  * d->errors > 0 tells that the script had syntax errors.  NULL only when

@@ -24,11 +24,11 @@
 #include <unistd.h>
 
 #include "dwarf.h"
-#include "elfsym.h"
+#include "lib/elfsym.h"
 #include "insn.h"
 #include "kbtf.h"
 #include "tpformat.h"
-#include "types.h"
+#include "lib/types.h"
 #include "usdt.h"
 
 struct pctx {

@@ -16,7 +16,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-#include "diag.h"
+#include "lib/diag.h"
 
 struct type;
 struct dw_probe;

@@ -3,13 +3,10 @@
  * memory and the tables needed to attach its programs, decode its ring
  * buffer records and print its maps.
  *
- * It is the border: the one compiler/ header runtime/ is meant to include
- * (types.h, probe.h and diag.h come with it).  Today runtime/ also includes
- * the modules both sides use, which are to move to lib/: diag.h (events.c),
- * syscalls.h (format.c), elfsym.h, objcache.h and safefile.h (unwind.c),
- * kfeature.h (uprobe_multi.c), and list.c, for -l, the resolve stage's
- * dwarf.h, elfsym.h, probe.h, tpformat.h and usdt.h; mk/layers.sh allows
- * exactly these as temporary exceptions.  Layout contracts between
+ * It is the border: the one compiler/ header runtime/ includes (with the
+ * probe.h it names); what both sides use (diag, types, elfsym, objcache,
+ * kfeature, safefile, fmtspec, sysnames) is in lib/, and listing (-l, -L,
+ * -V) is on the compile side; mk/layers.sh checks it.  Layout contracts between
  * generated code and the runtime are written here and nowhere else.
  *
  * Ring buffer record (one per printf/print/exit/... call in a probe):
@@ -40,9 +37,9 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "diag.h"
+#include "lib/diag.h"
+#include "lib/types.h"
 #include "probe.h"
-#include "types.h"
 
 /* One BPF program in the object and where it attaches. */
 struct pr_prog {

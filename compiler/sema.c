@@ -29,7 +29,7 @@
 
 #include "ctypes.h"
 #include "dwarf.h"
-#include "elfsym.h"
+#include "lib/elfsym.h"
 #include "kbtf.h"
 #include "lexer.h"
 #include "program.h"

@@ -15,9 +15,9 @@
 
 #include "ast.h"
 #include "config.h"
-#include "diag.h"
+#include "lib/diag.h"
 #include "probe.h"
-#include "types.h"
+#include "lib/types.h"
 
 struct sema_map {
 	char *name;               /* "@x", "@" */

@@ -20,7 +20,7 @@
 
 #include "ctypes.h"
 #include "dwarf.h"
-#include "elfsym.h"
+#include "lib/elfsym.h"
 #include "kbtf.h"
 #include "lexer.h"
 #include "builtin.h"

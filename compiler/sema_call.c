@@ -19,8 +19,8 @@
 
 #include "ctypes.h"
 #include "dwarf.h"
-#include "elfsym.h"
-#include "fmtspec.h"
+#include "lib/elfsym.h"
+#include "lib/fmtspec.h"
 #include "kbtf.h"
 #include "lexer.h"
 #include "builtin.h"

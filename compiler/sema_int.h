@@ -22,10 +22,10 @@
 
 #include "ast.h"
 #include "builtin.h"
-#include "diag.h"
+#include "lib/diag.h"
 #include "program.h"
 #include "sema.h"
-#include "types.h"
+#include "lib/types.h"
 
 struct var {
 	const char *name;

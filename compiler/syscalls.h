@@ -15,19 +15,12 @@
 #ifndef PR_SYSCALLS_H
 #define PR_SYSCALLS_H
 
-#include "probe.h"
+#include "compiler/probe.h"
+#include "lib/sysnames.h"
 
 /* Wildcards that match fewer events keep one perf event each: the raw
  * program runs on every syscall of the system, matched or not. */
 #define SYS_RAW_MIN 8
-
-/* The number of the syscall that event "sys_enter_NAME" or
- * "sys_exit_NAME" traces, given NAME; -1 if unknown. */
-int sys_nr(const char *name);
-
-/* The name of syscall nr as <sys/syscall.h> has it, NULL if unknown:
- * for newer bpftrace's syscall_name(). */
-const char *sys_name(int nr);
 
 /* Takes the sys_enter_* events of p whose numbers are known into raw[0],
  * a probe with the same name and fields made a raw program (sys_raw,

@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 #include "kbtf.h"
-#include "types.h"
+#include "lib/types.h"
 
 const char *tpf_events_dir(void)
 {

@@ -8,7 +8,7 @@
  */
 #define _GNU_SOURCE
 #include "usdt.h"
-#include "elfsym.h"
+#include "lib/elfsym.h"
 
 #include <errno.h>
 #include <fcntl.h>

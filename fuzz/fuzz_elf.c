@@ -3,7 +3,7 @@
  * users control and perf-run reads as root (docs/SECURITY.md): the input
  * is an ELF file (a file in /tmp), read as perf-run reads a traced binary:
  *   - its .eh_frame into unwind rows (runtime/unwind.c, uw_file_rows);
- *   - its symbol tables (compiler/elfsym.c);
+ *   - its symbol tables (lib/elfsym.c);
  *   - its USDT notes and their argument specs (compiler/usdt.c);
  *   - its DWARF: -V of its first functions, which walks each function's
  *     scopes, variables, types and location lists (compiler/dwarf*.c).
@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "compiler/dwarf.h"
-#include "compiler/elfsym.h"
+#include "lib/elfsym.h"
 #include "compiler/program.h"
 #include "compiler/usdt.h"
 #include "fuzz/sink.h"

@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "compiler/ast.h"
-#include "compiler/diag.h"
+#include "lib/diag.h"
 #include "compiler/parser.h"
 #include "compiler/probe.h"
 #include "fuzz/sink.h"

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "compiler/diag.h"
+#include "lib/diag.h"
 #include "compiler/probe.h"
 #include "fuzz/sink.h"
 

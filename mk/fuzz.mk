@@ -20,7 +20,7 @@ FUZZ_TARGETS := frontend probe elf
 # fuzz_elf reads ELF files as root reads a traced binary's: unwind.c's
 # .eh_frame walk too.
 FUZZ_SRCS    := $(filter-out compiler/codegen.c compiler/cg_%.c compiler/compile.c,\
-	$(wildcard compiler/*.c)) runtime/unwind.c
+	$(wildcard lib/*.c compiler/*.c)) runtime/unwind.c
 FUZZ_OBJS    := $(FUZZ_SRCS:%.c=$(FUZZ_DIR)/obj/%.o)
 FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=undefined \
 	-fno-omit-frame-pointer
@@ -46,8 +46,8 @@ $(FUZZ_DIR)/obj/%.o: %.c
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
 
 # syscalls.c includes the table the Makefile generates from the C library.
-$(FUZZ_DIR)/obj/compiler/syscalls.o: $(BUILD)/gen/sysnames.h
-$(FUZZ_DIR)/obj/compiler/syscalls.o: FUZZ_CFLAGS += -I$(BUILD)/gen
+$(FUZZ_DIR)/obj/lib/sysnames.o: $(BUILD)/gen/sysnums.h
+$(FUZZ_DIR)/obj/lib/sysnames.o: FUZZ_CFLAGS += -I$(BUILD)/gen
 
 $(FUZZ_DIR)/fuzz_%: $(FUZZ_DIR)/obj/fuzz/fuzz_%.o $(FUZZ_OBJS)
 	$(FUZZ_CC) $(FUZZ_SAN) -fsanitize=fuzzer -o $@ $^ $(FUZZ_LIBS)

@@ -18,17 +18,6 @@
 # "include FILE HEADER: why" allows that one include.  A line no longer
 # needed is said (not an error) so that it can be deleted.
 TEMP='
-include runtime/events.c compiler/diag.h: diag moves to lib/
-include runtime/format.c compiler/syscalls.h: the syscall-number table moves to lib/
-include runtime/list.c compiler/dwarf.h: listing (-l) moves to the compile side
-include runtime/list.c compiler/elfsym.h: listing (-l) moves to the compile side
-include runtime/list.c compiler/probe.h: listing (-l) moves to the compile side
-include runtime/list.c compiler/tpformat.h: listing (-l) moves to the compile side
-include runtime/list.c compiler/usdt.h: listing (-l) moves to the compile side
-include runtime/unwind.c compiler/elfsym.h: elfsym moves to lib/
-include runtime/unwind.c compiler/objcache.h: objcache moves to lib/
-include runtime/unwind.c compiler/safefile.h: safefile moves to lib/ (with objcache)
-include runtime/uprobe_multi.c compiler/kfeature.h: kfeature moves to lib/
 '
 # ---- end of the temporary exceptions ----
 

@@ -18,12 +18,12 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include "compiler/diag.h"
+#include "lib/diag.h"
 #include "compiler/dwarf.h"
-#include "compiler/elfsym.h"
+#include "lib/elfsym.h"
 #include "compiler/program.h"
 #include "runtime/child.h"
-#include "runtime/list.h"
+#include "compiler/list.h"
 #include "runtime/privilege.h"
 #include "runtime/run.h"
 

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "compiler/diag.h"
+#include "lib/diag.h"
 #include "events.h"
 #include "mapprint.h"
 

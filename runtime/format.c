@@ -18,8 +18,8 @@
 
 #include <bpf/bpf.h>
 
-#include "compiler/fmtspec.h"
-#include "compiler/syscalls.h"
+#include "lib/fmtspec.h"
+#include "lib/sysnames.h"
 #include "cgpath.h"
 #include "format.h"
 #include "symbols.h"

@@ -28,9 +28,9 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "compiler/elfsym.h"
-#include "compiler/objcache.h"
-#include "compiler/safefile.h"
+#include "lib/elfsym.h"
+#include "lib/objcache.h"
+#include "lib/safefile.h"
 #include "unwind.h"
 
 #define UW_REG_RBP 6

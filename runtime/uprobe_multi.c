@@ -9,7 +9,7 @@
 #define _GNU_SOURCE
 
 #include "uprobe_multi.h"
-#include "compiler/kfeature.h"
+#include "lib/kfeature.h"
 
 #include <errno.h>
 #include <stdio.h>

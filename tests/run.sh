@@ -96,7 +96,7 @@ build unit-tests unit
 build asan asan
 build test-programs progs
 
-# Compiled objects are cached (compiler/objcache.h); the suite keeps its
+# Compiled objects are cached (lib/objcache.h); the suite keeps its
 # own cache in the build folder, not in the user's home, and starts empty.
 XDG_CACHE_HOME=$BUILD/test-cache
 [[ $BUILD == /* ]] || XDG_CACHE_HOME=$PWD/$XDG_CACHE_HOME

@@ -32,8 +32,8 @@ passed=0 failed=0
 mkdir -p "$out" || exit 1
 cc_main="gcc -std=gnu11 -Wall -Wextra -Werror -g -I$top"
 if ! $cc_main -o "$out/resolve_main" "$top/tests/dwarf/resolve_main.c" \
-	"$top"/compiler/dwarf*.c "$top/compiler/types.c" "$top/compiler/elfsym.c" \
-	"$top/compiler/safefile.c" -ldw -lelf -lz; then
+	"$top"/compiler/dwarf*.c "$top/lib/types.c" "$top/lib/elfsym.c" \
+	"$top/lib/safefile.c" -ldw -lelf -lz; then
 	echo "cannot build resolve_main"; echo "0 passed, 1 failed"; exit 1
 fi
 R=$out/resolve_main

@@ -25,7 +25,7 @@
 
 #include "compiler/dwarf.h"
 #include "compiler/probe.h"
-#include "compiler/types.h"
+#include "lib/types.h"
 
 /* Whether no piece with a location covers any of bytes [from, from + size)
  * (one of bit pieces that give some bits, not all, counts as one). */

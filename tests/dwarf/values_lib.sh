@@ -38,8 +38,8 @@ values_init() {  # DIR
 	mkdir -p "$out" || exit 1
 	R=$out/resolve_main
 	if ! gcc -std=gnu11 -Wall -Wextra -Werror -g -I"$top" -o "$R" \
-		"$top/tests/dwarf/resolve_main.c" "$top"/compiler/dwarf*.c "$top/compiler/types.c" \
-		"$top/compiler/elfsym.c" "$top/compiler/safefile.c" -ldw -lelf -lz; then
+		"$top/tests/dwarf/resolve_main.c" "$top"/compiler/dwarf*.c "$top/lib/types.c" \
+		"$top/lib/elfsym.c" "$top/lib/safefile.c" -ldw -lelf -lz; then
 		echo "cannot build resolve_main"; echo "0 passed, 1 failed"; exit 1
 	fi
 	trap 'values_cleanup; [ -n "${VALUES_KEEP:-}" ] || rm -rf "$out"' EXIT

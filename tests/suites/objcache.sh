@@ -1,5 +1,5 @@
 #!/bin/bash
-# objcache.sh - the compiled-object cache (compiler/objcache.h): a second
+# objcache.sh - the compiled-object cache (lib/objcache.h): a second
 # run of the same script reuses the BPF object and prints the same results;
 # an entry that does not match byte for byte, that another user could
 # write, or that PERF_RUN_NO_CACHE / --dump rule out is not used.  -v says

@@ -1,6 +1,6 @@
 /*
  * test_builtin.c - the builtins' table (compiler/builtin.h) and the printf
- * conversion grammar (compiler/fmtspec.h): every row found by its own name
+ * conversion grammar (lib/fmtspec.h): every row found by its own name
  * and nothing else, argN and sargN by prefix, the flags the passes ask;
  * conversions parsed as sema and the printer read them.
  */
@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "compiler/builtin.h"
-#include "compiler/fmtspec.h"
+#include "lib/fmtspec.h"
 #include "unit.h"
 
 static void rows(void)

@@ -18,9 +18,9 @@
 #include <bpf/btf.h>
 
 #include "compiler/ctypes.h"
-#include "compiler/diag.h"
+#include "lib/diag.h"
 #include "compiler/kbtf.h"
-#include "compiler/types.h"
+#include "lib/types.h"
 #include "unit.h"
 
 #define STR(...) #__VA_ARGS__

@@ -27,7 +27,7 @@
 
 #include "compiler/dwarf.h"
 #include "compiler/probe.h"
-#include "compiler/types.h"
+#include "lib/types.h"
 #include "unit.h"
 
 #define OUT "build/dwarf/unit"

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "compiler/elfsym.h"
+#include "lib/elfsym.h"
 #include "unit.h"
 
 /* A pattern that matches exactly name but is not a literal, so that it

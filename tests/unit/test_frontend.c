@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "compiler/ast.h"
-#include "compiler/diag.h"
+#include "lib/diag.h"
 #include "compiler/lexer.h"
 #include "compiler/parser.h"
 #include "unit.h"

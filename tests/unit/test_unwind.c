@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "compiler/elfsym.h"
+#include "lib/elfsym.h"
 #include "runtime/unwind.h"
 #include "unit.h"
 

@@ -23,7 +23,7 @@
 #include <bpf/bpf.h>
 #include <linux/bpf.h>
 
-#include "compiler/elfsym.h"
+#include "lib/elfsym.h"
 #include "runtime/uprobe_multi.h"
 
 #define MAX_SITES 1024

@@ -7,7 +7,7 @@
  * pasted into a program or piped to grep.
  */
 #define _GNU_SOURCE
-#include "list.h"
+#include "compiler/list.h"
 
 #include <errno.h>
 #include <fnmatch.h>
@@ -21,7 +21,7 @@
 #include <bpf/btf.h>
 
 #include "compiler/dwarf.h"
-#include "compiler/elfsym.h"
+#include "lib/elfsym.h"
 #include "compiler/probe.h"
 #include "compiler/tpformat.h"
 #include "compiler/usdt.h"

@@ -23,8 +23,8 @@
 
 #include <llvm/Config/llvm-config.h>
 
-#include "objcache.h"
-#include "safefile.h"
+#include "lib/objcache.h"
+#include "lib/safefile.h"
 
 #define MAGIC "perf-run objcache 1\n"
 #define MAX_OBJ (64u << 20)

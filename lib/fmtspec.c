@@ -5,7 +5,7 @@
 #include <limits.h>
 #include <string.h>
 
-#include "fmtspec.h"
+#include "lib/fmtspec.h"
 
 /* Digits at S (up to END) as a number; *too_large if it passes INT_MAX. */
 static const char *fs_number(const char *s, const char *end, int *out, bool *too_large)

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "safefile.h"
+#include "lib/safefile.h"
 
 int sf_open_regular(const char *path, struct stat *st)
 {

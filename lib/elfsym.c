@@ -6,7 +6,7 @@
  * path for `uprobe:BIN:func`, which needs no DWARF.
  */
 #define _GNU_SOURCE
-#include "elfsym.h"
+#include "lib/elfsym.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -8,7 +8,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "kfeature.h"
+#include "lib/kfeature.h"
 
 int kfeature_load_trivial(uint32_t prog_type, uint32_t expected_attach, uint32_t prog_flags)
 {

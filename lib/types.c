@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "types.h"
+#include "lib/types.h"
 
 struct type_box {
 	struct type_box *next;

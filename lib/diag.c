@@ -8,7 +8,7 @@
 #define _GNU_SOURCE
 #include <string.h>
 
-#include "diag.h"
+#include "lib/diag.h"
 
 void diag_init(struct diag *d, const struct source *src, FILE *out)
 {
