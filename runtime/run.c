@@ -665,6 +665,9 @@ static int rt_finish(struct rt *r)
 	ev_flush(&r->ev);
 	rt_report_losses(r);
 	uw_report(r->uw);
+	if (r->o->verbose && sym_let_go(r->sym))
+		fprintf(stderr, "perf-run: symbols: %llu processes let go to keep %d at once\n",
+			(unsigned long long)sym_let_go(r->sym), SYM_MAX_PROCS);
 	if (r->si && r->o->verbose) {
 		uint64_t runs, freed;
 		double ms;

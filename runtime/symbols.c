@@ -6,6 +6,8 @@
  * module holds makes a live process be read again (dlopen); what was read
  * before an exec stays for the old program's addresses; a file deleted or
  * replaced under a running process is read through /proc/PID/map_files.
+ * At most SYM_MAX_PROCS processes are known at once (their files stay
+ * open): a system-wide profile meets processes without end.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -36,6 +38,7 @@ struct ksym {
 
 struct upid {
 	pid_t pid;
+	uint64_t used;     /* s->clock at its last lookup */
 	Dwfl *dwfl;        /* NULL if the process could not be read */
 	double reread_ms;  /* CLOCK_MONOTONIC ms before which no re-read on a miss */
 	int rereads;       /* re-reads on a miss so far (each doubles the wait) */
@@ -50,6 +53,9 @@ struct sym {
 	size_t nu;
 	char *debuginfo_path;
 	pid_t fb_pid;               /* sym_fallback's process, 0 if none */
+	pid_t kept;                 /* sym_prepare's process, never let go */
+	uint64_t clock;             /* lookups so far */
+	uint64_t let_go;            /* processes let go (SYM_MAX_PROCS) */
 	char *(*fb)(void *);
 	void *fb_arg;
 };
@@ -213,21 +219,48 @@ static Dwfl *sym_dwfl_open(struct sym *s, pid_t pid)
 	return d;
 }
 
+/* Makes room for one more process: the least recently used one, unless
+ * it is the traced one, is let go. */
+static void sym_room(struct sym *s)
+{
+	size_t lru = s->nu;
+
+	if (s->nu < SYM_MAX_PROCS)
+		return;
+	for (size_t i = 0; i < s->nu; i++)
+		if (s->u[i].pid != s->fb_pid && s->u[i].pid != s->kept &&
+		    (lru == s->nu || s->u[i].used < s->u[lru].used))
+			lru = i;
+	if (lru == s->nu)
+		return;
+	if (s->u[lru].dwfl)
+		dwfl_end(s->u[lru].dwfl);
+	if (s->u[lru].prev)
+		dwfl_end(s->u[lru].prev);
+	s->u[lru] = s->u[--s->nu];
+	s->let_go++;
+}
+
 static Dwfl *sym_dwfl(struct sym *s, pid_t pid)
 {
 	for (size_t i = 0; i < s->nu; i++)
-		if (s->u[i].pid == pid)
+		if (s->u[i].pid == pid) {
+			s->u[i].used = ++s->clock;
 			return s->u[i].dwfl;
+		}
+	sym_room(s);
 	struct upid *u = realloc(s->u, (s->nu + 1) * sizeof(*u));
 	if (!u)
 		return NULL;
 	s->u = u;
-	u[s->nu].pid = pid;
-	u[s->nu].reread_ms = 0;
-	u[s->nu].rereads = 0;
-	u[s->nu].prev = NULL;
+	u[s->nu] = (struct upid){ .pid = pid, .used = ++s->clock };
 	u[s->nu].dwfl = pid > 0 ? sym_dwfl_open(s, pid) : NULL;
 	return u[s->nu++].dwfl;
+}
+
+uint64_t sym_let_go(const struct sym *s)
+{
+	return s->let_go;
 }
 
 /* A re-read per miss, 50 ms apart at first, then ever further (to about
@@ -261,6 +294,7 @@ static int sym_open_module(Dwfl_Module *m, void **user, const char *name,
 
 void sym_prepare(struct sym *s, pid_t pid)
 {
+	s->kept = pid;
 	Dwfl *d = sym_dwfl(s, pid);
 	if (!d)
 		return;
@@ -279,13 +313,14 @@ static void sym_install(struct sym *s, pid_t pid, Dwfl *d)
 			s->u[i].dwfl = d;
 			return;
 		}
+	sym_room(s);
 	struct upid *u = realloc(s->u, (s->nu + 1) * sizeof(*u));
 	if (!u) {
 		dwfl_end(d);
 		return;
 	}
 	s->u = u;
-	u[s->nu++] = (struct upid){ .pid = pid, .dwfl = d };
+	u[s->nu++] = (struct upid){ .pid = pid, .dwfl = d, .used = ++s->clock };
 }
 
 /* A process that has just exited (a zombie) shows no mappings: what was

@@ -30,6 +30,13 @@ void sym_fallback(struct sym *s, pid_t pid, char *(*fn)(void *), void *arg);
 /* The process has exec'd: what was read of it stays, behind its new
  * program, for addresses of the old one still to be printed. */
 void sym_exec(struct sym *s, pid_t pid);
+/* Each process known holds its files open and their symbol tables (a
+ * small program with libc: 5 descriptors, 18 MB): past this many, the one
+ * used least recently is let go (the traced process never is); its
+ * addresses print as addresses if it has exited by then. */
+#define SYM_MAX_PROCS 32
+/* Processes let go to keep SYM_MAX_PROCS known at once, for -v. */
+uint64_t sym_let_go(const struct sym *s);
 /* Name of the function holding addr and the offset into it, or NULL.  The
  * name lives as long as s. */
 const char *sym_kernel(struct sym *s, uint64_t addr, uint64_t *off);
