@@ -11,7 +11,9 @@
 # Every 10 s the tracer's RSS, open files and BPF objects (fds that are
 # bpf-prog, bpf-map or bpf-link) are sampled: they must stay flat.  At the
 # end: samples printed under an empty stack key (@s[]), user stacks cut by
-# ids used up (and perf-run's ids given back, from -v), and how often a full map or a loss was said while running.
+# ids used up (and perf-run's ids given back, from -v), and how often a
+# full map or a loss was said while running.  The workload's comm is
+# manystacks: another manystacks started meanwhile is profiled too.
 # Run as root from the top of the tree after `make test-build`.
 set -u
 
