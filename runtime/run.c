@@ -31,6 +31,7 @@
 #include "stackids.h"
 #include "symbols.h"
 #include "unwind.h"
+#include "watchdog.h"
 
 #define RT_POLL_MS 100
 
@@ -76,6 +77,7 @@ struct rt {
 	int stack_n_fds[FMT_MAX_FRAMES];   /* "stacks_N" maps (fmt_ctx), -1 if none */
 	void *counters;    /* the program's .bss, mapped read-only; NULL if none */
 	size_t counters_len;
+	int wd;            /* the watchdog's pipe (watchdog.h), -1 if none */
 };
 
 static double rt_now_ms(void)
@@ -695,15 +697,23 @@ static bool rt_stopped(pid_t pid)
 /* A watchpoint's setup stops the process until its record is handled; a
  * record still in the ring buffer when the run ends (or dropped) would
  * leave it stopped for ever: it is let go. */
-static void rt_let_go(struct rt *r)
+/* Whether a watchpoint stops the -p process (SIGSTOP) until it is set. */
+static bool rt_stops_target(const struct rt *r)
 {
 	bool sync_wp = false;
 	for (int i = 0; i < r->p->nprobes; i++) {
 		const struct probe *p = r->p->probes[i];
 		sync_wp |= p->kind == PK_WATCHPOINT && p->wp_func && !p->wp_async;
 	}
-	if (sync_wp && r->o->pid > 0 && rt_stopped(r->o->pid))
+	return sync_wp && r->o->pid > 0;
+}
+
+static void rt_let_go(struct rt *r)
+{
+	if (rt_stops_target(r) && rt_stopped(r->o->pid))
 		kill(r->o->pid, SIGCONT);
+	wd_done(r->wd);   /* the watchdog need not */
+	r->wd = -1;
 }
 
 static void rt_cleanup(struct rt *r)
@@ -796,10 +806,13 @@ static int rt_child_start(struct rt *r)
 
 int rt_run(struct program *p, const struct rt_opts *o, struct diag *d)
 {
-	struct rt r = { .p = p, .o = o, .d = d };
+	struct rt r = { .p = p, .o = o, .d = d, .wd = -1 };
 	struct child *c = o->child;
 	int ret = 1;
 
+	/* forked before anything is loaded or attached: it holds nothing */
+	if (rt_stops_target(&r) && !o->dry_run)
+		r.wd = wd_start(o->pid);
 	int started = rt_start(&r) == 0;
 
 	if (started && o->dry_run) {

@@ -487,6 +487,39 @@ watch_exit_case() {
 	stop "$pid"
 }
 
+# perf-run killed by SIGKILL while its watchpoint holds the -p process
+# stopped (the SIGSTOP came from BPF, perf-run had not set the breakpoint
+# and sent SIGCONT yet): the process stayed stopped for ever, as bpftrace
+# 0.17 leaves it.  perf-run is stopped first so that it cannot let it go
+# itself; its watchdog (runtime/watchdog.c) does, once perf-run is dead.
+watch_kill_case() {
+	local name="perf-run killed by SIGKILL while its watchpoint holds the -p process stopped: the process goes on" pid pr i
+	start ./tests/progs/wpfunc 20000000 1 3000 >/dev/null 2>&1
+	pid=$bg
+	sleep 0.2
+	"$PERF_RUN" -p "$pid" -e 'watchpoint:increment+arg1:4:w { @w = count(); }' >"$TMP/out" 2>"$TMP/err" &
+	pr=$!
+	for ((i = 0; i < 100; i++)); do grep -q '^Attached' "$TMP/err" && break; sleep 0.1; done
+	kill -STOP "$pr"
+	for ((i = 0; i < 100; i++)); do grep -qE '^[0-9]+ \(.*\) T' "/proc/$pid/stat" 2>/dev/null && break; sleep 0.1; done
+	if ! grep -qE '^[0-9]+ \(.*\) T' "/proc/$pid/stat" 2>/dev/null; then
+		fail "$name" "the watchpoint never stopped the process" "$TMP/err"
+		kill -KILL "$pr" 2>/dev/null
+		wait "$pr" 2>/dev/null
+		stop "$pid"
+		return
+	fi
+	kill -KILL "$pr"
+	wait "$pr" 2>/dev/null
+	for ((i = 0; i < 50; i++)); do grep -qE '^[0-9]+ \(.*\) T' "/proc/$pid/stat" 2>/dev/null || break; sleep 0.1; done
+	if grep -qE '^[0-9]+ \(.*\) T' "/proc/$pid/stat" 2>/dev/null; then
+		fail "$name" "the process is left stopped (state T) 5 s after perf-run died" "$TMP/err"
+	else
+		pass "$name"
+	fi
+	stop "$pid"
+}
+
 # More programs and maps than the hard limit of open files allows: said
 # before compiling, not after it as a load failure (reliability-2 F13:
 # 10,000 probes with a map each compiled for 37 s, then EMFILE).
@@ -553,8 +586,10 @@ hostile_maps_case "a FIFO"
 if ./tests/progs/kcan breakpoint >/dev/null; then
 	watch_exit_case before
 	watch_exit_case after
+	watch_kill_case
 else
 	skip "exit() at a watched function ($(./tests/progs/kcan breakpoint))"
+	skip "perf-run killed while its watchpoint holds the process ($(./tests/progs/kcan breakpoint))"
 fi
 hostile_maps_case "at a path with a space, and a FIFO where the space cuts it"
 if command -v setpriv >/dev/null && id nobody >/dev/null 2>&1; then
