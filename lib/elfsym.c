@@ -360,8 +360,9 @@ static int collect(Elf *elf, Elf_Scn *scn, struct collector *co)
 {
 	GElf_Shdr sh;
 	Elf_Data *data = elf_getdata(scn, NULL), *strs;
+	/* a string table of type NOBITS has a size and no bytes (d_buf NULL) */
 	if (!gelf_getshdr(scn, &sh) || !data || !sh.sh_entsize ||
-	    !(strs = elf_getdata(elf_getscn(elf, sh.sh_link), NULL)))
+	    !(strs = elf_getdata(elf_getscn(elf, sh.sh_link), NULL)) || !strs->d_buf)
 		return 0;
 	bool in_place = gelf_getclass(elf) == ELFCLASS64;
 	const Elf64_Sym *syms = data->d_buf;

@@ -342,7 +342,8 @@ static int uw_eh_frame(struct uw *u, const struct uw_elf *e)
 	GElf_Shdr sh;
 	Elf_Scn *s = elfsym_section(e->elf, ".eh_frame", &sh);
 	Elf_Data *d = s ? elf_getdata(s, NULL) : NULL;
-	Dwarf_CFI *cfi = d ? dwarf_getcfi_elf(e->elf) : NULL;
+	/* a section of type NOBITS has a size and no bytes (d_buf NULL) */
+	Dwarf_CFI *cfi = d && d->d_buf ? dwarf_getcfi_elf(e->elf) : NULL;
 	const unsigned char *ident = (const unsigned char *)elf_getident(e->elf, NULL);
 	struct uw_cie *cies = NULL;
 	int ncie = 0, rc = 0;
