@@ -18,22 +18,6 @@
 #include <string.h>
 #include <unistd.h>
 
-static int vaddr_to_off(Elf *elf, uint64_t addr, uint64_t *off)
-{
-	size_t n;
-	if (elf_getphdrnum(elf, &n))
-		return -1;
-	for (size_t i = 0; i < n; i++) {
-		GElf_Phdr ph;
-		if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD &&
-		    addr >= ph.p_vaddr && addr < ph.p_vaddr + ph.p_memsz) {
-			*off = addr - ph.p_vaddr + ph.p_offset;
-			return 0;
-		}
-	}
-	return -1;
-}
-
 static int add_note(Elf *elf, const char *desc, size_t len, uint64_t base_actual, bool have_base,
 		    struct usdt_note **out, int *n)
 {
@@ -58,9 +42,9 @@ static int add_note(Elf *elf, const char *desc, size_t len, uint64_t base_actual
 	p->provider = strdup(prov);
 	p->name = strdup(name);
 	p->args = strndup(args, (size_t)(end - args));
-	if (vaddr_to_off(elf, p->addr, &p->offset))
+	if (elfsym_addr_offset(elf, p->addr, &p->offset))
 		p->offset = p->addr;
-	if (a[2] && vaddr_to_off(elf, a[2], &p->sem_offset))
+	if (a[2] && elfsym_addr_offset(elf, a[2], &p->sem_offset))
 		p->sem_offset = 0;
 	return 0;
 }

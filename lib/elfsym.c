@@ -49,7 +49,7 @@ static void ef_close(struct elf_file *ef)
 	close(ef->fd);
 }
 
-static int addr_to_offset(Elf *elf, uint64_t addr, uint64_t *offset)
+int elfsym_addr_offset(Elf *elf, uint64_t addr, uint64_t *offset)
 {
 	size_t n;
 	if (elf_getphdrnum(elf, &n))
@@ -71,7 +71,7 @@ int elfsym_offset(const char *path, uint64_t addr, uint64_t *offset)
 	struct elf_file ef;
 	if (ef_open(path, &ef))
 		return -1;
-	int r = addr_to_offset(ef.elf, addr, offset);
+	int r = elfsym_addr_offset(ef.elf, addr, offset);
 	ef_close(&ef);
 	return r;
 }

@@ -34,6 +34,8 @@ bool elfsym_has_symtab(const char *path);
 void elfsym_free(struct elfsym *syms, int n);
 /* File offset of a virtual address through the PT_LOAD headers; -1 if unmapped. */
 int elfsym_offset(const char *path, uint64_t addr, uint64_t *offset);
+/* The same in an ELF already open: the PT_LOAD segment that holds addr. */
+int elfsym_addr_offset(Elf *elf, uint64_t addr, uint64_t *offset);
 /* Turns BIN of an attach point into an absolute path: a path with '/',
  * a library name ("libc", "libc.so.6", "c") searched as ld.so would (in the
  * maps of pid if given, LD_LIBRARY_PATH, /etc/ld.so.conf directories, the
