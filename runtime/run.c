@@ -680,23 +680,6 @@ static int rt_finish(struct rt *r)
 	return r->ev.write_errno ? -1 : 0;
 }
 
-/* Whether process pid is stopped (state T in /proc/PID/stat). */
-static bool rt_stopped(pid_t pid)
-{
-	char path[64], buf[512];
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	FILE *f = fopen(path, "re");
-	size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
-	if (f)
-		fclose(f);
-	buf[n] = 0;
-	const char *paren = strrchr(buf, ')');   /* comm may hold anything */
-	return paren && paren[1] == ' ' && paren[2] == 'T';
-}
-
-/* A watchpoint's setup stops the process until its record is handled; a
- * record still in the ring buffer when the run ends (or dropped) would
- * leave it stopped for ever: it is let go. */
 /* Whether a watchpoint stops the -p process (SIGSTOP) until it is set. */
 static bool rt_stops_target(const struct rt *r)
 {
@@ -710,7 +693,7 @@ static bool rt_stops_target(const struct rt *r)
 
 static void rt_let_go(struct rt *r)
 {
-	if (rt_stops_target(r) && rt_stopped(r->o->pid))
+	if (rt_stops_target(r) && wd_stopped(r->o->pid))
 		kill(r->o->pid, SIGCONT);
 	wd_done(r->wd);   /* the watchdog need not */
 	r->wd = -1;

@@ -15,9 +15,9 @@
 
 #define WD_DONE 'd'
 
-/* Whether pid is stopped (state T in /proc/PID/stat; comm may hold
- * anything, so the state is after the last ')'). */
-static int wd_stopped(pid_t pid)
+/* comm may hold anything, so the state is after the last ')'; open and
+ * read only: the watchdog child calls it too. */
+bool wd_stopped(pid_t pid)
 {
 	char path[64], buf[512];
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
@@ -27,7 +27,7 @@ static int wd_stopped(pid_t pid)
 	if (fd >= 0)
 		close(fd);
 	if (n <= 0)
-		return 0;
+		return false;
 	buf[n] = 0;
 	const char *paren = strrchr(buf, ')');
 	return paren && paren[1] == ' ' && paren[2] == 'T';

@@ -13,11 +13,15 @@
 #ifndef PR_WATCHDOG_H
 #define PR_WATCHDOG_H
 
+#include <stdbool.h>
 #include <sys/types.h>
 
 /* Starts the watchdog of target; the pipe's write end, or -1 (then
  * nothing watches, as before). */
 int wd_start(pid_t target);
+
+/* Whether pid is stopped (state T in /proc/PID/stat). */
+bool wd_stopped(pid_t pid);
 
 /* perf-run has let the target go (or never stopped it): the watchdog
  * ends without a signal. */
