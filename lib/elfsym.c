@@ -76,15 +76,21 @@ int elfsym_offset(const char *path, uint64_t addr, uint64_t *offset)
 	return r;
 }
 
-static bool is_machine(const char *path, int machine)
+/* path's ELF header into *eh; false if it is no ELF file. */
+static bool read_ehdr(const char *path, GElf_Ehdr *eh)
 {
 	struct elf_file ef;
 	if (ef_open(path, &ef))
 		return false;
-	GElf_Ehdr eh;
-	bool r = gelf_getehdr(ef.elf, &eh) && eh.e_machine == machine;
+	bool r = gelf_getehdr(ef.elf, eh) != NULL;
 	ef_close(&ef);
 	return r;
+}
+
+static bool is_machine(const char *path, int machine)
+{
+	GElf_Ehdr eh;
+	return read_ehdr(path, &eh) && eh.e_machine == machine;
 }
 
 bool elfsym_is_x86_64(const char *path)
@@ -99,13 +105,8 @@ bool elfsym_is_i386(const char *path)
 
 bool elfsym_is_exec(const char *path)
 {
-	struct elf_file ef;
-	if (ef_open(path, &ef))
-		return false;
 	GElf_Ehdr eh;
-	bool r = gelf_getehdr(ef.elf, &eh) && eh.e_type == ET_EXEC;
-	ef_close(&ef);
-	return r;
+	return read_ehdr(path, &eh) && eh.e_type == ET_EXEC;
 }
 
 static Elf_Scn *find_symtab(Elf *elf, Elf64_Word type)
