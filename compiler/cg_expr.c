@@ -402,7 +402,8 @@ static LLVMValueRef usdt_value(struct cg *g, int i, const struct usdt_arg *a)
 }
 
 /* The note says where each argument is at this site: a register, memory
- * at a register plus a displacement, or a constant. */
+ * at a register plus a displacement (plus an index register times a
+ * scale), or a constant. */
 static LLVMValueRef usdt_arg(struct cg *g, int i)
 {
 	const struct probe_site *site = &g->probe->sites[g->site < 0 ? 0 : g->site];
@@ -413,6 +414,9 @@ static LLVMValueRef usdt_arg(struct cg *g, int i)
 	if (a->kind == UA_CONST)
 		return usdt_value(g, i, a);
 	v = cg_ctx_load(g, a->reg_off, 8);
+	if (a->kind == UA_MEM && a->scale)
+		v = LLVMBuildAdd(g->b, v, LLVMBuildMul(g->b, cg_ctx_load(g, a->idx_off, 8),
+						       cg_const(g, (uint64_t)a->scale), ""), "");
 	if (a->kind == UA_MEM)
 		v = cg_read_user(g, LLVMBuildAdd(g->b, v, usdt_value(g, i, a), ""), a->size);
 	return cg_to_int_type(g, v, t);

@@ -37,6 +37,9 @@ struct usdt_arg {
 	enum { UA_REG, UA_MEM, UA_CONST } kind;
 	int reg_off;              /* UA_REG, UA_MEM: offset of the register in struct pt_regs */
 	int64_t value;            /* UA_MEM: displacement; UA_CONST: the value */
+	int idx_off;              /* UA_MEM with an index ("8@-96(%rbp,%rax,8)"): the index
+	                           * register's offset in struct pt_regs; scale 0 if none */
+	int scale;                /* 1, 2, 4 or 8 */
 };
 
 /* One address a probe attaches at. */

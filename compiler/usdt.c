@@ -130,6 +130,25 @@ static int64_t usdt_narrow(int64_t v, int size, bool is_signed)
 	return is_signed ? (int64_t)u >> shift : (int64_t)(u >> shift);
 }
 
+/* The ",%INDEX[,SCALE])" of a base+index*scale operand, from after the
+ * first comma to the closing parenthesis. */
+static int parse_index(const char *s, const char *close, struct usdt_arg *a)
+{
+	const char *comma = memchr(s, ',', (size_t)(close - s));
+
+	if (*s != '%')
+		return -1;
+	a->idx_off = reg_offset(s + 1, (size_t)((comma ? comma : close) - s - 1));
+	a->scale = 1;
+	if (comma) {
+		if (close - comma != 2 || !strchr("1248", comma[1]))
+			return -1;
+		a->scale = comma[1] - '0';
+	}
+	/* %rsp is no index register in x86's encoding, %rip no base with one */
+	return a->idx_off < 0 || a->idx_off == 128 || a->idx_off == 152 ? -1 : 0;
+}
+
 static int parse_one(const char *s, size_t len, struct usdt_arg *a, char *err, size_t errlen)
 {
 	char buf[128], *end;
@@ -165,11 +184,11 @@ static int parse_one(const char *s, size_t len, struct usdt_arg *a, char *err, s
 	char *paren = strchr(op, '(');
 	if (!paren || (*op != '(' && end != paren) || paren[1] != '%')
 		goto bad;
-	char *close = strchr(paren, ')');
-	if (!close || strchr(paren, ','))
+	char *close = strchr(paren, ')'), *comma = strchr(paren, ',');
+	if (!close || close[1] || (comma && comma > close))
 		goto bad;
-	a->reg_off = reg_offset(paren + 2, (size_t)(close - paren - 2));
-	if (a->reg_off < 0 || a->reg_off == 128)
+	a->reg_off = reg_offset(paren + 2, (size_t)((comma ? comma : close) - paren - 2));
+	if (a->reg_off < 0 || a->reg_off == 128 || (comma && parse_index(comma + 1, close, a)))
 		goto bad;
 	return 0;
 bad:

@@ -77,3 +77,10 @@ tests/progs/rebuilt_b: tests/progs/rebuilt.c
 	$(CC) $(PROG_CFLAGS) -O2 -fomit-frame-pointer -DREBUILT_B -o $@ $<
 progs: tests/progs/rebuilt_b
 CLEAN_EXTRA += tests/progs/rebuilt_b
+
+# sdt_multi (-O2: inlined USDT markers, an index-scaled argument) and the
+# library with USDT probes it links with, found next to it ($ORIGIN).
+tests/progs/libsdt_lib.so: tests/progs/libsdt_lib.so.c
+	$(CC) $(PROG_CFLAGS) -shared -fPIC -o $@ $<
+tests/progs/sdt_multi: tests/progs/sdt_multi.c tests/progs/libsdt_lib.so
+	$(CC) $(PROG_CFLAGS) -O2 -o $@ $< -Ltests/progs -l:libsdt_lib.so -Wl,-rpath,'$$ORIGIN'
