@@ -234,7 +234,8 @@ static int resolve_probes(struct node *root, const struct pr_compile_opts *o,
 	if (!sk.f)
 		return -1;
 	for (struct node *n = root->list; n; n = n->next) {
-		struct probe_opts po = { .pid = o->pid, .default_bin = o->default_bin,
+		struct probe_opts po = { .pid = o->pid, .child = o->has_child,
+					 .default_bin = o->default_bin,
 					 .missing_ok = nattach > 1, .unsafe = o->unsafe };
 		struct sema_probe *s;
 
@@ -249,7 +250,7 @@ static int resolve_probes(struct node *root, const struct pr_compile_opts *o,
 		po.kstack = probe_names(n, BI_KSTACK);
 		po.no_context = !po.use_args;
 		for (struct node *a = n->list; a; a = a->next) {
-			struct probe *pr = NULL;
+			struct probe *pr = NULL, *more;
 			char *text = expand_params(a->name, a->loc, o, d);
 
 			if (!text || probe_resolve(text, a->loc, &po, d, &pr) < 0) {
@@ -264,9 +265,14 @@ static int resolve_probes(struct node *root, const struct pr_compile_opts *o,
 				probe_free(pr);
 				continue;
 			}
-			if (probes_room(p, &cap, 3) < 0 ||
-			    add_split(p, s, pr, po.no_context, a->loc, &po, d, &cap) < 0)
-				rc = -1;
+			/* a usdt in several binaries: one probe each */
+			for (; pr; pr = more) {
+				more = pr->more;
+				pr->more = NULL;
+				if (probes_room(p, &cap, 3) < 0 ||
+				    add_split(p, s, pr, po.no_context, a->loc, &po, d, &cap) < 0)
+					rc = -1;
+			}
 		}
 	}
 	for (int i = 0; i < k; i++)

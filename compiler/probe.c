@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
+#include <glob.h>
 #include <linux/perf_event.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +26,7 @@
 
 #include "dwarf.h"
 #include "lib/elfsym.h"
+#include "lib/pidobj.h"
 #include "insn.h"
 #include "kbtf.h"
 #include "tpformat.h"
@@ -100,6 +102,13 @@ static char *lib_for_command(struct pctx *c, const char *bin, char *path)
 	return p32;
 }
 
+/* -p names a process that sees another file tree (a container's mount
+ * namespace): paths and library names are its, looked up through it. */
+static bool foreign(const struct pctx *c)
+{
+	return c->o->pid > 0 && !c->o->child && pidobj_foreign(c->o->pid);
+}
+
 /* Splits "BIN:SPEC" where SPEC may itself hold ':' ("app.c:42").  BIN is
  * taken when it names a file or a library; otherwise the whole text is SPEC
  * of the default binary (-p / traced command). */
@@ -111,8 +120,15 @@ static char *split_bin(struct pctx *c, const char *rest, const char **spec)
 		colon = NULL;
 	}
 	if (colon) {
-		char *bin = strndup(rest, (size_t)(colon - rest));
-		char *path = bin ? elfsym_find_binary(bin, c->o->pid) : NULL;
+		char *bin = strndup(rest, (size_t)(colon - rest)), *path = NULL;
+		if (bin && *bin && foreign(c)) {   /* a path or library as the process sees it */
+			if ((path = pidobj_find(c->o->pid, bin, &c->p->path_shown))) {
+				free(bin);
+				*spec = colon + 1;
+				return path;
+			}
+		}
+		path = bin ? elfsym_find_binary(bin, c->o->pid) : NULL;
 		path = lib_for_command(c, bin, path);
 		if (path || (bin && strchr(bin, '/'))) {
 			if (!path)
@@ -1038,43 +1054,246 @@ static int parse_kernel(struct pctx *c, const char *rest)
 	return asprintf(&p->name, "%s:%s", probe_kind_name(p->kind), rest) < 0 ? -1 : 0;
 }
 
-/* usdt:BIN:[PROVIDER:]NAME, BIN optional with -p / a traced command. */
-static int parse_usdt(struct pctx *c, const char *rest)
+/* ---- usdt ---- */
+
+/* A binary a usdt attach point names: the path opened and probed, and
+ * the one `probe` and -l show. */
+struct usdt_bin {
+	char *path, *shown;
+};
+
+static void usdt_bins_free(struct usdt_bin *v, int n)
 {
-	struct probe *p = c->p;
-	const char *spec;
-	p->path = split_bin(c, rest, &spec);
-	if (!p->path)
+	for (int i = 0; i < n; i++) {
+		free(v[i].path);
+		free(v[i].shown);
+	}
+	free(v);
+}
+
+static int usdt_bin_add(struct usdt_bin **v, int *n, const char *path, const char *shown)
+{
+	struct usdt_bin *b = realloc(*v, sizeof(*b) * (size_t)(*n + 1));
+
+	if (!b)
 		return -1;
-	struct usdt_note *notes;
-	int n = usdt_notes(p->path, &notes);
-	if (n < 0)
-		return fail(c, "cannot read '%s' as an ELF file: %s", p->path, strerror(errno));
-	char *prov = strdup(spec), *name = strchr(prov, ':');
-	if (name)
-		*name++ = '\0';
-	else
-		name = prov, prov = NULL;
+	*v = b;
+	b[*n].path = strdup(path);
+	b[*n].shown = strdup(shown);
+	if (!b[*n].path || !b[*n].shown) {
+		free(b[*n].path);
+		free(b[*n].shown);
+		return -1;
+	}
+	(*n)++;
+	return 0;
+}
+
+/* The files the -p process maps whose path (as it sees it) matches pat,
+ * every one for NULL: its executable and each library, as bpftrace
+ * searches them.  Each is opened through its map_files link. */
+static int usdt_pid_bins(struct pctx *c, const char *pat, struct usdt_bin **v, int *n)
+{
+	struct pid_obj *o;
+	int k = pidobj_list(c->o->pid, &o), r = 0;
+
+	if (k < 0)
+		return fail(c, "cannot read the mappings of process %d: %s", (int)c->o->pid,
+			    strerror(errno));
+	for (int i = 0; i < k && !r; i++)
+		if (!pat || !fnmatch(pat, o[i].path, 0))
+			r = usdt_bin_add(v, n, o[i].link, o[i].path);
+	pidobj_free(o, k);
+	return r ? fail(c, "out of memory") : 0;
+}
+
+/* Files matching a wildcard path here: each regular one (ELF or not is
+ * for the notes reader to say). */
+static int usdt_glob_bins(struct pctx *c, const char *pat, struct usdt_bin **v, int *n)
+{
+	glob_t g;
 	int r = 0;
-	for (int i = 0; i < n && !r; i++) {
-		if (fnmatch(name, notes[i].name, 0) || (prov && fnmatch(prov, notes[i].provider, 0)))
+
+	if (glob(pat, 0, NULL, &g))
+		return fail(c, "no file matches '%s'", pat);
+	for (size_t i = 0; i < g.gl_pathc && !r; i++) {
+		struct stat st;
+		char *real;
+
+		if (stat(g.gl_pathv[i], &st) || !S_ISREG(st.st_mode) ||
+		    !(real = realpath(g.gl_pathv[i], NULL)))
 			continue;
+		r = usdt_bin_add(v, n, real, g.gl_pathv[i]);
+		free(real);
+	}
+	globfree(&g);
+	return r ? fail(c, "out of memory") : 0;
+}
+
+/* The binaries of usdt:BIN:SPEC, and *spec after BIN: one named, every
+ * file a wildcard BIN matches (among the -p process's files, or here),
+ * and with BIN left out ("usdt::PROV:NAME", "usdt:::NAME") every file
+ * of the -p process, else the traced command's.  The count, or -1. */
+static int usdt_bins(struct pctx *c, const char *rest, const char **spec, struct usdt_bin **v)
+{
+	const char *colon = strchr(rest, ':');
+	bool by_pid = c->o->pid > 0 && !c->o->child;
+	int n = 0, r;
+
+	*v = NULL;
+	if (colon && (colon == rest ? by_pid : memchr(rest, '*', (size_t)(colon - rest)) ||
+		      memchr(rest, '?', (size_t)(colon - rest)) ||
+		      memchr(rest, '[', (size_t)(colon - rest)))) {
+		char *pat = colon == rest ? NULL : strndup(rest, (size_t)(colon - rest));
+		*spec = colon + 1;
+		r = colon != rest && !pat ? fail(c, "out of memory") : by_pid ?
+			usdt_pid_bins(c, pat, v, &n) : usdt_glob_bins(c, pat, v, &n);
+		free(pat);
+		return r ? (usdt_bins_free(*v, n), -1) : n;
+	}
+	char *path = split_bin(c, rest, spec);
+	if (!path)
+		return -1;
+	r = usdt_bin_add(v, &n, path, c->p->path_shown ? c->p->path_shown : path);
+	free(path);
+	return r ? fail(c, "out of memory") : n;
+}
+
+/* PROVIDER:NAME, or NAME alone or after an empty provider (any). */
+struct usdt_want {
+	char *prov, *name, *buf;
+};
+
+static int usdt_want(const char *spec, struct usdt_want *w)
+{
+	char *colon;
+
+	w->buf = strdup(spec);
+	if (!w->buf)
+		return -1;
+	colon = strchr(w->buf, ':');
+	w->prov = colon ? w->buf : NULL;
+	w->name = colon ? colon + 1 : w->buf;
+	if (colon)
+		*colon = '\0';
+	if (w->prov && !*w->prov)
+		w->prov = NULL;
+	return 0;
+}
+
+static bool usdt_matches(const struct usdt_want *w, const struct usdt_note *n)
+{
+	return !fnmatch(w->name, n->name, 0) && (!w->prov || !fnmatch(w->prov, n->provider, 0));
+}
+
+/* bpftrace refuses a NAME without provider that several providers have:
+ * "namespace ... not specified"; a wildcard NAME takes them all. */
+static int usdt_one_provider(struct pctx *c, const struct usdt_want *w, const struct probe *p)
+{
+	if (w->prov || strpbrk(w->name, "*?["))
+		return 0;
+	for (const struct probe *q = p; q; q = q->more)
+		for (int i = 0; i < q->nsites; i++)
+			if (strcmp(strchr(q->sites[i].func, ':'), strchr(p->sites[0].func, ':')) ||
+			    strncmp(q->sites[i].func, p->sites[0].func,
+				    (size_t)(strchr(p->sites[0].func, ':') - p->sites[0].func)))
+				return fail(c, "USDT probe '%s' is in several providers (%s and %s); "
+					    "name one (PROVIDER:%s) or write '*:%s' for all of them",
+					    w->name, p->sites[0].func, q->sites[i].func, w->name, w->name);
+	return 0;
+}
+
+/* The sites of one binary's notes that w matches, into p (path set). */
+static int usdt_sites(struct pctx *c, struct probe *p, const struct usdt_want *w, bool quiet)
+{
+	struct usdt_note *notes;
+	int n = usdt_notes(p->path, &notes), r = 0;
+
+	if (n < 0)
+		return quiet ? 0 : fail(c, "cannot read '%s' as an ELF file: %s", p->path,
+					strerror(errno));
+	for (int i = 0; i < n && !r; i++) {
 		char full[512], err[256];
+		struct probe_site *s;
+
+		if (!usdt_matches(w, &notes[i]))
+			continue;
 		snprintf(full, sizeof(full), "%s:%s", notes[i].provider, notes[i].name);
-		r = add_site(p, full, notes[i].addr, notes[i].offset);
-		struct probe_site *s = &p->sites[p->nsites - 1];
+		if (add_site(p, full, notes[i].addr, notes[i].offset)) {
+			r = fail(c, "out of memory");
+			break;
+		}
+		s = &p->sites[p->nsites - 1];
 		s->ref_ctr_offset = notes[i].sem_offset;
-		if (!r && (s->nuargs = usdt_parse_args(notes[i].args, &s->uargs, err, sizeof(err))) < 0)
+		if ((s->nuargs = usdt_parse_args(notes[i].args, &s->uargs, err, sizeof(err))) < 0)
 			r = fail(c, "%s", err);
 	}
 	usdt_notes_free(notes, n);
-	if (!r && !p->nsites)
-		r = fail(c, "no USDT probe '%s' in %s; list them with: perf-run -l 'usdt:%s:*'", spec,
-			 p->path, p->path);
-	free(prov ? prov : name);
-	/* bpftrace names a USDT probe by its note's provider:name */
-	if (!r && asprintf(&p->name, "usdt:%s:%s", probe_path_shown(p), p->sites[0].func) < 0)
-		r = -1;
+	return r;
+}
+
+/* One probe per binary that has a matching note: c->p for the first
+ * (it takes each binary in turn until one has), the others chained on
+ * its `more`. */
+static int usdt_probes(struct pctx *c, const struct usdt_bin *b, int nb, const struct usdt_want *w)
+{
+	struct probe *last = NULL;
+	int r = 0;
+
+	for (int i = 0; i < nb && !r; i++) {
+		struct probe *p = c->p->nsites ? calloc(1, sizeof(*p)) : c->p;
+
+		if (!p || (p != c->p && !(p->spec = strdup(c->text)))) {
+			probe_free(p != c->p ? p : NULL);
+			return fail(c, "out of memory");
+		}
+		p->kind = PK_USDT;
+		p->loc = c->loc;
+		free(p->path);
+		free(p->path_shown);
+		p->path = strdup(b[i].path);
+		p->path_shown = strcmp(b[i].path, b[i].shown) ? strdup(b[i].shown) : NULL;
+		r = p->path ? usdt_sites(c, p, w, nb > 1) : fail(c, "out of memory");
+		/* bpftrace names a USDT probe by its note's provider:name */
+		if (!r && p->nsites &&
+		    asprintf(&p->name, "usdt:%s:%s", probe_path_shown(p), p->sites[0].func) < 0)
+			r = fail(c, "out of memory");
+		if (p == c->p) {
+			last = p->nsites ? p : NULL;
+		} else if (r || !p->nsites) {
+			probe_free(p);
+		} else {
+			last->more = p;
+			last = p;
+		}
+	}
+	return r;
+}
+
+static int parse_usdt(struct pctx *c, const char *rest)
+{
+	const char *spec;
+	struct usdt_bin *b;
+	struct usdt_want w;
+	int nb = usdt_bins(c, rest, &spec, &b), r;
+
+	if (nb < 0)
+		return -1;
+	if (usdt_want(spec, &w)) {
+		usdt_bins_free(b, nb);
+		return fail(c, "out of memory");
+	}
+	r = usdt_probes(c, b, nb, &w);
+	if (!r && !c->p->nsites)
+		r = nb == 1 ? fail(c, "no USDT probe '%s' in %s; list them with: perf-run -l 'usdt:%s:*'",
+				   spec, c->p->path, probe_path_shown(c->p))
+			    : fail(c, "no USDT probe '%s' in the %d files '%.*s' names; list them with: "
+				   "perf-run -l 'usdt:%.*s:*'", spec, nb,
+				   (int)(spec - rest - 1), rest, (int)(spec - rest - 1), rest);
+	if (!r)
+		r = usdt_one_provider(c, &w, c->p);
+	free(w.buf);
+	usdt_bins_free(b, nb);
 	return r;
 }
 
@@ -1168,6 +1387,7 @@ void probe_free(struct probe *p)
 		dw_probe_free(p->sites[i].dw);
 	}
 	free(p->sites);
+	probe_free(p->more);
 	free(p->spec);
 	free(p->name);
 	free(p->path);

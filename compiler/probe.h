@@ -73,6 +73,10 @@ struct probe {
 	bool elf32;
 	struct probe_site *sites;
 	int nsites;
+	/* usdt whose binary is a wildcard or, with -p, left out: the probe of
+	 * the next binary it found (each its own path and sites); the caller of
+	 * probe_resolve takes them apart, probe_free frees them */
+	struct probe *more;
 	bool unmatched;           /* kprobe pattern that matches no kernel function,
 	                           * where the script names others (missing_ok):
 	                           * skipped, as bpftrace skips it */
@@ -119,6 +123,8 @@ struct probe {
 
 struct probe_opts {
 	pid_t pid;                /* -p, or the traced command's pid; 0 if none */
+	bool child;               /* pid is the traced command's (-c), not yet exec'd:
+	                           * its maps are not its program's */
 	const char *default_bin;  /* the binary of -p / -c, used when BIN is left out */
 	bool use_args;            /* the probe body reads `args`: a uprobe on a plain
 	                           * function then goes where perf probe puts it (after

@@ -9,6 +9,7 @@
 #define _GNU_SOURCE
 #include "usdt.h"
 #include "lib/elfsym.h"
+#include "lib/safefile.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -51,7 +52,10 @@ static int add_note(Elf *elf, const char *desc, size_t len, uint64_t base_actual
 
 int usdt_notes(const char *path, struct usdt_note **out)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC), n = 0;
+	struct stat st;
+	/* a file a traced process maps or another user owns: never a FIFO
+	 * or a device (docs/SECURITY.md) */
+	int fd = sf_open_regular(path, &st), n = 0;
 	*out = NULL;
 	if (fd < 0)
 		return -1;

@@ -460,7 +460,7 @@ void elfsym_free(struct elfsym *syms, int n)
 }
 
 /* "libc" and "c" mean libc.so*, "libc.so.6" means itself. */
-static bool lib_name_matches(const char *want, const char *base)
+bool elfsym_lib_name_matches(const char *want, const char *base)
 {
 	char pre[256];
 	if (!strcmp(want, base))
@@ -487,7 +487,7 @@ static char *search_maps(const char *want, pid_t pid)
 			continue;
 		file[strcspn(file, "\n")] = '\0';
 		const char *base = strrchr(file, '/') + 1;
-		if (lib_name_matches(want, base))
+		if (elfsym_lib_name_matches(want, base))
 			found = strdup(file);
 	}
 	fclose(f);
@@ -520,7 +520,7 @@ static char *search_dir(const char *dir, const char *want)
 		return NULL;
 	for (size_t i = 0; i < g.gl_pathc && !found; i++) {
 		const char *base = strrchr(g.gl_pathv[i], '/') + 1;
-		if (lib_name_matches(want, base) && is_elf_file(g.gl_pathv[i]))
+		if (elfsym_lib_name_matches(want, base) && is_elf_file(g.gl_pathv[i]))
 			found = realpath(g.gl_pathv[i], NULL);
 	}
 	globfree(&g);

@@ -42,6 +42,9 @@ int elfsym_addr_offset(Elf *elf, uint64_t addr, uint64_t *offset);
  * default directories), or a program name looked up in PATH.  Returns a
  * malloc'd path or NULL. */
 char *elfsym_find_binary(const char *bin, pid_t pid);
+/* Whether a file called base (no folder) is the library want names:
+ * "libc" and "c" mean libc.so*, "libc.so.6" means itself. */
+bool elfsym_lib_name_matches(const char *want, const char *base);
 /* A library named without a path among the i386 ones (Debian's multilib
  * directories), for a 32-bit program: malloc'd path or NULL. */
 char *elfsym_find_lib_i386(const char *bin);
