@@ -9,19 +9,23 @@
 #define _GNU_SOURCE
 #include "compiler/list.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fnmatch.h>
+#include <glob.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <bpf/btf.h>
 
 #include "compiler/dwarf.h"
 #include "lib/elfsym.h"
+#include "lib/pidobj.h"
 #include "compiler/probe.h"
 #include "compiler/tpformat.h"
 #include "compiler/usdt.h"
@@ -275,35 +279,124 @@ static int ls_kernel_type(struct ls_ctx *c, enum ls_type t)
 	return ret;
 }
 
-/* ---- one binary: uprobe:BIN[:FUNC], usdt:BIN[:[PROVIDER:]NAME] ---- */
+/* ---- binaries: uprobe:BIN[:FUNC], usdt:BIN[:[PROVIDER:]NAME] ---- */
 
-static char *ls_pid_binary(pid_t pid)
+/* A binary to list: the path opened, and the one the list shows: as
+ * written where the user gave a path ("./app"), as bpftrace lists it,
+ * as the -p process maps it, else the path found. */
+struct ls_bin {
+	char *path, *shown;
+};
+
+static void ls_bins_free(struct ls_bin *v, int n)
 {
-	char link[64];
-	snprintf(link, sizeof(link), "/proc/%d/exe", (int)pid);
-	return realpath(link, NULL);
+	for (int i = 0; i < n; i++) {
+		free(v[i].path);
+		free(v[i].shown);
+	}
+	free(v);
 }
 
-/* BIN from the front of rest, or the binary of pid when rest has none;
- * *pat is left at what follows.  *shown is how the list names it: as
- * written where the user gave a path ("./app"), as bpftrace lists it,
- * else the path found. */
-static char *ls_binary(const char *rest, pid_t pid, const char **pat, char **shown)
+/* Takes path (malloc'd); shown is copied. */
+static int ls_bin_add(struct ls_bin **v, int *n, char *path, const char *shown)
+{
+	struct ls_bin *b = path ? realloc(*v, sizeof(*b) * (size_t)(*n + 1)) : NULL;
+
+	if (!b || !(b[*n].shown = strdup(shown))) {
+		if (b)
+			*v = b;
+		free(path);
+		return -1;
+	}
+	*v = b;
+	b[(*n)++].path = path;
+	return 0;
+}
+
+/* The files the process maps whose path (as it sees it) matches pat, or
+ * every one for NULL. */
+static int ls_pid_bins(pid_t pid, const char *pat, struct ls_bin **v, int *n)
+{
+	struct pid_obj *o;
+	int k = pidobj_list(pid, &o), r = 0;
+
+	if (k < 0) {
+		fprintf(stderr, "perf-run: cannot read the mappings of process %d: %s\n", (int)pid,
+			strerror(errno));
+		return -1;
+	}
+	for (int i = 0; i < k && !r; i++)
+		if (!pat || !fnmatch(pat, o[i].path, 0))
+			r = ls_bin_add(v, n, strdup(o[i].link), o[i].path);
+	pidobj_free(o, k);
+	return r;
+}
+
+/* Regular files a wildcard path matches here. */
+static int ls_glob_bins(const char *pat, struct ls_bin **v, int *n)
+{
+	glob_t g;
+	int r = 0;
+
+	if (glob(pat, 0, NULL, &g))
+		return 0;
+	for (size_t i = 0; i < g.gl_pathc && !r; i++) {
+		struct stat st;
+
+		if (!stat(g.gl_pathv[i], &st) && S_ISREG(st.st_mode))
+			r = ls_bin_add(v, n, realpath(g.gl_pathv[i], NULL), g.gl_pathv[i]);
+	}
+	globfree(&g);
+	return r;
+}
+
+/* The -p process's own: its executable for uprobes; for usdt every file
+ * it maps, as bpftrace lists them. */
+static int ls_pid_default(enum ls_type t, pid_t pid, struct ls_bin **v, int *n)
+{
+	const char *why;
+	char *exe;
+
+	if (t == LT_USDT)
+		return ls_pid_bins(pid, NULL, v, n);
+	exe = elfsym_pid_exe(pid, &why);
+	return exe ? ls_bin_add(v, n, exe, exe) : 0;
+}
+
+/* The binaries of rest: BIN before its first ':' (a path, a library
+ * name, a wildcard over files, or over the -p process's files), else the
+ * -p process's own; *pat is left at what follows. */
+static int ls_bins(enum ls_type t, const char *rest, pid_t pid, const char **pat,
+		   struct ls_bin **v, int *n)
 {
 	const char *colon = strchr(rest, ':');
-	char *first = strndup(rest, colon ? (size_t)(colon - rest) : strlen(rest));
-	char *path = first && *first ? elfsym_find_binary(first, pid) : NULL;
-	if (path) {
-		*pat = colon ? colon + 1 : "";
-		*shown = strdup(strchr(first, '/') ? first : path);
-		free(first);
-		return path;
+	char *first = strndup(rest, colon ? (size_t)(colon - rest) : strlen(rest)), *path = NULL;
+	char *shown = NULL;
+	int r;
+
+	*v = NULL;
+	*n = 0;
+	if (!first)
+		return -1;
+	*pat = colon ? colon + 1 : "";
+	bool wild = strpbrk(first, "*?[") != NULL;
+	if (colon && wild) {
+		r = pid > 0 ? ls_pid_bins(pid, first, v, n) : ls_glob_bins(first, v, n);
+	} else if (wild) {   /* "usdt:*": the pattern of the -p process's own */
+		*pat = rest;
+		r = pid > 0 ? ls_pid_default(t, pid, v, n) : 0;
+	} else if (*first && pid > 0 && pidobj_foreign(pid) &&
+		   (path = pidobj_find(pid, first, &shown))) {
+		r = ls_bin_add(v, n, path, shown);
+	} else if (*first && (path = elfsym_find_binary(first, pid))) {
+		r = ls_bin_add(v, n, path, strchr(first, '/') ? first : path);
+	} else {
+		*pat = *first || !colon ? rest : colon + 1;
+		r = pid > 0 ? ls_pid_default(t, pid, v, n) : 0;
 	}
+	free(shown);
 	free(first);
-	*pat = rest;
-	path = pid > 0 ? ls_pid_binary(pid) : NULL;
-	*shown = path ? strdup(path) : NULL;
-	return path;
+	return r;
 }
 
 static int ls_uprobes(struct ls_ctx *c, const char *type, const char *path, const char *shown)
@@ -336,33 +429,54 @@ static int ls_usdt(struct ls_ctx *c, const char *path, const char *shown)
 	return 0;
 }
 
-static int ls_binary_type(struct ls_ctx *c, enum ls_type t, const char *rest, pid_t pid)
+/* One binary's probes of type t matching fpat. */
+static int ls_one_binary(struct ls_ctx *c, enum ls_type t, const struct ls_bin *b,
+			 const char *fpat, bool quiet)
 {
-	const char *fpat;
-	char *shown = NULL, *path = ls_binary(rest, pid, &fpat, &shown), *full = NULL;
-	if (!path || !shown) {
-		free(path);
-		fprintf(stderr, "perf-run: no binary '%.*s'; give %s:BIN:PATTERN or -p PID\n",
-			(int)strcspn(rest, ":"), rest, ls_types[t].name);
+	char *full = NULL;
+	/* "usdt:BIN:NAME" and "usdt:BIN::NAME" find NAME under any provider. */
+	bool any_prov = t == LT_USDT && *fpat && (*fpat == ':' || !strchr(fpat, ':'));
+	if (asprintf(&full, "%s:%s:%s%s", ls_types[t].name, b->shown, any_prov ? "*:" : "",
+		     *fpat ? fpat + (*fpat == ':') : "*") < 0)
 		return 1;
-	}
-	/* "usdt:BIN:NAME" also finds NAME under any provider. */
-	bool any_prov = t == LT_USDT && *fpat && !strchr(fpat, ':');
-	if (asprintf(&full, "%s:%s:%s%s", ls_types[t].name, shown, any_prov ? "*:" : "",
-		     *fpat ? fpat : "*") < 0) {
-		free(path);
-		free(shown);
-		return 1;
-	}
 	c->pat = full;
-	c->path = path;
-	int r = t == LT_USDT ? ls_usdt(c, path, shown) : ls_uprobes(c, ls_types[t].name, path, shown);
-	ls_flush(c);
+	c->path = b->path;
+	/* a wildcard's files that are not ELF are none of its binaries */
+	if (quiet && !elfsym_is_x86_64(b->path) && !elfsym_is_i386(b->path)) {
+		free(full);
+		c->path = NULL;
+		return 0;
+	}
+	int r = t == LT_USDT ? ls_usdt(c, b->path, b->shown)
+			     : ls_uprobes(c, ls_types[t].name, b->path, b->shown);
+	ls_flush(c);   /* -lv reads each function's parameters from c->path */
 	c->path = NULL;
 	free(full);
-	free(path);
-	free(shown);
 	return r;
+}
+
+/* quiet: a wildcard type, where a binary type whose BIN names nothing is
+ * no error ("*:sched:sched_switch"). */
+static int ls_binary_type(struct ls_ctx *c, enum ls_type t, const char *rest, pid_t pid,
+			  bool quiet)
+{
+	const char *fpat, *pat = c->pat;
+	struct ls_bin *b;
+	int nb, r = 0;
+
+	if (ls_bins(t, rest, pid, &fpat, &b, &nb) < 0) {
+		ls_bins_free(b, nb);
+		fprintf(stderr, "perf-run: out of memory listing probes\n");
+		return 1;
+	}
+	if (!nb && !quiet)
+		fprintf(stderr, "perf-run: no binary '%.*s'; give %s:BIN:PATTERN or -p PID\n",
+			(int)strcspn(rest, ":"), rest, ls_types[t].name);
+	for (int i = 0; i < nb; i++)
+		r |= ls_one_binary(c, t, &b[i], fpat, quiet || nb > 1);
+	c->pat = pat;
+	ls_bins_free(b, nb);
+	return nb || quiet ? r : 1;
 }
 
 /* ---- the front door ---- */
@@ -392,11 +506,73 @@ static int ls_all(struct ls_ctx *c, pid_t pid)
 			r |= ls_kernel_type(c, (enum ls_type)t);
 	if (pid > 0) {
 		const char *pat = c->pat;
-		r |= ls_binary_type(c, LT_UPROBE, "", pid);
-		r |= ls_binary_type(c, LT_USDT, "", pid);
+		r |= ls_binary_type(c, LT_UPROBE, "", pid, false);
+		r |= ls_binary_type(c, LT_USDT, "", pid, false);
 		c->pat = pat;
 	}
 	return r;
+}
+
+/* A wildcard type ("*:BIN:*", "t*:sched:*"): each type it matches,
+ * kernel ones and the binaries' (uprobe, usdt), as bpftrace lists them. */
+static int ls_wild_type(struct ls_ctx *c, const char *tpat, const char *rest, pid_t pid)
+{
+	int r = 0;
+
+	for (size_t t = 0; t < LT_NONE; t++) {
+		char *full = NULL;
+
+		if ((!ls_types[t].listed && t != LT_UPROBE && t != LT_USDT) ||
+		    fnmatch(tpat, ls_types[t].name, 0))
+			continue;
+		if (t == LT_UPROBE || t == LT_USDT) {
+			r |= ls_binary_type(c, (enum ls_type)t, rest, pid, true);
+			continue;
+		}
+		if (asprintf(&full, "%s:%s", ls_types[t].name, *rest ? rest : "*") < 0)
+			return 1;
+		c->pat = full;
+		r |= ls_kernel_type(c, (enum ls_type)t);
+		c->pat = "*";
+		free(full);
+	}
+	return r;
+}
+
+/* Characters no attach point holds, which bpftrace's lexer refuses too
+ * (a space, ',' and '{' end one in a script); "..." quotes are taken
+ * away as the script's lexer takes them.  NULL after a message. */
+static char *ls_clean(const char *pattern)
+{
+	char *out = malloc(strlen(pattern) + 1), *o = out;
+	bool quoted = false;
+
+	if (!out)
+		return NULL;
+	for (const char *p = pattern; *p; p++) {
+		if (*p == '"') {
+			quoted = !quoted;
+			continue;
+		}
+		if (!quoted && (!isgraph((unsigned char)*p) || strchr(",{};'`$=&|<>()~", *p))) {
+			if (isgraph((unsigned char)*p))
+				fprintf(stderr, "perf-run: -l '%s': '%c' cannot be in an attach point\n",
+					pattern, *p);
+			else
+				fprintf(stderr, "perf-run: -l '%s': an attach point holds no white space "
+					"or control character\n", pattern);
+			free(out);
+			return NULL;
+		}
+		*o++ = *p;
+	}
+	*o = '\0';
+	if (quoted) {
+		fprintf(stderr, "perf-run: -l '%s': a '\"' is not closed\n", pattern);
+		free(out);
+		return NULL;
+	}
+	return out;
 }
 
 /* What is wrong with a glob fnmatch() would take without a word (an
@@ -425,18 +601,27 @@ static const char *ls_bad_glob(const char *p)
 int ls_list(FILE *out, const char *pattern, pid_t pid, bool verbose)
 {
 	struct ls_ctx c = { .out = out, .pat = "*", .verbose = verbose };
-	const char *rest = NULL;
-	char *full = NULL;
+	const char *rest = NULL, *given = pattern;
+	char *full = NULL, *clean = pattern ? ls_clean(pattern) : NULL;
 	int r;
 
+	if (pattern && !clean)
+		return 1;
+	pattern = clean;
 	const char *bad = pattern ? ls_bad_glob(pattern) : NULL;
 	if (bad) {
-		fprintf(stderr, "perf-run: -l '%s': %s\n", pattern, bad);
+		fprintf(stderr, "perf-run: -l '%s': %s\n", given, bad);
+		free(clean);
 		return 1;
 	}
 	enum ls_type t = pattern ? ls_type_of(pattern, &rest) : LT_NONE;
-	if (t == LT_UPROBE || t == LT_URETPROBE || t == LT_USDT) {
-		r = ls_binary_type(&c, t, rest, pid);
+	size_t tlen = pattern ? strcspn(pattern, ":") : 0;
+	if (t == LT_NONE && pattern && pattern[tlen] && strcspn(pattern, "*?[") < tlen) {
+		char *tpat = strndup(pattern, tlen);
+		r = tpat ? ls_wild_type(&c, tpat, pattern + tlen + 1, pid) : 1;
+		free(tpat);
+	} else if (t == LT_UPROBE || t == LT_URETPROBE || t == LT_USDT) {
+		r = ls_binary_type(&c, t, rest, pid, false);
 	} else if (t != LT_NONE) {
 		if (asprintf(&full, "%s:%s", ls_types[t].name, *rest ? rest : "*") < 0)
 			return 1;
@@ -451,6 +636,7 @@ int ls_list(FILE *out, const char *pattern, pid_t pid, bool verbose)
 		r = ls_all(&c, pattern ? 0 : pid);
 	}
 	free(full);
+	free(clean);
 	free(c.v);
 	if (c.nomem) {
 		fprintf(stderr, "perf-run: out of memory listing probes\n");
