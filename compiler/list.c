@@ -360,7 +360,13 @@ static int ls_pid_default(enum ls_type t, pid_t pid, struct ls_bin **v, int *n)
 	if (t == LT_USDT)
 		return ls_pid_bins(pid, NULL, v, n);
 	exe = elfsym_pid_exe(pid, &why);
-	return exe ? ls_bin_add(v, n, exe, exe) : 0;
+	if (!exe)
+		return 0;
+	/* named as the process sees it where that differs */
+	char *name = pidobj_foreign(pid) ? pidobj_exe_name(pid) : NULL;
+	int r = ls_bin_add(v, n, exe, name ? name : exe);
+	free(name);
+	return r;
 }
 
 /* The binaries of rest: BIN before its first ':' (a path, a library
@@ -385,9 +391,10 @@ static int ls_bins(enum ls_type t, const char *rest, pid_t pid, const char **pat
 	} else if (wild) {   /* "usdt:*": the pattern of the -p process's own */
 		*pat = rest;
 		r = pid > 0 ? ls_pid_default(t, pid, v, n) : 0;
-	} else if (*first && pid > 0 && pidobj_foreign(pid) &&
-		   (path = pidobj_find(pid, first, &shown))) {
-		r = ls_bin_add(v, n, path, shown);
+	} else if ((*first == '/' || (*first && !strchr(first, '/'))) && pid > 0 &&
+		   pidobj_foreign(pid) && ((path = pidobj_find(pid, first, &shown)) || *first == '/')) {
+		/* the process's own view; a file of that name here is another one */
+		r = path ? ls_bin_add(v, n, path, shown) : 0;
 	} else if (*first && (path = elfsym_find_binary(first, pid))) {
 		r = ls_bin_add(v, n, path, strchr(first, '/') ? first : path);
 	} else {

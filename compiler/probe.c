@@ -121,8 +121,16 @@ static char *split_bin(struct pctx *c, const char *rest, const char **spec)
 	}
 	if (colon) {
 		char *bin = strndup(rest, (size_t)(colon - rest)), *path = NULL;
-		if (bin && *bin && foreign(c)) {   /* a path or library as the process sees it */
-			if ((path = pidobj_find(c->o->pid, bin, &c->p->path_shown))) {
+		/* an absolute path or a library as the process sees it; a file
+		 * of that name here is another one */
+		if (bin && (*bin == '/' || (*bin && !strchr(bin, '/'))) && foreign(c)) {
+			path = pidobj_find(c->o->pid, bin, &c->p->path_shown);
+			if (path || *bin == '/') {
+				if (!path)
+					fail(c, "cannot find '%s' in the files of process %d, which has "
+					     "another mount namespace or root: %s", bin, (int)c->o->pid,
+					     errno == ELOOP ? "a symbolic link on the way leads out "
+					     "of its root, to another file here" : strerror(errno));
 				free(bin);
 				*spec = colon + 1;
 				return path;
@@ -143,6 +151,9 @@ static char *split_bin(struct pctx *c, const char *rest, const char **spec)
 		free(bin);
 	}
 	*spec = rest;
+	/* the -p process's executable named as it sees it, where that differs */
+	if (foreign(c) && !c->p->path_shown)
+		c->p->path_shown = pidobj_exe_name(c->o->pid);
 	if (c->o->default_bin)
 		return strdup(c->o->default_bin);
 	const char *why = NULL;

@@ -194,3 +194,16 @@ char *pidobj_find(pid_t pid, const char *bin, char **shown)
 		errno = ENOENT;
 	return found;
 }
+
+char *pidobj_exe_name(pid_t pid)
+{
+	char link[64], buf[4096];
+	ssize_t n;
+
+	snprintf(link, sizeof(link), "/proc/%d/exe", (int)pid);
+	n = readlink(link, buf, sizeof(buf) - 1);
+	if (n <= 0)
+		return NULL;
+	buf[n] = '\0';
+	return strdup(buf);
+}

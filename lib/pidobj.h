@@ -33,5 +33,8 @@ bool pidobj_foreign(pid_t pid);
  * it) reaches the same regular file.  *shown gets the path in pid's view.
  * NULL with errno if there is no such file. */
 char *pidobj_find(pid_t pid, const char *bin, char **shown);
+/* The path of pid's executable as pid sees it (readlink of
+ * /proc/PID/exe): a name to show, never to open.  NULL if unreadable. */
+char *pidobj_exe_name(pid_t pid);
 
 #endif
