@@ -1203,11 +1203,10 @@ static int usdt_one_provider(struct pctx *c, const struct usdt_want *w, const st
 {
 	if (w->prov || strpbrk(w->name, "*?["))
 		return 0;
+	/* every site is PROVIDER:NAME of the one NAME: another text is another provider */
 	for (const struct probe *q = p; q; q = q->more)
 		for (int i = 0; i < q->nsites; i++)
-			if (strcmp(strchr(q->sites[i].func, ':'), strchr(p->sites[0].func, ':')) ||
-			    strncmp(q->sites[i].func, p->sites[0].func,
-				    (size_t)(strchr(p->sites[0].func, ':') - p->sites[0].func)))
+			if (strcmp(q->sites[i].func, p->sites[0].func))
 				return fail(c, "USDT probe '%s' is in several providers (%s and %s); "
 					    "name one (PROVIDER:%s) or write '*:%s' for all of them",
 					    w->name, p->sites[0].func, q->sites[i].func, w->name, w->name);
