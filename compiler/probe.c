@@ -1213,6 +1213,19 @@ static int usdt_one_provider(struct pctx *c, const struct usdt_want *w, const st
 	return 0;
 }
 
+/* Two notes of one probe at one address (a marker duplicated where code
+ * is merged) are one place: attached twice, each hit would count twice. */
+static bool usdt_have_site(const struct probe *p, const struct usdt_note *n)
+{
+	for (int i = 0; i < p->nsites; i++)
+		if (p->sites[i].offset == n->offset &&
+		    !strncmp(p->sites[i].func, n->provider, strlen(n->provider)) &&
+		    p->sites[i].func[strlen(n->provider)] == ':' &&
+		    !strcmp(p->sites[i].func + strlen(n->provider) + 1, n->name))
+			return true;
+	return false;
+}
+
 /* The sites of one binary's notes that w matches, into p (path set). */
 static int usdt_sites(struct pctx *c, struct probe *p, const struct usdt_want *w, bool quiet)
 {
@@ -1226,7 +1239,7 @@ static int usdt_sites(struct pctx *c, struct probe *p, const struct usdt_want *w
 		char full[512], err[256];
 		struct probe_site *s;
 
-		if (!usdt_matches(w, &notes[i]))
+		if (!usdt_matches(w, &notes[i]) || usdt_have_site(p, &notes[i]))
 			continue;
 		snprintf(full, sizeof(full), "%s:%s", notes[i].provider, notes[i].name);
 		if (add_site(p, full, notes[i].addr, notes[i].offset)) {

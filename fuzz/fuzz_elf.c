@@ -48,6 +48,11 @@ static void read_as_root_would(const char *path)
 	if (n > 0)
 		elfsym_free(syms, n);
 	int nn = usdt_notes(path, &notes);
+	for (int i = 0; i < nn; i++) {   /* as probe.c parses each note's arguments */
+		struct usdt_arg *args = NULL;
+		if (usdt_parse_args(notes[i].args, &args, err, sizeof(err)) >= 0)
+			free(args);
+	}
 	if (nn > 0)
 		usdt_notes_free(notes, nn);
 	dw_close_all();

@@ -28,7 +28,7 @@ FUZZ_CFLAGS  := -std=gnu11 -g -O1 -MMD -MP -Wall -Wextra -Wno-unused-parameter $
 FUZZ_LIBS    := -lbpf -ldw -lelf -lz -lpthread $(CLANG_LIBS) $(LLVM_LIBS)
 # fuzz_elf's seeds: test programs with CFI, DWARF location lists and USDT
 # notes (an ELF file is larger than a script: max_len 65536 for it).
-FUZZ_ELF_SEEDS := tests/progs/unwind_o2 tests/progs/dwarf_opt tests/progs/sdt_tick \
+FUZZ_ELF_SEEDS := tests/progs/unwind_o2 tests/progs/dwarf_opt tests/progs/sdt_tick tests/progs/sdt_multi \
 	tests/progs/libdlo.so
 FUZZ_BINS    := $(FUZZ_TARGETS:%=$(FUZZ_DIR)/fuzz_%)
 FUZZ_REPLAY  := $(FUZZ_TARGETS:%=$(FUZZ_DIR)/replay_%)
