@@ -114,9 +114,11 @@ struct pr_map {
  * hits skipped at sites that lack a DWARF variable the probe reads, and
  * hits skipped in calls whose entry values are unknown (they began before
  * the entry probe was attached), and hits skipped where no call site
- * gives a parameter's value (DW_OP_GNU_parameter_ref). */
+ * gives a parameter's value (DW_OP_GNU_parameter_ref), and user reads
+ * refused at a syscall's return (cg_replay.c: the memory may have changed
+ * since the kernel read it). */
 enum { PR_LOST, PR_DROPS, PR_FAULTS, PR_EXIT, PR_ABSENT, PR_NOENTRY, PR_NOCALLSITE,
-       PR_NCOUNTERS };
+       PR_RP_REFUSED, PR_NCOUNTERS };
 /* After them, slot PR_NCOUNTERS + i: the failed updates of maps[i] (full),
  * which each print of the map says as it happens. */
 
