@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "dwarf.h"
+#include "lib/demangle.h"
 #include "lib/elfsym.h"
 #include "insn.h"
 #include "kbtf.h"
@@ -85,6 +86,26 @@ static bool is_plain_symbol(const char *s)
 	return true;
 }
 
+/* After a "cpp:" or "c++:" (bpftrace's language of a uprobe's function,
+ * whose name is then matched demangled): what follows it, or NULL. */
+static const char *lang_prefix(const char *s)
+{
+	if (!strncmp(s, "cpp:", 4) || !strncmp(s, "c++:", 4))
+		return s + 4;
+	return NULL;
+}
+
+/*
+ * A C++ or Rust name as demangled: "::" (a scope: never perf probe's
+ * FUNC:LINE or FILE:LINE separator), "(" a parameter list, "<" template
+ * arguments, "~" a destructor, or a space ("shop::Cart::total() const",
+ * written in quotes).  Such a spec is matched against demangled names.
+ */
+static bool is_cxx_name(const char *s)
+{
+	return strstr(s, "::") || strpbrk(s, "(<~ ") || !strncmp(s, "operator", 8);
+}
+
 /* A library named without a path, for a 32-bit traced command (-c) or
  * default binary: the i386 one of that name, not the x86-64 one found by
  * ld.so's 64-bit search (which that process never maps). */
@@ -110,6 +131,12 @@ static char *split_bin(struct pctx *c, const char *rest, const char **spec)
 		rest++;
 		colon = NULL;
 	}
+	/* "::" is a C++ scope, never the end of BIN (uprobe:ns::f with -c);
+	 * nor is "cpp:"/"c++:", the language of the name, where there is a
+	 * default binary (uprobe:cpp:ns::f) */
+	if (colon && (colon[1] == ':' ||
+		      ((c->o->default_bin || c->o->pid > 0) && lang_prefix(rest) == colon + 1)))
+		colon = NULL;
 	if (colon) {
 		char *bin = strndup(rest, (size_t)(colon - rest));
 		char *path = bin ? elfsym_find_binary(bin, c->o->pid) : NULL;
@@ -213,17 +240,51 @@ static int debug_symbols(const char *path, const char *spec, struct elfsym **sym
 	return n;
 }
 
-static int symbol_sites(struct pctx *c, const char *spec, uint64_t off)
+/* Demangled names matching spec, from the debug file of a stripped
+ * binary if it has one, else from its own tables. */
+static int demangled_symbols(const char *path, bool stripped, const char *spec,
+			     struct elfsym **syms)
 {
-	struct elfsym *syms;
+	int n = 0, dfd = stripped ? dw_debug_fd(path) : -1;
+
+	if (dfd >= 0) {
+		char name[64];
+		snprintf(name, sizeof(name), "/proc/self/fd/%d", dfd);
+		n = elfsym_match_demangled(path, name, spec, syms);
+		close(dfd);
+	}
+	return n > 0 ? n : elfsym_match_demangled(path, NULL, spec, syms);
+}
+
+/* Functions of the binary named by spec: a C++ or Rust name (cxx) by
+ * their demangled names; another by their names as the ELF file has them,
+ * then, if none has that name, by demangled ones (bpftrace's "foo" is
+ * every overload foo(), foo(int)). */
+static int find_symbols(struct pctx *c, const char *spec, bool cxx, bool stripped,
+			struct elfsym **syms)
+{
+	int n = 0;
+
+	if (!cxx) {
+		/* a stripped binary's own .dynsym has only what it exports */
+		n = stripped ? debug_symbols(c->p->path, spec, syms) : 0;
+		if (n <= 0)   /* none there, or the debug file unreadable: the binary's own */
+			n = elfsym_match(c->p->path, spec, syms);
+		if (n != 0)
+			return n;
+		free(*syms);
+	}
+	return demangled_symbols(c->p->path, stripped, spec, syms);
+}
+
+static int symbol_sites(struct pctx *c, const char *spec, uint64_t off, bool cxx)
+{
+	struct elfsym *syms = NULL;
 	int fd = -1;
 	if (off && open_code(c, &fd))
 		return -1;
-	/* a stripped binary's own .dynsym has only what it exports */
 	bool stripped = !elfsym_has_symtab(c->p->path);
-	int n = stripped ? debug_symbols(c->p->path, spec, &syms) : 0, r = 0;
-	if (n <= 0)   /* none there, or the debug file unreadable: the binary's own */
-		n = elfsym_match(c->p->path, spec, &syms);
+	int n = find_symbols(c, spec, cxx, stripped, &syms), r = 0;
 	if (n <= 0 && fd >= 0)
 		close(fd);
 	if (n < 0)
@@ -420,10 +481,55 @@ static bool symbol_plus_offset(const char *spec, char **sym, uint64_t *off)
 	return *sym && is_plain_symbol(*sym);
 }
 
+/*
+ * A function by its demangled name ("shop::Cart::total": every overload;
+ * "shop::Cart::add(int)": one; "shop::Cart::*"), after an optional "cpp:"
+ * or "c++:", with an optional +OFFS.  A lone ':' after the name would be
+ * perf probe's relative line, which needs the function's DWARF name.
+ */
+static int cxx_sites(struct pctx *c, const char *spec)
+{
+	const char *name = lang_prefix(spec) ? lang_prefix(spec) : spec;
+	char *sym = strdup(name), *plus, *end;
+	uint64_t off = 0;
+	int r;
+
+	if (!sym)
+		return fail(c, "out of memory");
+	/* "+4" at the end, not operator+ */
+	plus = strrchr(sym, '+');
+	if (plus && plus > sym && plus[-1] != '+' && isdigit((unsigned char)plus[1])) {
+		off = strtoull(plus + 1, &end, 0);
+		if (*end)
+			off = 0;
+		else
+			*plus = 0;
+	}
+	const char *lc = strrchr(sym, ':');
+	if (!*sym) {
+		r = fail(c, "missing function after '%.*s'", (int)(name - spec), spec);
+	} else if (lc && lc > sym && lc[-1] != ':' && isdigit((unsigned char)lc[1])) {
+		r = fail(c, "'%s' is a line of a C++ function, which perf-run cannot find by its "
+			 "demangled name; write FILE:LINE (perf-run -L BIN:FILE lists them)", name);
+	} else if (off && c->p->kind != PK_UPROBE) {
+		r = fail(c, "a return probe takes no offset");
+	} else {
+		r = symbol_sites(c, sym, off, true);
+		if (!r && c->o->use_args && c->p->kind == PK_UPROBE) {
+			if (!off)
+				body_starts(c);
+			alias_views(c);
+		}
+	}
+	free(sym);
+	return r;
+}
+
 static int parse_uprobe(struct pctx *c, const char *rest)
 {
 	const char *spec;
 	struct probe *p = c->p;
+	p->demangle = c->o->demangle;
 	p->path = split_bin(c, rest, &spec);
 	if (!p->path)
 		return -1;
@@ -459,6 +565,8 @@ static int parse_uprobe(struct pctx *c, const char *rest)
 			r = add_site(p, s, addr, offset);
 		else
 			r = 0;
+	} else if (lang_prefix(s) || (is_cxx_name(s) && !strpbrk(s, ";@"))) {
+		r = cxx_sites(c, s);
 	} else if (is_plain_symbol(s)) {
 		/* A body that reads args wants perf probe's place after the prologue,
 		 * where DWARF locations hold; otherwise the symbol's entry, where arg0..
@@ -466,13 +574,13 @@ static int parse_uprobe(struct pctx *c, const char *rest)
 		r = -1;
 		if (c->o->use_args && p->kind == PK_UPROBE && !strpbrk(s, "*?["))
 			r = dwarf_sites(c, s, true);
-		if (r && !(r = symbol_sites(c, s, 0)) && c->o->use_args && p->kind == PK_UPROBE) {
+		if (r && !(r = symbol_sites(c, s, 0, false)) && c->o->use_args && p->kind == PK_UPROBE) {
 			body_starts(c);
 			alias_views(c);
 		}
 	} else if (p->kind == PK_UPROBE && symbol_plus_offset(s, &sym, &off)) {
 		/* With args, the DWARF view at func's address + OFFS. */
-		if (!(r = symbol_sites(c, sym, off)) && c->o->use_args)
+		if (!(r = symbol_sites(c, sym, off, false)) && c->o->use_args)
 			alias_views(c);
 	} else {
 		r = dwarf_sites(c, s, false);
@@ -486,9 +594,11 @@ static int parse_uprobe(struct pctx *c, const char *rest)
 		r = kernel_placeable(c);
 	/* a wildcard that matched one function is named by it, as in bpftrace */
 	const char *fn = !r && strpbrk(s, "*?[") && p->nsites == 1 ? p->sites[0].func : s;
+	char *dm = fn != s && p->demangle ? dm_demangle(fn, DM_FULL) : NULL;
 	if (!r && asprintf(&p->name, "%s:%s:%s", p->kind == PK_URETPROBE ? "uretprobe" : "uprobe",
-			   probe_path_shown(p), fn) < 0)
+			   probe_path_shown(p), dm ? dm : fn) < 0)
 		r = -1;
+	free(dm);
 	free(s);
 	return r;
 }
@@ -783,11 +893,16 @@ const char *probe_site_name(const struct probe *p, int site, char *buf, size_t n
 {
 	if (!probe_name_per_site(p) || site < 0 || site >= p->nsites)
 		return p->name ? p->name : "";
-	if (p->kind == PK_TRACEPOINT)
+	if (p->kind == PK_TRACEPOINT) {
 		snprintf(buf, n, "tracepoint:%s", p->sites[site].func);
-	else
-		snprintf(buf, n, "%s:%s:%s", probe_kind_name(p->kind), probe_path_shown(p),
-			 p->sites[site].func);
+		return buf;
+	}
+	/* C++ and Rust functions as bpftrace 0.17 prints them in func */
+	char *dm = p->demangle && p->kind != PK_USDT ? dm_demangle(p->sites[site].func, DM_FULL)
+						      : NULL;
+	snprintf(buf, n, "%s:%s:%s", probe_kind_name(p->kind), probe_path_shown(p),
+		 dm ? dm : p->sites[site].func);
+	free(dm);
 	return buf;
 }
 
@@ -886,7 +1001,7 @@ static int parse_wp_func(struct pctx *c, const char *kind, char *head)
 		return -1;
 	if (!*p->wp_func || strpbrk(p->wp_func, "*?["))
 		return fail(c, "%s: name one function, not '%s'", kind, p->wp_func);
-	if (symbol_sites(c, p->wp_func, 0))
+	if (symbol_sites(c, p->wp_func, 0, false))
 		return -1;
 	if (p->nsites == 0)
 		return fail(c, "%s: no function matches '%s' in %s", kind, p->wp_func, p->path);

@@ -70,6 +70,7 @@ struct probe {
 	bool elf32;
 	struct probe_site *sites;
 	int nsites;
+	bool demangle;            /* probe_site_name() demangles C++ and Rust names */
 	bool unmatched;           /* kprobe pattern that matches no kernel function,
 	                           * where the script names others (missing_ok):
 	                           * skipped, as bpftrace skips it */
@@ -131,6 +132,8 @@ struct probe_opts {
 	                           * resolves with no sites (bpftrace skips it) */
 	bool unsafe;              /* --unsafe: a uprobe offset that cannot be checked,
 	                           * or is inside an instruction, is only warned about */
+	bool demangle;            /* `probe` names C++ and Rust functions demangled */
+	bool verbose;             /* -v: name the functions a wildcard skips */
 };
 
 /* Resolves one attach point.  On error reports through d (pointing at
