@@ -389,14 +389,47 @@ static void body_starts(struct pctx *c)
 	}
 }
 
+/* Removes site i of p (its order kept: sites are sorted by address). */
+static void drop_site(struct probe *p, int i)
+{
+	free(p->sites[i].func);
+	dw_probe_free(p->sites[i].dw);
+	memmove(&p->sites[i], &p->sites[i + 1], sizeof(*p->sites) * (size_t)(p->nsites - i - 1));
+	p->nsites--;
+}
+
+/* The sites a wildcard (or a name of several overloads) skipped, in
+ * names (one per line): one line that counts them, -v names each. */
+static void say_skipped(struct pctx *c, int n, char *names)
+{
+	FILE *out = c->d->out ? c->d->out : stderr;
+
+	fprintf(out, "perf-run: %s: skipped %d function%s whose first instruction the kernel "
+		"cannot place a uprobe on (a LOCK, segment, VEX or EVEX prefix)%s\n", c->text, n,
+		n == 1 ? "" : "s", c->o->verbose ? "" : "; -v names them");
+	for (char *l = names, *nl; c->o->verbose && l && *l; l = nl + 1) {
+		if (!(nl = strchr(l, '\n')))
+			break;
+		*nl = 0;
+		fprintf(out, "perf-run: %s: skipped %s\n", c->text, l);
+	}
+}
+
 /* Every site on an instruction the kernel's uprobes take: past a NOP they
  * refuse (the same state, one instruction on; the DWARF view stays the
- * NOP's), else refused here rather than attached never to fire. */
+ * NOP's).  A site on an instruction with a LOCK or segment prefix would
+ * attach and never fire, one on a VEX-encoded one fail the attach (of the
+ * whole uprobe_multi link): refused where the spec names one function,
+ * skipped (and said) where it names several, so that uprobe:libc:*
+ * attaches. */
 static int kernel_placeable(struct pctx *c)
 {
 	struct stat st;
 	const uint8_t *code;
-	int fd, r = 0;
+	int fd, r = 0, skipped = 0;
+	char *names = NULL;
+	size_t nlen = 0;
+	FILE *nf = c->o->verbose ? open_memstream(&names, &nlen) : NULL;
 
 	if (open_code(c, &fd) || fd < 0)
 		return fd < 0 ? 0 : -1;
@@ -407,6 +440,7 @@ static int kernel_placeable(struct pctx *c)
 		return 0;   /* unreadable here: the attach says why */
 	}
 	close(fd);
+	bool several = c->p->nsites > 1;
 	for (int i = 0; i < c->p->nsites && !r; i++) {
 		struct probe_site *s = &c->p->sites[i];
 		size_t len = 0;
@@ -422,12 +456,37 @@ static int kernel_placeable(struct pctx *c)
 				s->offset += len;
 			}
 		}
-		if (k != INSN_UPROBE_OK)
+		if (k == INSN_UPROBE_OK)
+			continue;
+		char *dm = c->o->demangle ? dm_demangle(s->func, DM_FULL) : NULL;
+		const char *shown = dm ? dm : s->func;
+		if (!several && k == INSN_UPROBE_VEX) {
+			r = fail(c, "the instruction at 0x%llx (%s) is VEX or EVEX-encoded (AVX), which "
+				 "the kernel's uprobes refuse or run wrongly; probe the instruction "
+				 "after it",
+				 (unsigned long long)s->addr, shown);
+		} else if (!several) {
 			r = fail(c, "the instruction at 0x%llx (%s) has a LOCK or segment prefix, where "
 				 "the kernel cannot place a uprobe (it would attach and never fire); "
-				 "probe the instruction after it", (unsigned long long)s->addr, s->func);
+				 "probe the instruction after it", (unsigned long long)s->addr, shown);
+		} else {
+			skipped++;
+			if (nf)
+				fprintf(nf, "%s at 0x%llx (%s)\n", shown, (unsigned long long)s->addr,
+					k == INSN_UPROBE_VEX ? "VEX or EVEX prefix" : "LOCK or segment prefix");
+			drop_site(c->p, i--);
+		}
+		free(dm);
 	}
 	munmap((void *)code, (size_t)st.st_size);
+	if (nf)
+		fclose(nf);
+	if (!r && skipped && !c->p->nsites)
+		r = fail(c, "every function this matches (%d) starts with an instruction the "
+			 "kernel cannot place a uprobe on (a LOCK, segment, VEX or EVEX prefix)", skipped);
+	else if (!r && skipped)
+		say_skipped(c, skipped, names);
+	free(names);
 	return r;
 }
 
