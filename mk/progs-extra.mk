@@ -77,3 +77,10 @@ tests/progs/rebuilt_b: tests/progs/rebuilt.c
 	$(CC) $(PROG_CFLAGS) -O2 -fomit-frame-pointer -DREBUILT_B -o $@ $<
 progs: tests/progs/rebuilt_b
 CLEAN_EXTRA += tests/progs/rebuilt_b
+
+# cxx_shop: C++ names (namespaces, overloads, const methods, templates)
+# for demangling, built with g++ as the C programs are with gcc.
+tests/progs/cxx_shop: tests/progs/cxx_shop.cc
+	$(CXX) $(PROG_CFLAGS) -o $@ $<
+progs: tests/progs/cxx_shop
+CLEAN_EXTRA += tests/progs/cxx_shop
