@@ -43,6 +43,13 @@ static std::string rust_unescape(std::string_view s)
 	for (size_t i = 0; i < s.size();) {
 		bool done = false;
 
+		/* a name part that starts with an escape has a '_' before it
+		 * ("_$LT$impl$GT$"), rustc's, not the name's */
+		if (s[i] == '_' && i + 1 < s.size() && s[i + 1] == '$' &&
+		    (i == 0 || (i >= 2 && s.compare(i - 2, 2, "::") == 0))) {
+			i++;
+			continue;
+		}
 		if (s[i] == '$') {
 			for (const auto &t : tab) {
 				size_t k = strlen(t.esc);
@@ -73,15 +80,6 @@ static std::string rust_unescape(std::string_view s)
 		if (!done)
 			out += s[i++];
 	}
-	/* a leading '_' before an escape is rustc's, not the name's */
-	size_t p = 0;
-	while ((p = out.find("::_", p)) != std::string::npos) {
-		if (p + 3 < out.size() && strchr("<&*(", out[p + 3]))
-			out.erase(p + 2, 1);
-		p += 2;
-	}
-	if (out.size() > 1 && out[0] == '_' && strchr("<&*(", out[1]))
-		out.erase(0, 1);
 	return out;
 }
 

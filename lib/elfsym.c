@@ -348,6 +348,28 @@ static bool dm_match_whole(const struct dmpat *p, char *d, const char *sh)
 	return dm_cmp(p, d) || (at && at != d && dm_cmp(p, at));
 }
 
+/* A Rust v0 method of an inherent impl, "<krate::Cart>::add", as the path
+ * a user writes, "krate::Cart::add" (in place); false if s is not one
+ * (a trait impl "<T as Trait>::f" keeps its brackets). */
+static bool rust_inherent(char *s)
+{
+	int depth = 0;
+	size_t i = 0;
+
+	if (s[0] != '<')
+		return false;
+	for (; s[i]; i++) {
+		depth += s[i] == '<' ? 1 : s[i] == '>' ? -1 : 0;
+		if (!depth)
+			break;
+	}
+	if (!s[i] || strncmp(s + i + 1, "::", 2) || memmem(s, i, " as ", 4))
+		return false;
+	memmove(s + i, s + i + 1, strlen(s + i + 1) + 1);
+	memmove(s, s + 1, strlen(s + 1) + 1);
+	return true;
+}
+
 /* A mangled name against a pattern of demangled ones: perf's short name
  * without parameters in the pattern (all overloads; a template's
  * instances also by the name without their arguments: "shop::twice"),
@@ -359,6 +381,8 @@ static bool dm_match(const struct dmpat *p, const char *name)
 	char *sh = dm_demangle(name, DM_SHORT), *d = NULL, *targs;
 	bool ok = false;
 
+	if (sh && name[1] == 'R' && !p->params && !dm_cmp(p, sh))
+		rust_inherent(sh);
 	if (sh)
 		strip_spaces(sh);
 	if (!p->params && sh) {

@@ -45,6 +45,8 @@ static void test_rust(void)
 	expect("_ZN4core3fmt5write17h0123456789abcdefE", DM_SHORT, "core::fmt::write");
 	expect("_ZN66_$LT$alloc..vec..Vec$LT$T$GT$$u20$as$u20$core..ops..drop..Drop$GT$4drop"
 	       "17h0123456789abcdefE", DM_FULL, "<alloc::vec::Vec<T> as core::ops::drop::Drop>::drop");
+	expect("_ZN3std2rt10lang_start28_$u7b$$u7b$closure$u7d$$u7d$17h0123456789abcdefE",
+	       DM_SHORT, "std::rt::lang_start::{{closure}}");
 	/* v0 */
 	expect("_RNvCs1234_7mycrate3foo", DM_FULL, "mycrate::foo");
 	expect("_RNvCs1234_7mycrate3foo", DM_SHORT, "mycrate::foo");
