@@ -534,3 +534,73 @@ int ls_list(FILE *out, const char *pattern, pid_t pid, bool verbose, bool demang
 	}
 	return r;
 }
+
+/* ---- -L / -V ---- */
+
+/* dw_list_vars at one function found by its demangled name: DWARF names a
+ * C++ method by its bare name ("add"), so it is asked at the address, and
+ * its header names the function as demangled. */
+static int ls_vars_at(FILE *out, const char *bin, const struct elfsym *f, char *err, size_t n)
+{
+	char addr[32], *text = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&text, &len);
+	if (!m)
+		return snprintf(err, n, "out of memory"), -1;
+	snprintf(addr, sizeof(addr), "0x%llx", (unsigned long long)f->addr);
+	int r = dw_list_vars(m, bin, addr, false, err, n);
+	fclose(m);
+	const char *nl = text ? strchr(text, '\n') : NULL;
+	if (!r && nl) {
+		char *d = dm_demangle(f->name, DM_FULL);
+		fprintf(out, "Available variables at %s%s", d ? d : f->name, nl);
+		free(d);
+	} else if (!r && text) {
+		fputs(text, out);
+	}
+	free(text);
+	return r;
+}
+
+/* A copy of s without its double quotes (-V 'BIN:"ns::f() const"': the
+ * script lexer drops them from attach points, the shell leaves them). */
+static char *unquoted(const char *s)
+{
+	char *c = strdup(s), *o = c;
+
+	for (const char *q = s; c && *q; q++)
+		if (*q != '"')
+			*o++ = *q;
+	if (c)
+		*o = 0;
+	return c;
+}
+
+int ls_dwarf(FILE *out, const char *bin, const char *spec, bool lines, char *err, size_t errlen)
+{
+	char *plain = unquoted(spec);
+	const char *name = plain ? probe_cxx_name(plain) : NULL;
+	struct elfsym *syms = NULL;
+	int n, r = 0;
+
+	if (!name) {
+		free(plain);
+		return lines ? dw_list_lines(out, bin, spec, err, errlen)
+			     : dw_list_vars(out, bin, spec, false, err, errlen);
+	}
+	if (lines) {
+		snprintf(err, errlen, "-L of a C++ or Rust function by its demangled name is not "
+			 "supported; give its source file: -L %s:FILE", bin);
+		free(plain);
+		return -1;
+	}
+	n = elfsym_match_demangled(bin, NULL, name, &syms);
+	if (n <= 0)
+		snprintf(err, errlen, "no function matches '%s' in %s", name, bin);
+	for (int i = 0; i < n && !r; i++)
+		r = ls_vars_at(out, bin, &syms[i], err, errlen);
+	if (n > 0)
+		elfsym_free(syms, n);
+	free(plain);
+	return n <= 0 ? -1 : r;
+}

@@ -25,4 +25,10 @@
  * Returns 0, or 1 after printing one error line to stderr. */
 int ls_list(FILE *out, const char *pattern, pid_t pid, bool verbose, bool demangle);
 
+/* -L and -V: perf probe -L SPEC and -V SPEC of binary bin (dwarf.h); a C++
+ * or Rust function by its demangled name (probe_cxx_name) is listed for
+ * -V at each function it names, "Available variables at shop::Cart::add(int)".
+ * Returns 0, or -1 with one sentence in err. */
+int ls_dwarf(FILE *out, const char *bin, const char *spec, bool lines, char *err, size_t errlen);
+
 #endif

@@ -106,6 +106,13 @@ static bool is_cxx_name(const char *s)
 	return strstr(s, "::") || strpbrk(s, "(<~ ") || !strncmp(s, "operator", 8);
 }
 
+const char *probe_cxx_name(const char *spec)
+{
+	if (lang_prefix(spec))
+		return lang_prefix(spec);
+	return is_cxx_name(spec) && !strpbrk(spec, ";@") ? spec : NULL;
+}
+
 /* A library named without a path, for a 32-bit traced command (-c) or
  * default binary: the i386 one of that name, not the x86-64 one found by
  * ld.so's 64-bit search (which that process never maps). */
@@ -624,7 +631,7 @@ static int parse_uprobe(struct pctx *c, const char *rest)
 			r = add_site(p, s, addr, offset);
 		else
 			r = 0;
-	} else if (lang_prefix(s) || (is_cxx_name(s) && !strpbrk(s, ";@"))) {
+	} else if (probe_cxx_name(s)) {
 		r = cxx_sites(c, s);
 	} else if (is_plain_symbol(s)) {
 		/* A body that reads args wants perf probe's place after the prologue,

@@ -162,6 +162,10 @@ const char *probe_perf_event_name(bool hardware, int i);
 const char *probe_site_name(const struct probe *p, int site, char *buf, size_t n);
 /* The binary as `probe` names it (path_shown, else path). */
 const char *probe_path_shown(const struct probe *p);
+/* The C++ or Rust function a uprobe SPEC names by its demangled name
+ * ("shop::Cart::total", "cpp:shop::Cart::total" without its "cpp:"), or
+ * NULL if SPEC is in perf probe's syntax. */
+const char *probe_cxx_name(const char *spec);
 /* True if the `probe` builtin differs from site to site. */
 bool probe_name_per_site(const struct probe *p);
 

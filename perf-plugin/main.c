@@ -235,6 +235,8 @@ static int do_dwarf_list(const struct opts *o)
 	if (!strncmp(arg, "uprobe:", 7))
 		arg += 7;
 	char *copy = strdup(arg), *colon = strchr(copy, ':');
+	if (colon && colon[1] == ':')   /* a C++ scope, not BIN: */
+		colon = NULL;
 	if (colon && (*colon = 0, (bin = elfsym_find_binary(copy, o->pid)) != NULL)) {
 		spec = colon + 1;
 	} else {
@@ -248,10 +250,8 @@ static int do_dwarf_list(const struct opts *o)
 	int r = -1;
 	if (!bin)
 		snprintf(err, sizeof(err), "give the binary: -%c BIN:SPEC", o->lines_spec ? 'L' : 'V');
-	else if (o->lines_spec)
-		r = dw_list_lines(stdout, bin, spec, err, sizeof(err));
 	else
-		r = dw_list_vars(stdout, bin, spec, false, err, sizeof(err));
+		r = ls_dwarf(stdout, bin, spec, o->lines_spec != NULL, err, sizeof(err));
 	if (r)
 		fprintf(stderr, "perf-run: %s\n", err);
 	free(bin);
