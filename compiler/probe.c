@@ -656,7 +656,8 @@ static int parse_uprobe(struct pctx *c, const char *rest)
 			r = check_address(c, s, p->sites[i].addr);
 	}
 	free(sym);
-	if (!r && p->kind == PK_UPROBE)
+	/* a uretprobe is a uprobe at the entry too (it takes the return address there) */
+	if (!r && (p->kind == PK_UPROBE || p->kind == PK_URETPROBE))
 		r = kernel_placeable(c);
 	/* a wildcard that matched one function is named by it, as in bpftrace */
 	const char *fn = !r && strpbrk(s, "*?[") && p->nsites == 1 ? p->sites[0].func : s;
