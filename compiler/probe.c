@@ -429,6 +429,39 @@ static void say_skipped(struct pctx *c, int n, char *names)
  * whole uprobe_multi link): refused where the spec names one function,
  * skipped (and said) where it names several, so that uprobe:libc:*
  * attaches. */
+/* What the kernel makes of the instruction at site s of the file mapped at
+ * code (size bytes), past up to 8 NOPs it refuses, which s is moved over. */
+static enum insn_uprobe site_insn(const uint8_t *code, uint64_t size, struct probe_site *s,
+				  bool elf32)
+{
+	enum insn_uprobe k = INSN_UPROBE_NOP;
+	size_t len = 0;
+
+	for (int hops = 0; k == INSN_UPROBE_NOP && hops < 8; hops++) {
+		uint64_t n = s->offset < size ? size - s->offset : 0;
+		k = n ? insn_uprobe_check(code + s->offset, n < 16 ? (size_t)n : 16, elf32, &len)
+		      : INSN_UPROBE_OK;
+		if (k == INSN_UPROBE_NOP) {
+			s->addr += len;
+			s->offset += len;
+		}
+	}
+	return k;
+}
+
+/* The one function a spec names starts with what the kernel cannot take. */
+static int refuse_site(struct pctx *c, const struct probe_site *s, enum insn_uprobe k,
+		       const char *shown)
+{
+	if (k == INSN_UPROBE_VEX)
+		return fail(c, "the instruction at 0x%llx (%s) is VEX or EVEX-encoded (AVX), which "
+			    "the kernel's uprobes refuse or run wrongly; probe the instruction after it",
+			    (unsigned long long)s->addr, shown);
+	return fail(c, "the instruction at 0x%llx (%s) has a LOCK or segment prefix, where the "
+		    "kernel cannot place a uprobe (it would attach and never fire); probe the "
+		    "instruction after it", (unsigned long long)s->addr, shown);
+}
+
 static int kernel_placeable(struct pctx *c)
 {
 	struct stat st;
@@ -436,7 +469,6 @@ static int kernel_placeable(struct pctx *c)
 	int fd, r = 0, skipped = 0;
 	char *names = NULL;
 	size_t nlen = 0;
-	FILE *nf = c->o->verbose ? open_memstream(&names, &nlen) : NULL;
 
 	if (open_code(c, &fd) || fd < 0)
 		return fd < 0 ? 0 : -1;
@@ -448,34 +480,17 @@ static int kernel_placeable(struct pctx *c)
 	}
 	close(fd);
 	bool several = c->p->nsites > 1;
+	FILE *nf = several && c->o->verbose ? open_memstream(&names, &nlen) : NULL;
 	for (int i = 0; i < c->p->nsites && !r; i++) {
 		struct probe_site *s = &c->p->sites[i];
-		size_t len = 0;
-		enum insn_uprobe k = INSN_UPROBE_NOP;
+		enum insn_uprobe k = site_insn(code, (uint64_t)st.st_size, s, c->p->elf32);
 
-		for (int hops = 0; k == INSN_UPROBE_NOP && hops < 8; hops++) {
-			uint64_t n = s->offset < (uint64_t)st.st_size ? (uint64_t)st.st_size - s->offset : 0;
-			k = n ? insn_uprobe_check(code + s->offset, n < 16 ? (size_t)n : 16,
-					       c->p->elf32, &len)
-			      : INSN_UPROBE_OK;
-			if (k == INSN_UPROBE_NOP) {
-				s->addr += len;
-				s->offset += len;
-			}
-		}
 		if (k == INSN_UPROBE_OK)
 			continue;
 		char *dm = c->o->demangle ? dm_demangle(s->func, DM_FULL) : NULL;
 		const char *shown = dm ? dm : s->func;
-		if (!several && k == INSN_UPROBE_VEX) {
-			r = fail(c, "the instruction at 0x%llx (%s) is VEX or EVEX-encoded (AVX), which "
-				 "the kernel's uprobes refuse or run wrongly; probe the instruction "
-				 "after it",
-				 (unsigned long long)s->addr, shown);
-		} else if (!several) {
-			r = fail(c, "the instruction at 0x%llx (%s) has a LOCK or segment prefix, where "
-				 "the kernel cannot place a uprobe (it would attach and never fire); "
-				 "probe the instruction after it", (unsigned long long)s->addr, shown);
+		if (!several) {
+			r = refuse_site(c, s, k, shown);
 		} else {
 			skipped++;
 			if (nf)
