@@ -422,13 +422,6 @@ static void say_skipped(struct pctx *c, int n, char *names)
 	}
 }
 
-/* Every site on an instruction the kernel's uprobes take: past a NOP they
- * refuse (the same state, one instruction on; the DWARF view stays the
- * NOP's).  A site on an instruction with a LOCK or segment prefix would
- * attach and never fire, one on a VEX-encoded one fail the attach (of the
- * whole uprobe_multi link): refused where the spec names one function,
- * skipped (and said) where it names several, so that uprobe:libc:*
- * attaches. */
 /* What the kernel makes of the instruction at site s of the file mapped at
  * code (size bytes), past up to 8 NOPs it refuses, which s is moved over. */
 static enum insn_uprobe site_insn(const uint8_t *code, uint64_t size, struct probe_site *s,
@@ -462,6 +455,13 @@ static int refuse_site(struct pctx *c, const struct probe_site *s, enum insn_upr
 		    "instruction after it", (unsigned long long)s->addr, shown);
 }
 
+/* Every site on an instruction the kernel's uprobes take: past a NOP they
+ * refuse (the same state, one instruction on; the DWARF view stays the
+ * NOP's).  A site on an instruction with a LOCK or segment prefix would
+ * attach and never fire, one on a VEX-encoded one fail the attach (of the
+ * whole uprobe_multi link), one on an EVEX-encoded one run wrongly:
+ * refused where the spec names one function, skipped (and said) where it
+ * names several, so that uprobe:libc:* attaches. */
 static int kernel_placeable(struct pctx *c)
 {
 	struct stat st;
