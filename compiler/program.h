@@ -147,6 +147,8 @@ struct program {
 	char *counters_map_name;  /* ".bss", one u64 array indexed by PR_LOST.. */
 	const struct source *src; /* for verifier messages */
 	bool no_exit_print;       /* config print_maps_on_exit = false: no maps at exit */
+	bool no_demangle;         /* --no-demangle, config cpp_demangle = false or
+				   * BPFTRACE_NO_CPP_DEMANGLE=1: user symbols as in the ELF */
 	bool lean_btf;            /* no line info (too many probes and maps, cg_emit.c) */
 	const char *keep_debug;   /* a lean compile keeps this program's line info */
 };
@@ -248,6 +250,7 @@ struct pr_compile_opts {
 	int verbose;
 	const char *keep_debug;   /* program name: keeps its line info even in a lean
 				   * compile (to place a verifier rejection, loader.h) */
+	bool no_demangle;         /* --no-demangle: C++ and Rust names as mangled */
 };
 
 #define PR_DUMP_AST    1u

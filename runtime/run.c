@@ -629,7 +629,8 @@ static int rt_setup_output(struct rt *r)
 		.folded = r->o->format == RT_FOLDED, .map_fds = r->map_fds,
 		.fc = { .sym = r->sym, .prog = r->p, .stack_fd = ld_map_fd(r->obj, r->p->stack_map_name),
 			.ustack_fd = ld_map_fd(r->obj, r->p->ustack_map_name),
-			.stack_indent = 8, .src_lines = r->o->verbose > 0 },
+			.stack_indent = 8, .src_lines = r->o->verbose > 0,
+			.demangle = !r->p->no_demangle },
 	};
 	for (int i = 0; i < FMT_MAX_FRAMES; i++) {
 		char name[32];
