@@ -32,8 +32,7 @@
 #include "lib/types.h"
 
 /* Helper ids newer than <linux/bpf.h>'s enum is sure to have. */
-enum { H_MAP_POP = 88, H_CURTASK_BTF = 158, H_TASK_PT_REGS = 175, H_FIND_VMA = 180,
-       H_LOOP = 181 };
+enum { H_MAP_POP = 88, H_TASK_PT_REGS = 175, H_LOOP = 181 };
 
 /* The per-CPU state (map uw_state), shared by the probe and the callbacks. */
 enum {

@@ -114,9 +114,11 @@ struct pr_map {
  * hits skipped at sites that lack a DWARF variable the probe reads, and
  * hits skipped in calls whose entry values are unknown (they began before
  * the entry probe was attached), and hits skipped where no call site
- * gives a parameter's value (DW_OP_GNU_parameter_ref). */
+ * gives a parameter's value (DW_OP_GNU_parameter_ref), and user reads
+ * refused at a syscall's return (cg_replay.c: the memory may have changed
+ * since the kernel read it). */
 enum { PR_LOST, PR_DROPS, PR_FAULTS, PR_EXIT, PR_ABSENT, PR_NOENTRY, PR_NOCALLSITE,
-       PR_NCOUNTERS };
+       PR_RP_REFUSED, PR_NCOUNTERS };
 /* After them, slot PR_NCOUNTERS + i: the failed updates of maps[i] (full),
  * which each print of the map says as it happens. */
 
@@ -145,6 +147,8 @@ struct program {
 	char *counters_map_name;  /* ".bss", one u64 array indexed by PR_LOST.. */
 	const struct source *src; /* for verifier messages */
 	bool no_exit_print;       /* config print_maps_on_exit = false: no maps at exit */
+	bool no_demangle;         /* --no-demangle, config cpp_demangle = false or
+				   * BPFTRACE_NO_CPP_DEMANGLE=1: user symbols as in the ELF */
 	bool lean_btf;            /* no line info (too many probes and maps, cg_emit.c) */
 	const char *keep_debug;   /* a lean compile keeps this program's line info */
 };
@@ -246,6 +250,7 @@ struct pr_compile_opts {
 	int verbose;
 	const char *keep_debug;   /* program name: keeps its line info even in a lean
 				   * compile (to place a verifier rejection, loader.h) */
+	bool no_demangle;         /* --no-demangle: C++ and Rust names as mangled */
 };
 
 #define PR_DUMP_AST    1u

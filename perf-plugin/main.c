@@ -37,7 +37,7 @@ struct opts {
 	char **cmd_argv;          /* after -- */
 	const char *out;          /* -o */
 	enum rt_format format;
-	bool quiet, unsafe, list, version, help, dry_run;
+	bool quiet, unsafe, list, version, help, dry_run, no_demangle;
 	int verbose;
 	unsigned dump;
 	const char *list_pat;
@@ -48,7 +48,7 @@ struct opts {
 	int nnamed;
 };
 
-enum { OPT_UNSAFE = 256, OPT_DUMP, OPT_VERSION, OPT_DRY_RUN };
+enum { OPT_UNSAFE = 256, OPT_DUMP, OPT_VERSION, OPT_DRY_RUN, OPT_NO_DEMANGLE };
 
 /* The option table, in the order --help prints it. */
 static const struct opt_help {
@@ -68,6 +68,7 @@ static const struct opt_help {
 	{ { "list", optional_argument, NULL, 'l' }, "l", "[PATTERN]", "list probes (all types, or TYPE:PATTERN, uprobe:BIN:FUNC*)" },
 	{ { "lines", required_argument, NULL, 'L' }, "L", "BIN:SPEC", "probeable lines, as perf probe -L" },
 	{ { "vars", required_argument, NULL, 'V' }, "V", "BIN:SPEC", "variables at a probe point, as perf probe -V" },
+	{ { "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE }, NULL, NULL, "C++ and Rust names as mangled in the binary (as perf's --no-demangle)" },
 	{ { "version", no_argument, NULL, OPT_VERSION }, NULL, NULL, "print the version" },
 	{ { "help", no_argument, NULL, 'h' }, "h", NULL, "this help" },
 };
@@ -131,6 +132,7 @@ static int parse_one(struct opts *o, int c, const char *arg)
 	case OPT_UNSAFE: o->unsafe = true; break;
 	case OPT_VERSION: o->version = true; break;
 	case OPT_DRY_RUN: o->dry_run = true; break;
+	case OPT_NO_DEMANGLE: o->no_demangle = true; break;
 	case OPT_DUMP: return parse_dump(arg, &o->dump);
 	case 'l':
 		o->list = true;
@@ -219,7 +221,10 @@ static int parse_args(int argc, char **argv, struct opts *o)
 
 static int do_list(const struct opts *o)
 {
-	return ls_list(stdout, o->list_pat, o->pid, o->verbose > 0);
+	/* bpftrace 0.17's variable turns demangling off for -l as well */
+	const char *env = getenv("BPFTRACE_NO_CPP_DEMANGLE");
+	bool off = o->no_demangle || (env && (!strcmp(env, "1") || !strcmp(env, "true")));
+	return ls_list(stdout, o->list_pat, o->pid, o->verbose > 0, !off);
 }
 
 /* -L / -V: "BIN:SPEC" (an optional "uprobe:" in front), or SPEC alone with -p. */
@@ -230,6 +235,8 @@ static int do_dwarf_list(const struct opts *o)
 	if (!strncmp(arg, "uprobe:", 7))
 		arg += 7;
 	char *copy = strdup(arg), *colon = strchr(copy, ':');
+	if (colon && colon[1] == ':')   /* a C++ scope, not BIN: */
+		colon = NULL;
 	if (colon && (*colon = 0, (bin = elfsym_find_binary(copy, o->pid)) != NULL)) {
 		spec = colon + 1;
 	} else {
@@ -243,10 +250,8 @@ static int do_dwarf_list(const struct opts *o)
 	int r = -1;
 	if (!bin)
 		snprintf(err, sizeof(err), "give the binary: -%c BIN:SPEC", o->lines_spec ? 'L' : 'V');
-	else if (o->lines_spec)
-		r = dw_list_lines(stdout, bin, spec, err, sizeof(err));
 	else
-		r = dw_list_vars(stdout, bin, spec, false, err, sizeof(err));
+		r = ls_dwarf(stdout, bin, spec, o->lines_spec != NULL, err, sizeof(err));
 	if (r)
 		fprintf(stderr, "perf-run: %s\n", err);
 	free(bin);
@@ -405,6 +410,7 @@ static int run(const struct opts *o, double start)
 		.params = o->params, .nparams = o->nparams, .unsafe = o->unsafe,
 		.named = o->named, .nnamed = o->nnamed,
 		.has_child = cp != NULL, .dump = o->dump, .verbose = o->verbose,
+		.no_demangle = o->no_demangle,
 	};
 	struct diag d;
 	diag_init(&d, &src, stderr);

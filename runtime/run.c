@@ -552,6 +552,10 @@ static void rt_report_losses(struct rt *r)
 	if (faults)
 		fprintf(stderr, "%llu memory read%s failed (read as 0, strings as \"\")\n",
 			(unsigned long long)faults, faults == 1 ? "" : "s");
+	if (c[PR_RP_REFUSED])
+		fprintf(stderr, "%llu of them at a system call's return, refused: another thread or "
+			"a shared mapping could have changed the memory while the call ran\n",
+			(unsigned long long)c[PR_RP_REFUSED]);
 	if (c[PR_ABSENT])
 		fprintf(stderr, "%llu hit%s skipped at sites that lack a variable the probe reads\n",
 			(unsigned long long)c[PR_ABSENT], c[PR_ABSENT] == 1 ? "" : "s");
@@ -625,7 +629,8 @@ static int rt_setup_output(struct rt *r)
 		.folded = r->o->format == RT_FOLDED, .map_fds = r->map_fds,
 		.fc = { .sym = r->sym, .prog = r->p, .stack_fd = ld_map_fd(r->obj, r->p->stack_map_name),
 			.ustack_fd = ld_map_fd(r->obj, r->p->ustack_map_name),
-			.stack_indent = 8, .src_lines = r->o->verbose > 0 },
+			.stack_indent = 8, .src_lines = r->o->verbose > 0,
+			.demangle = !r->p->no_demangle },
 	};
 	for (int i = 0; i < FMT_MAX_FRAMES; i++) {
 		char name[32];

@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "compiler/program.h"
+#include "lib/demangle.h"
 #include "symbols.h"
 
 struct ksym {
@@ -45,7 +46,14 @@ struct upid {
 	Dwfl *prev;        /* its program before the last exec, for older addresses */
 };
 
+/* A name and its two demangled forms (NULL: not demangled yet). */
+struct dmname {
+	char *name, *full, *perf;
+};
+
 struct sym {
+	struct dmname *dm;          /* open addressing by name, dm_mask + 1 slots */
+	size_t dm_mask, dm_used;
 	struct ksym *k;
 	size_t nk;
 	int k_loaded;
@@ -86,6 +94,12 @@ void sym_free(struct sym *s)
 			dwfl_end(s->u[i].prev);
 	}
 	free(s->u);
+	for (size_t i = 0; s->dm && i <= s->dm_mask; i++) {
+		free(s->dm[i].name);
+		free(s->dm[i].full);
+		free(s->dm[i].perf);
+	}
+	free(s->dm);
 	free(s);
 }
 
@@ -482,6 +496,67 @@ const char *sym_user(struct sym *s, pid_t pid, uint64_t addr, uint64_t *off)
 	return name;
 }
 
+static size_t sym_dm_hash(const char *name)
+{
+	size_t h = 5381;
+
+	while (*name)
+		h = h * 33 + (unsigned char)*name++;
+	return h;
+}
+
+static int sym_dm_grow(struct sym *s)
+{
+	size_t cap = s->dm ? (s->dm_mask + 1) * 2 : 256;
+	struct dmname *t = calloc(cap, sizeof(*t));
+
+	if (!t)
+		return -1;
+	for (size_t i = 0; s->dm && i <= s->dm_mask; i++) {
+		if (!s->dm[i].name)
+			continue;
+		size_t j = sym_dm_hash(s->dm[i].name) & (cap - 1);
+		while (t[j].name)
+			j = (j + 1) & (cap - 1);
+		t[j] = s->dm[i];
+	}
+	free(s->dm);
+	s->dm = t;
+	s->dm_mask = cap - 1;
+	return 0;
+}
+
+/* The entry of name, made if new; NULL if out of memory. */
+static struct dmname *sym_dm_entry(struct sym *s, const char *name)
+{
+	if ((!s->dm || (s->dm_used + 1) * 2 > s->dm_mask + 1) && sym_dm_grow(s))
+		return NULL;
+	size_t j = sym_dm_hash(name) & s->dm_mask;
+	for (; s->dm[j].name; j = (j + 1) & s->dm_mask)
+		if (!strcmp(s->dm[j].name, name))
+			return &s->dm[j];
+	if (!(s->dm[j].name = strdup(name)))
+		return NULL;
+	s->dm_used++;
+	return &s->dm[j];
+}
+
+const char *sym_demangled(struct sym *s, const char *name, bool perf_form)
+{
+	struct dmname *e;
+
+	if (!s || !name || !dm_is_mangled(name) || !(e = sym_dm_entry(s, name)))
+		return name;
+	char **form = perf_form ? &e->perf : &e->full;
+	if (!*form) {
+		/* a name that does not demangle is kept as itself */
+		*form = dm_demangle(name, perf_form ? DM_SHORT : DM_FULL);
+		if (!*form)
+			*form = strdup(name);
+	}
+	return *form ? *form : name;
+}
+
 const char *sym_user_module(struct sym *s, pid_t pid, uint64_t addr)
 {
 	Dwfl *d = sym_dwfl(s, pid);
@@ -562,7 +637,11 @@ int sym_user_inlined(struct sym *s, pid_t pid, uint64_t addr, struct sym_frame *
 		if (tag != DW_TAG_inlined_subroutine)
 			continue;
 		Dwarf_Attribute a;
-		const char *name = dwarf_attr_integrate(&scopes[i], DW_AT_name, &a) ?
+		/* a C++ method's DW_AT_name is its bare name ("total"): the
+		 * linkage name is demangled where it is printed */
+		const char *name = dwarf_attr_integrate(&scopes[i], DW_AT_linkage_name, &a) ||
+				   dwarf_attr_integrate(&scopes[i], DW_AT_MIPS_linkage_name, &a) ||
+				   dwarf_attr_integrate(&scopes[i], DW_AT_name, &a) ?
 				   dwarf_formstring(&a) : NULL;
 		sym_frame_set(&out[n++], name ? name : "??", file, line);
 		/* the caller's line: where this copy was inlined */

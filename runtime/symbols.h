@@ -5,6 +5,7 @@
 #ifndef PR_SYMBOLS_H
 #define PR_SYMBOLS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -53,11 +54,16 @@ const char *sym_user_module(struct sym *s, pid_t pid, uint64_t addr);
  * holds the line in the function the copy is in (name empty).  0 and
  * out[0]'s line alone where nothing is inlined; max >= 1. */
 struct sym_frame {
-	char name[128];
+	char name[512];   /* the linkage (mangled) name where DWARF has one */
 	char file[256];   /* empty if unknown */
 	int line;
 };
 int sym_user_inlined(struct sym *s, pid_t pid, uint64_t addr, struct sym_frame *out, int max);
+/* name as printed: demangled (lib/demangle.h) in bpftrace's whole form,
+ * or perf's short one (perf_form: folded stacks); name itself if it is no
+ * C++ or Rust name.  Kept for the life of s (a profile prints the same
+ * frames over and over). */
+const char *sym_demangled(struct sym *s, const char *name, bool perf_form);
 /* Source file and line of a user address (needs debuginfo), or NULL. */
 const char *sym_user_line(struct sym *s, pid_t pid, uint64_t addr, int *line);
 
