@@ -616,12 +616,19 @@ static void rt_watch_exit(struct rt *r)
 	r->ev.flag_budget = rb ? bpf_map__max_entries(rb) : 0;
 }
 
+/* A ustack pc's object, for the symbolizer (sym_tags). */
+static bool rt_tag_key(void *arg, unsigned tag, struct pr_uw_key *k)
+{
+	return uw_tag_key(((struct rt *)arg)->uw, tag, k);
+}
+
 static int rt_setup_output(struct rt *r)
 {
 	r->map_fds = calloc((size_t)r->p->nmaps + 1, sizeof(int));
 	r->sym = sym_new();
 	if (!r->map_fds || !r->sym)
 		return -1;
+	sym_tags(r->sym, rt_tag_key, r);
 	for (int i = 0; i < r->p->nmaps; i++)
 		r->map_fds[i] = ld_map_fd(r->obj, r->p->maps[i].bpf_name);
 	r->ev = (struct ev_ctx){
