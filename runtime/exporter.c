@@ -355,13 +355,20 @@ static enum MHD_Result ex_handle(void *cls, struct MHD_Connection *c, const char
 {
 	struct exporter *x = cls;
 
-	(void)version, (void)upload, (void)req;
-	if (*upload_size) {   /* a body after the reply: not read */
+	(void)version, (void)upload;
+	/* at once: the connection is closed after it, its body never read */
+	if (strcmp(method, "GET") && strcmp(method, "HEAD"))
+		return ex_reply(c, MHD_HTTP_METHOD_NOT_ALLOWED, x->not_allowed);
+	/* the first call has the headers: the reply waits for the end of the
+	 * request, so that the connection can be kept for the next scrape */
+	if (!*req) {
+		*req = x;
+		return MHD_YES;
+	}
+	if (*upload_size) {   /* a GET with a body: read and dropped */
 		*upload_size = 0;
 		return MHD_YES;
 	}
-	if (strcmp(method, "GET") && strcmp(method, "HEAD"))
-		return ex_reply(c, MHD_HTTP_METHOD_NOT_ALLOWED, x->not_allowed);
 	if (strcmp(url, "/metrics"))
 		return ex_reply(c, MHD_HTTP_NOT_FOUND, x->not_found);
 	enum prom_format f = ex_format(mhd.MHD_lookup_connection_value(c, MHD_HEADER_KIND,

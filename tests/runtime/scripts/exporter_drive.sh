@@ -6,7 +6,8 @@
 # goes to the case's stdout, beside perf-run's own output.
 #   scrape N   sysmix N, then GET /metrics (0.0.4)
 #   om N       sysmix N, then GET /metrics asking for OpenMetrics
-#   bad N      garbage, an over-long URL, POST, another path, HEAD; then scrape N
+#   bad N      garbage, an over-long URL and header, POST, another path, HEAD,
+#              a GET with a body, two scrapes on one connection; then scrape N
 #   slow N     a client that never ends its request and a flood of connections
 #              held open while sysmix N runs; then a scrape while the slow one waits
 set -u
@@ -52,6 +53,8 @@ bad)
 	echo "post: $(scrape -o /dev/null -w '%{http_code} allow %header{allow}' -d 'x=1')"
 	echo "other path: $(curl -s -o /dev/null -w '%{http_code}' --max-time 5 "${url%/metrics}/other")"
 	echo "head: $(scrape -I -o /dev/null -w '%{http_code} body %{size_download}')"
+	echo "get with a body: $(scrape -X GET -d 'x=1' -o /dev/null -w '%{http_code}')"
+	echo "kept alive:$(curl -s --max-time 5 -o /dev/null -o /dev/null -w ' %{num_connects}' "$url" "$url")"
 	work
 	scrape
 	;;
