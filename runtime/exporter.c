@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <microhttpd.h>
@@ -99,6 +100,7 @@ struct exporter {
 	bool *said;            /* the cut of each map said on stderr */
 	struct MHD_Response *snap[2];   /* this pass's text, per prom_format */
 	struct MHD_Response *not_found, *not_allowed;
+	double due;            /* CLOCK_MONOTONIC ms when ex_run must run MHD_run */
 };
 
 int ex_parse_addr(const char *s, struct sockaddr_storage *sa, socklen_t *len, char *err,
@@ -236,7 +238,7 @@ static int ex_limit(struct exporter *x, int i, struct mp_data *d)
 {
 	const struct pr_map *m = &x->src.p->maps[i];
 
-	x->dropped[i] = d->n > (int)x->max_series ? (uint64_t)d->n - x->max_series : 0;
+	x->dropped[i] = (uint64_t)d->n > x->max_series ? (uint64_t)d->n - x->max_series : 0;
 	if (!x->dropped[i])
 		return 0;
 	if (m->value && m->value->kind == T_AGG &&
@@ -481,19 +483,26 @@ int ex_fd(const struct exporter *x)
 	return x ? x->epfd : -1;
 }
 
+static double ex_now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
 int ex_timeout(const struct exporter *x, int ms)
+{
+	double left = x ? x->due - ex_now_ms() : ms;
+
+	return left < 0 ? 0 : left < ms ? (int)left : ms;
+}
+
+void ex_run(struct exporter *x, bool ready)
 {
 	MHD_UNSIGNED_LONG_LONG t;
 
-	if (x && mhd.MHD_get_timeout(x->d, &t) == MHD_YES && t < (MHD_UNSIGNED_LONG_LONG)ms)
-		return (int)t;
-	return ms;
-}
-
-void ex_run(struct exporter *x)
-{
-	if (!x)
-		return;
+	if (!x || (!ready && ex_now_ms() < x->due))
+		return;   /* nothing to read, no connection's time is up */
 	mhd.MHD_run(x->d);
 	/* the pass is over: the next scrape reads the maps again (responses
 	 * still being sent keep their text until they are done) */
@@ -502,6 +511,11 @@ void ex_run(struct exporter *x)
 			mhd.MHD_destroy_response(x->snap[f]);
 		x->snap[f] = NULL;
 	}
+	/* when libmicrohttpd must run again even if nothing comes (a
+	 * connection's timeout); a second at most */
+	if (mhd.MHD_get_timeout(x->d, &t) != MHD_YES || t > 1000)
+		t = 1000;
+	x->due = ex_now_ms() + (double)t;
 }
 
 void ex_free(struct exporter *x)

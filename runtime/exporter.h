@@ -11,6 +11,7 @@
 #ifndef PR_EXPORTER_H
 #define PR_EXPORTER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/socket.h>
@@ -48,8 +49,10 @@ void ex_serve(struct exporter *x, const struct ex_src *src);
 int ex_fd(const struct exporter *x);
 /* ms, or less if libmicrohttpd must run sooner (a connection's timeout). */
 int ex_timeout(const struct exporter *x, int ms);
-/* Accepts, reads, answers and closes what is ready; never blocks. */
-void ex_run(struct exporter *x);
+/* Accepts, reads, answers and closes what is ready (ready: ex_fd polled
+ * readable), or what timed out; never blocks.  Otherwise does nothing, so
+ * that a loop woken by many records does not run libmicrohttpd each time. */
+void ex_run(struct exporter *x, bool ready);
 /* Stops listening and closes every connection. */
 void ex_free(struct exporter *x);
 

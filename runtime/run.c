@@ -418,7 +418,7 @@ static int rt_wait(struct rt *r, int timeout_ms)
 		;
 	uw_poll(r->uw);
 	int n = r->rb ? ring_buffer__consume(r->rb) : 0;
-	ex_run(r->ex);   /* after the records: a scrape never delays them */
+	ex_run(r->ex, pf[4].revents != 0);   /* after the records: a scrape never delays them */
 	return n;
 }
 
