@@ -43,6 +43,10 @@ om)
 	work
 	scrape -H 'Accept: application/openmetrics-text;version=1.0.0,text/plain;version=0.0.4;q=0.5' \
 		-w 'content-type: %{content_type}\n'
+	echo "preferring text: $(scrape -o /dev/null -w '%{content_type}' \
+		-H 'Accept: text/plain;version=0.0.4, application/openmetrics-text;q=0.5')"
+	echo "refusing openmetrics: $(scrape -o /dev/null -w '%{content_type}' \
+		-H 'Accept: application/openmetrics-text;q=0, */*;q=0.1')"
 	;;
 bad)
 	echo "garbage: $(raw 'GARBAGE \x01\x02\xff\r\n\r\n')"
