@@ -151,6 +151,7 @@ fi
 q='perf_run_calls_total{job="perf-run"}'
 if wait_for "$q" "$N"; then
 	pass "PromQL $q = $got, the calls loop made ($truth)"
+	echo "    $(curl -s --get --data-urlencode "query=$q" "$api/query")"
 else
 	fail "PromQL $q = $N (loop: $truth), got $got" "$(curl -s "$url")"
 fi
