@@ -17,7 +17,9 @@
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
+#include <ctype.h>
 #include <dlfcn.h>
+#include <limits.h>
 #include <errno.h>
 #include <netinet/in.h>
 #include <stdarg.h>
@@ -103,51 +105,60 @@ struct exporter {
 	double due;            /* CLOCK_MONOTONIC ms when ex_run must run MHD_run */
 };
 
-int ex_parse_addr(const char *s, struct sockaddr_storage *sa, socklen_t *len, char *err,
-		  size_t n)
+/* The numeric host of "HOST:PORT" or "[HOST]:PORT" (hl bytes) into sa. */
+static int ex_parse_host(const char *s, size_t hl, uint16_t port,
+			 struct sockaddr_storage *sa, socklen_t *len)
 {
-	const char *colon = strrchr(s, ':');
-	char host[INET6_ADDRSTRLEN + 2], *end;
-	size_t hl = colon ? (size_t)(colon - s) : 0;
-
-	memset(sa, 0, sizeof(*sa));
-	unsigned long port = colon && colon[1] ? strtoul(colon + 1, &end, 10) : 0;
-	if (!colon || !colon[1] || *end || port > 65535 || colon[1] == '-' || colon[1] == '+') {
-		snprintf(err, n, "--listen takes ADDR:PORT (127.0.0.1:9464, [::1]:9464), not '%s'", s);
-		return -1;
-	}
-	if (!hl) {
-		snprintf(err, n, "--listen %s: give the address to listen on (127.0.0.1:%lu for "
-			 "this host only, 0.0.0.0:%lu for every IPv4 address)", s, port, port);
-		return -1;
-	}
+	char host[INET6_ADDRSTRLEN + 1];
 	bool v6 = s[0] == '[';
-	if (v6 && (hl < 3 || s[hl - 1] != ']')) {
-		snprintf(err, n, "--listen %s: an IPv6 address is written in brackets: [::1]:%lu",
-			 s, port);
-		return -1;
-	}
-	if (hl - 2 * v6 >= sizeof(host))
-		hl = sizeof(host) - 1 + 2 * v6;   /* too long to be an address: refused below */
-	memcpy(host, s + v6, hl - 2 * v6);
-	host[hl - 2 * v6] = 0;
 	struct sockaddr_in *in = (struct sockaddr_in *)sa;
 	struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)sa;
+
+	if (v6 && (hl < 3 || s[hl - 1] != ']'))
+		return -1;
+	if (hl - 2 * v6 >= sizeof(host))
+		return -1;   /* too long to be an address */
+	memcpy(host, s + v6, hl - 2 * v6);
+	host[hl - 2 * v6] = 0;
 	if (!v6 && inet_pton(AF_INET, host, &in->sin_addr) == 1) {
 		in->sin_family = AF_INET;
-		in->sin_port = htons((uint16_t)port);
+		in->sin_port = htons(port);
 		*len = sizeof(*in);
 		return 0;
 	}
 	if (v6 && inet_pton(AF_INET6, host, &in6->sin6_addr) == 1) {
 		in6->sin6_family = AF_INET6;
-		in6->sin6_port = htons((uint16_t)port);
+		in6->sin6_port = htons(port);
 		*len = sizeof(*in6);
 		return 0;
 	}
-	snprintf(err, n, "--listen %s: '%s' is not a numeric %s address", s, host,
-		 v6 ? "IPv6" : "IPv4 (or [IPv6])");
 	return -1;
+}
+
+int ex_parse_addr(const char *s, struct sockaddr_storage *sa, socklen_t *len, char *err,
+		  size_t n)
+{
+	const char *colon = strrchr(s, ':');
+	char *end = NULL;
+	unsigned long port = colon && isdigit((unsigned char)colon[1]) ?
+			     strtoul(colon + 1, &end, 10) : ULONG_MAX;
+
+	memset(sa, 0, sizeof(*sa));
+	if (!end || *end || port > 65535) {
+		snprintf(err, n, "--listen takes ADDR:PORT (127.0.0.1:9464, [::1]:9464), not '%s'", s);
+		return -1;
+	}
+	if (colon == s) {
+		snprintf(err, n, "--listen %s: give the address to listen on (127.0.0.1:%lu for "
+			 "this host only, 0.0.0.0:%lu for every IPv4 address)", s, port, port);
+		return -1;
+	}
+	if (ex_parse_host(s, (size_t)(colon - s), (uint16_t)port, sa, len)) {
+		snprintf(err, n, "--listen %s: '%.*s' is not a numeric IPv4 address or an IPv6 "
+			 "address in brackets ([::1]:%lu)", s, (int)(colon - s), s, port);
+		return -1;
+	}
+	return 0;
 }
 
 /* The listening socket, bound where told and only there; -1 with err. */

@@ -308,6 +308,8 @@ static void test_addr(void)
 	check_addr("127.0.0.1:65536", 0, 0, 0);
 	check_addr("127.0.0.1:-1", 0, 0, 0);
 	check_addr("127.0.0.1:80x", 0, 0, 0);
+	check_addr("127.0.0.1: 80", 0, 0, 0);
+	check_addr("127.0.0.1:+80", 0, 0, 0);
 	check_addr("localhost:9464", 0, 0, 0);
 	check_addr("::1:9464", 0, 0, 0);       /* IPv6 without brackets */
 	check_addr("[::1:9464", 0, 0, 0);
