@@ -11,9 +11,14 @@
 #   scrape ms    curl's time_total per scrape, median and max; body KB
 # on two scripts: `@c = count(); @h = hist(arg0)` (a few series), and
 # `@k[arg0 % 10000] = count()` (10,000 keys: --max-series's default).
+# Then the ring buffer: printf records at a paced rate (getppid() of
+# `loop N R sys`) beside a 10,000-key map, plain and scraped every 100 ms
+# (a scrape of it reads the maps for tens of ms, in the loop that reads the
+# records): the records printed and perf-run's own loss count.
 # Run as root from the top of the tree after `make progs` and the bench
 # helpers (`make bench` runs it after its table).
-# Environment: BENCH_RUNS (5), BENCH_EXPORTER_HITS (500000), PERF_RUN.
+# Environment: BENCH_RUNS (5), BENCH_EXPORTER_HITS (500000),
+# BENCH_EXPORTER_EVENTS (1000000), BENCH_EXPORTER_RATE (200000 a second), PERF_RUN.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 PERF_RUN=${PERF_RUN:-build/perf-run}
@@ -49,6 +54,18 @@ stat3() {   # median min max of the numbers on stdin
 		printf "%.6g [%.6g-%.6g]\n", m, v[1], v[NR] }'
 }
 
+# started MODE: waits until perf-run ($W/pr.err) is attached (and, with
+# --listen, says where it serves), prints the URL.
+started() {
+	local line='^Attached'
+	[[ $1 == listen ]] && line='^perf-run: serving metrics at '
+	for _ in $(seq 300); do
+		grep -q "$line" "$W/pr.err" && break
+		sleep 0.05
+	done
+	sed -n 's/^perf-run: serving metrics at //p' "$W/pr.err"
+}
+
 # one SCRIPT MODE: one run; appends to $W/{nshit,cpu,rss,scr,body}.MODE
 one() {
 	local script=$1 mode=$2 base v t0 c0 c1 t1 url=
@@ -58,11 +75,7 @@ one() {
 	[[ $mode == listen ]] && args+=(--listen 127.0.0.1:0)
 	BPFTRACE_MAX_MAP_KEYS=10240 "$PERF_RUN" "${args[@]}" >/dev/null 2>"$W/pr.err" &
 	pr=$!
-	for _ in $(seq 300); do
-		grep -q '^Attached' "$W/pr.err" && break
-		sleep 0.05
-	done
-	url=$(sed -n 's/^perf-run: serving metrics at //p' "$W/pr.err")
+	url=$(started "$mode")
 	if [[ $mode == listen ]]; then
 		( while :; do
 			curl -s -o /dev/null -w '%{time_total} %{size_download}\n' "$url" >>"$W/scrapes"
@@ -117,4 +130,45 @@ printf '%-22s %-7s %-22s %-20s %-24s %-7s %-16s %s\n' script mode "ns/hit" "CPU 
 	scrapes "scrape ms med/max" "body KB"
 bench "count+hist" "uprobe:$LOOP:hit { @c = count(); @h = hist(arg0); }"
 bench "10000 keys" "uprobe:$LOOP:hit { @k[arg0 % 10000] = count(); }"
+
+# flood MODE: printf records at a paced rate while a 10,000-key map is
+# scraped (MODE listen) or not: the records that reached stdout and the
+# loss perf-run reported, one line.
+flood() {
+	local mode=$1 url= got lost
+	local -a args=(-e "tracepoint:syscalls:sys_enter_getppid /comm == \"loop\"/ { @k[nsecs % 10000] = count(); printf(\"%d\\n\", 1); }")
+	[[ $mode == listen ]] && args+=(--listen 127.0.0.1:0)
+	rm -f "$W/lines"
+	BPFTRACE_MAX_MAP_KEYS=10240 "$PERF_RUN" "${args[@]}" 2>"$W/pr.err" \
+		> >(grep -c '^1$' >"$W/lines.tmp"; mv "$W/lines.tmp" "$W/lines") &
+	pr=$!
+	url=$(started "$mode")
+	if [[ $mode == listen ]]; then
+		( while :; do curl -s -o /dev/null "$url"; sleep 0.1; done ) &
+		scraper=$!
+	fi
+	"$LOOP" "$FLOOD_N" "$FLOOD_RATE" sys >/dev/null 2>&1
+	sleep 1
+	if [[ -n $scraper ]]; then
+		kill "$scraper" 2>/dev/null
+		wait "$scraper" 2>/dev/null
+		scraper=
+	fi
+	kill -INT "$pr" 2>/dev/null
+	wait "$pr"
+	pr=
+	for _ in $(seq 100); do [[ -f $W/lines ]] && break; sleep 0.1; done
+	got=$(cat "$W/lines" 2>/dev/null)
+	lost=$(sed -n 's/^\([0-9]*\) events lost$/\1/p' "$W/pr.err")
+	printf '%-22s %-7s %s of %s records printed, %s lost (perf-run says)\n' "printf flood" "$mode" \
+		"$got" "$FLOOD_N" "${lost:-0}"
+}
+FLOOD_N=${BENCH_EXPORTER_EVENTS:-1000000}
+FLOOD_RATE=${BENCH_EXPORTER_RATE:-200000}
+echo
+pace="at $FLOOD_RATE/s"
+[[ $FLOOD_RATE == 0 ]] && pace="as fast as the loop calls getppid()"
+echo "ring buffer records while a 10,000-key map is scraped every 100 ms: printf $pace"
+flood plain
+flood listen
 echo "(details: $LOG)"
