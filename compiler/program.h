@@ -188,7 +188,22 @@ struct pr_uw_key { uint64_t dev, ino; };
 #define PR_UW_VDSO_INO 1
 /* lo == hi: an object without rows (its frame pointers are followed);
  * lo > hi: its rows did not fit in the rows map (PR_UW_PC_NOROOM). */
-struct pr_uw_obj { uint32_t lo, hi; };
+struct pr_uw_obj { uint32_t lo, hi, tag, pad; };
+/* Each pc of a CFI ustack carries its object's tag (1.. PR_UW_MAX_OBJS,
+ * the runtime's numbering; 0: anonymous memory, the vDSO, or not found)
+ * above the user address space, so that a frame is named from the object
+ * it ran in, not from whatever is mapped at its address when it is
+ * printed (a library dlclose'd and another mapped there). */
+#define PR_UW_TAG_SHIFT 48
+static inline int pr_uw_is_note(uint64_t pc) { return pc >= 0xffffffffffffff00ull; }
+static inline uint64_t pr_uw_addr(uint64_t pc)
+{
+	return pr_uw_is_note(pc) ? pc : pc & ((1ull << PR_UW_TAG_SHIFT) - 1);
+}
+static inline unsigned pr_uw_tag(uint64_t pc)
+{
+	return pr_uw_is_note(pc) ? 0 : (unsigned)(pc >> PR_UW_TAG_SHIFT);
+}
 /* offsets in the ucontext of the signal frame: uc_mcontext's rbp, rsp, rip */
 #define PR_UW_SIG_RBP 120
 #define PR_UW_SIG_RSP 160

@@ -97,6 +97,17 @@ tests/progs/rust_names_v0: tests/progs/rust_names.rs
 progs: tests/progs/rust_names tests/progs/rust_names_v0
 CLEAN_EXTRA += tests/progs/rust_names tests/progs/rust_names_v0
 
+# swapper dlopen()s libswap.so then libswap_b.so (other functions at the
+# same offsets) at one address, in turns.
+tests/progs/libswap.so: tests/progs/libswap.so.c
+	$(CC) $(PROG_CFLAGS) -shared -fPIC -o $@ $<
+tests/progs/libswap_b.so: tests/progs/libswap.so.c
+	$(CC) $(PROG_CFLAGS) -DSWAP_B -shared -fPIC -o $@ $<
+tests/progs/swapper: tests/progs/swapper.c
+	$(CC) $(PROG_CFLAGS) -o $@ $< -ldl
+progs: tests/progs/libswap_b.so
+CLEAN_EXTRA += tests/progs/libswap_b.so
+
 # sdt_multi (-O2: inlined USDT markers, an index-scaled argument) and the
 # library with USDT probes it links with, found next to it ($ORIGIN).
 tests/progs/libsdt_lib.so: tests/progs/libsdt_lib.so.c

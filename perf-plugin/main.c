@@ -23,6 +23,7 @@
 #include "lib/elfsym.h"
 #include "compiler/program.h"
 #include "runtime/child.h"
+#include "runtime/exporter.h"
 #include "compiler/list.h"
 #include "runtime/privilege.h"
 #include "runtime/run.h"
@@ -46,9 +47,12 @@ struct opts {
 	int nparams;
 	char **named;     /* --name[=value] after "--", for getopt() (newer bpftrace) */
 	int nnamed;
+	const char *listen;       /* --listen ADDR:PORT */
+	uint32_t max_series;      /* --max-series */
 };
 
-enum { OPT_UNSAFE = 256, OPT_DUMP, OPT_VERSION, OPT_DRY_RUN, OPT_NO_DEMANGLE };
+enum { OPT_UNSAFE = 256, OPT_DUMP, OPT_VERSION, OPT_DRY_RUN, OPT_NO_DEMANGLE, OPT_LISTEN,
+       OPT_MAX_SERIES };
 
 /* The option table, in the order --help prints it. */
 static const struct opt_help {
@@ -69,6 +73,8 @@ static const struct opt_help {
 	{ { "lines", required_argument, NULL, 'L' }, "L", "BIN:SPEC", "probeable lines, as perf probe -L" },
 	{ { "vars", required_argument, NULL, 'V' }, "V", "BIN:SPEC", "variables at a probe point, as perf probe -V" },
 	{ { "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE }, NULL, NULL, "C++ and Rust names as mangled in the binary (as perf's --no-demangle)" },
+	{ { "listen", required_argument, NULL, OPT_LISTEN }, NULL, "ADDR:PORT", "serve the maps as Prometheus metrics at http://ADDR:PORT/metrics" },
+	{ { "max-series", required_argument, NULL, OPT_MAX_SERIES }, NULL, "N", "--listen: at most N keys of each map (10000)" },
 	{ { "version", no_argument, NULL, OPT_VERSION }, NULL, NULL, "print the version" },
 	{ { "help", no_argument, NULL, 'h' }, "h", NULL, "this help" },
 };
@@ -117,6 +123,35 @@ static int parse_dump(const char *s, unsigned *bits)
 	return ret;
 }
 
+/* --listen's address is checked here, before anything is compiled. */
+static int parse_listen(struct opts *o, const char *arg)
+{
+	struct sockaddr_storage sa;
+	socklen_t len;
+	char err[256];
+
+	if (ex_parse_addr(arg, &sa, &len, err, sizeof(err))) {
+		fprintf(stderr, "perf-run: %s\n", err);
+		return -1;
+	}
+	o->listen = arg;
+	return 0;
+}
+
+static int parse_max_series(struct opts *o, const char *arg)
+{
+	char *end;
+	unsigned long n = strtoul(arg, &end, 10);
+
+	if (*end || !*arg || arg[0] == '-' || n == 0 || n > UINT32_MAX) {
+		fprintf(stderr, "perf-run: --max-series takes a number of keys from 1, not '%s'\n",
+			arg);
+		return -1;
+	}
+	o->max_series = (uint32_t)n;
+	return 0;
+}
+
 static int parse_one(struct opts *o, int c, const char *arg)
 {
 	char *end;
@@ -134,6 +169,8 @@ static int parse_one(struct opts *o, int c, const char *arg)
 	case OPT_DRY_RUN: o->dry_run = true; break;
 	case OPT_NO_DEMANGLE: o->no_demangle = true; break;
 	case OPT_DUMP: return parse_dump(arg, &o->dump);
+	case OPT_LISTEN: return parse_listen(o, arg);
+	case OPT_MAX_SERIES: return parse_max_series(o, arg);
 	case 'l':
 		o->list = true;
 		o->list_pat = arg;
@@ -431,6 +468,7 @@ static int run(const struct opts *o, double start)
 		.out = out, .format = o->format, .quiet = o->quiet, .verbose = o->verbose,
 		.pid = pid, .child = cp, .start_ms = start, .dry_run = o->dry_run,
 		.recompile = recompile, .recompile_arg = &(struct recompile){ &src, &co },
+		.listen = o->listen, .max_series = o->max_series,
 	};
 	ret = rt_run(p, &ro, &d);
 	pr_program_free(p);

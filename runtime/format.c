@@ -233,6 +233,8 @@ static void fmt_perf_frame(struct fmt_buf *b, const struct type *t, pid_t pid, u
 {
 	const char *mod = t->is_user && c->sym ? sym_user_module(c->sym, pid, ip) : NULL;
 
+	if (t->is_user)
+		ip = pr_uw_addr(ip);   /* without its object's tag */
 	fmt_addf(b, "\t%llx ", (unsigned long long)ip);
 	if (name) {
 		fmt_name(b, name);
@@ -261,7 +263,7 @@ static void fmt_inlined(struct fmt_buf *b, const struct type *t, uint64_t ip,
 	const char *name = fmt_symname(c, f->name, false);
 
 	if (t->perf_mode) {
-		fmt_addf(b, "\t%llx ", (unsigned long long)ip);
+		fmt_addf(b, "\t%llx ", (unsigned long long)(t->is_user ? pr_uw_addr(ip) : ip));
 		fmt_name(b, name);
 		fmt_addf(b, "+%llu (inlined)\n", (unsigned long long)off);
 		if (f->file[0])
@@ -336,7 +338,7 @@ static void fmt_stack(struct fmt_buf *b, const struct type *t, uint64_t v,
 			fmt_name(b, shown);
 			fmt_addf(b, "+%llu", (unsigned long long)off);
 		} else
-			fmt_addf(b, "0x%llx", (unsigned long long)ips[i]);
+			fmt_addf(b, "0x%llx", (unsigned long long)(t->is_user ? pr_uw_addr(ips[i]) : ips[i]));
 		int line = 0;
 		const char *file = c->src_lines && c->sym && t->is_user ?
 				   (ni >= 0 && inl[ni].file[0] ? (line = inl[ni].line, inl[ni].file)

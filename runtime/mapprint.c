@@ -869,7 +869,8 @@ static void mp_fold_stack(struct fmt_buf *b, const struct type *t, const void *p
 			name = t->is_user ? sym_user(c->sym, pid, ips[i], &off)
 					  : sym_kernel(c->sym, ips[i], &off);
 		if (!name) {
-			snprintf(hex, sizeof(hex), "0x%llx", (unsigned long long)ips[i]);
+			snprintf(hex, sizeof(hex), "0x%llx",
+				 (unsigned long long)(t->is_user ? pr_uw_addr(ips[i]) : ips[i]));
 			name = hex;
 		}
 		/* perf's names (shop::Cart::total), as perf script folds them */

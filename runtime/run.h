@@ -10,6 +10,7 @@
 #define PR_RUN_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
 
@@ -28,6 +29,8 @@ struct rt_opts {
 	bool dry_run;         /* --dry-run: stop once attached, before BEGIN runs */
 	struct program *(*recompile)(void *arg, const char *prog);  /* loader.h */
 	void *recompile_arg;
+	const char *listen;   /* --listen ADDR:PORT: serve the maps as metrics (exporter.h), or NULL */
+	uint32_t max_series;  /* --max-series: keys of one map served at most (0: the default) */
 };
 
 /* Returns the process exit status: 0 on success, 1 on error (already

@@ -66,7 +66,11 @@ struct sym {
 	uint64_t let_go;            /* processes let go (SYM_MAX_PROCS) */
 	char *(*fb)(void *);
 	void *fb_arg;
+	bool (*tagkey)(void *, unsigned, struct pr_uw_key *);   /* sym_tags */
+	void *tagarg;
 };
+
+static void sym_end(Dwfl *d);
 
 void sym_fallback(struct sym *s, pid_t pid, char *(*fn)(void *), void *arg)
 {
@@ -89,9 +93,9 @@ void sym_free(struct sym *s)
 	free(s->k);
 	for (size_t i = 0; i < s->nu; i++) {
 		if (s->u[i].dwfl)
-			dwfl_end(s->u[i].dwfl);
+			sym_end(s->u[i].dwfl);
 		if (s->u[i].prev)
-			dwfl_end(s->u[i].prev);
+			sym_end(s->u[i].prev);
 	}
 	free(s->u);
 	for (size_t i = 0; s->dm && i <= s->dm_mask; i++) {
@@ -191,11 +195,30 @@ static int sym_open_deleted(pid_t pid, const char *name, char **file)
 }
 
 /* Dwfl's find_elf: the usual /proc lookup, except for deleted files. */
+/* What each module of a process's Dwfl remembers (its user data, freed
+ * by sym_end): the process, for sym_find_elf, and the device and inode
+ * that /proc/PID/maps gave for its file when the process was read, which
+ * a frame's object tag (pr_uw_tag) is checked against. */
+struct modinfo {
+	pid_t pid;
+	bool known;
+	uint64_t dev, ino;   /* dev as the kernel numbers it: major << 20 | minor */
+};
+
+static struct modinfo *sym_modinfo(Dwfl_Module *m)
+{
+	void **user = NULL;
+
+	dwfl_module_info(m, &user, NULL, NULL, NULL, NULL, NULL, NULL);
+	return user ? *user : NULL;
+}
+
 static int sym_find_elf(Dwfl_Module *m, void **user, const char *name, Dwarf_Addr base,
 			char **file, Elf **elf)
 {
 	size_t n = strlen(name), k = strlen(SYM_DELETED);
-	pid_t pid = (pid_t)(intptr_t)*user;
+	const struct modinfo *mi = *user;
+	pid_t pid = mi ? mi->pid : 0;
 	if (pid > 0 && n > k && !strcmp(name + n - k, SYM_DELETED)) {
 		int fd = sym_open_deleted(pid, name, file);
 		if (fd >= 0)
@@ -204,13 +227,86 @@ static int sym_find_elf(Dwfl_Module *m, void **user, const char *name, Dwarf_Add
 	return dwfl_linux_proc_find_elf(m, user, name, base, file, elf);
 }
 
-/* Each module remembers its pid for sym_find_elf, before any ELF is opened. */
-static int sym_tag_pid(Dwfl_Module *m, void **user, const char *name, Dwarf_Addr start,
+/* Each module gets its modinfo, before any ELF is opened. */
+static int sym_mod_new(Dwfl_Module *m, void **user, const char *name, Dwarf_Addr start,
 		       void *arg)
 {
 	(void)m, (void)name, (void)start;
-	*user = arg;
+	struct modinfo *mi = calloc(1, sizeof(*mi));
+	if (mi)
+		mi->pid = *(pid_t *)arg;
+	*user = mi;
 	return DWARF_CB_OK;
+}
+
+static int sym_mod_free(Dwfl_Module *m, void **user, const char *name, Dwarf_Addr start,
+			void *arg)
+{
+	(void)m, (void)name, (void)start, (void)arg;
+	free(*user);
+	*user = NULL;
+	return DWARF_CB_OK;
+}
+
+static void sym_end(Dwfl *d)
+{
+	if (!d)
+		return;
+	dwfl_getmodules(d, sym_mod_free, NULL, 0);
+	dwfl_end(d);
+}
+
+/* The modules' files by the device and inode of the first line of maps
+ * (a /proc/PID/maps text) that maps each, where that line names the file
+ * the module was reported from. */
+static void sym_ids(Dwfl *d, pid_t pid, const char *maps)
+{
+	dwfl_getmodules(d, sym_mod_new, &pid, 0);
+	for (const char *l = maps; l && *l; l += strcspn(l, "\n") + (l[strcspn(l, "\n")] != 0)) {
+		unsigned long long start, ino;
+		unsigned maj, min;
+		int pos = 0;
+		if (sscanf(l, "%llx-%*x %*s %*x %x:%x %llu %n", &start, &maj, &min, &ino, &pos) < 4 ||
+		    !ino || !pos)
+			continue;
+		Dwfl_Module *m = dwfl_addrmodule(d, start);
+		struct modinfo *mi = m ? sym_modinfo(m) : NULL;
+		const char *name = m ? dwfl_module_info(m, NULL, NULL, NULL, NULL, NULL, NULL, NULL) : NULL;
+		size_t len = strcspn(l + pos, "\n");
+		if (!mi || mi->known || !name || strlen(name) != len || strncmp(name, l + pos, len))
+			continue;
+		mi->known = true;
+		mi->dev = ((uint64_t)maj << 20) | min;
+		mi->ino = ino;
+	}
+}
+
+/* /proc/PID/maps, malloc'd (at most 16 MiB), or NULL. */
+static char *sym_read_maps(pid_t pid)
+{
+	char path[64];
+	size_t n = 0, cap = 0;
+	char *buf = NULL;
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	for (;;) {
+		if (n + 4097 > cap) {
+			char *b = cap >= (16u << 20) ? NULL : realloc(buf, cap = cap ? cap * 2 : 65536);
+			if (!b)
+				break;
+			buf = b;
+		}
+		ssize_t r = read(fd, buf + n, cap - n - 1);
+		if (r <= 0)
+			break;
+		n += (size_t)r;
+	}
+	close(fd);
+	if (buf)
+		buf[n] = 0;
+	return buf;
 }
 
 static Dwfl *sym_dwfl_open(struct sym *s, pid_t pid)
@@ -229,8 +325,30 @@ static Dwfl *sym_dwfl_open(struct sym *s, pid_t pid)
 		dwfl_end(d);
 		return NULL;
 	}
-	dwfl_getmodules(d, sym_tag_pid, (void *)(intptr_t)pid, 0);
+	char *maps = sym_read_maps(pid);
+	sym_ids(d, pid, maps);
+	free(maps);
 	return d;
+}
+
+/* Whether module m may name a frame of the object tag (pr_uw_tag): the
+ * same file, or nothing known to tell them apart (no tag, a module read
+ * without its device and inode, the vDSO). */
+static bool sym_same(const struct sym *s, Dwfl_Module *m, unsigned tag)
+{
+	struct pr_uw_key k;
+	const struct modinfo *mi = sym_modinfo(m);
+
+	if (!tag || !s->tagkey || !s->tagkey(s->tagarg, tag, &k) || !mi || !mi->known ||
+	    (k.dev == PR_UW_VDSO_DEV && k.ino == PR_UW_VDSO_INO))
+		return true;
+	return (k.dev & 0xffffffffu) == mi->dev && k.ino == mi->ino;
+}
+
+void sym_tags(struct sym *s, bool (*key)(void *, unsigned, struct pr_uw_key *), void *arg)
+{
+	s->tagkey = key;
+	s->tagarg = arg;
 }
 
 /* Makes room for one more process: the least recently used one, unless
@@ -248,9 +366,9 @@ static void sym_room(struct sym *s)
 	if (lru == s->nu)
 		return;
 	if (s->u[lru].dwfl)
-		dwfl_end(s->u[lru].dwfl);
+		sym_end(s->u[lru].dwfl);
 	if (s->u[lru].prev)
-		dwfl_end(s->u[lru].prev);
+		sym_end(s->u[lru].prev);
 	s->u[lru] = s->u[--s->nu];
 	s->let_go++;
 }
@@ -323,7 +441,7 @@ static void sym_install(struct sym *s, pid_t pid, Dwfl *d)
 	for (size_t i = 0; i < s->nu; i++)
 		if (s->u[i].pid == pid) {
 			if (s->u[i].dwfl)
-				dwfl_end(s->u[i].dwfl);
+				sym_end(s->u[i].dwfl);
 			s->u[i].dwfl = d;
 			return;
 		}
@@ -424,6 +542,7 @@ void sym_refresh_text(struct sym *s, pid_t pid, const char *maps)
 		dwfl_end(d);
 		return;
 	}
+	sym_ids(d, pid, maps);
 	sym_install(s, pid, d);
 }
 
@@ -432,7 +551,7 @@ void sym_exec(struct sym *s, pid_t pid)
 	for (size_t i = 0; i < s->nu; i++)
 		if (s->u[i].pid == pid && s->u[i].dwfl) {
 			if (s->u[i].prev)
-				dwfl_end(s->u[i].prev);
+				sym_end(s->u[i].prev);
 			s->u[i].prev = s->u[i].dwfl;
 			s->u[i].dwfl = NULL;
 		}
@@ -465,6 +584,8 @@ const char *sym_user(struct sym *s, pid_t pid, uint64_t addr, uint64_t *off)
 		*off = 0;
 		return note;
 	}
+	unsigned tag = pr_uw_tag(addr);
+	addr = pr_uw_addr(addr);
 	Dwfl *d = sym_dwfl(s, pid);
 	Dwfl_Module *m = d ? dwfl_addrmodule(d, addr) : NULL;
 	if (!m && pid > 0 && sym_may_reread(s, pid)) {
@@ -486,7 +607,9 @@ const char *sym_user(struct sym *s, pid_t pid, uint64_t addr, uint64_t *off)
 	}
 	if (!m)
 		m = sym_prev_module(s, pid, addr);
-	if (!m)
+	/* another object mapped there since the frame ran: no name rather
+	 * than its name (printed as the address) */
+	if (!m || !sym_same(s, m, tag))
 		return NULL;
 	GElf_Off o = 0;
 	GElf_Sym esym;
@@ -559,13 +682,15 @@ const char *sym_demangled(struct sym *s, const char *name, bool perf_form)
 
 const char *sym_user_module(struct sym *s, pid_t pid, uint64_t addr)
 {
+	unsigned tag = pr_uw_tag(addr);
+	addr = pr_uw_addr(addr);
 	Dwfl *d = sym_dwfl(s, pid);
 	Dwfl_Module *m = d ? dwfl_addrmodule(d, addr) : NULL;
 	const char *mainfile = NULL, *name;
 
 	if (!m)
 		m = sym_prev_module(s, pid, addr);
-	if (!m)
+	if (!m || !sym_same(s, m, tag))
 		return NULL;
 	name = dwfl_module_info(m, NULL, NULL, NULL, NULL, NULL, &mainfile, NULL);
 	return mainfile ? mainfile : name;
@@ -573,8 +698,11 @@ const char *sym_user_module(struct sym *s, pid_t pid, uint64_t addr)
 
 const char *sym_user_line(struct sym *s, pid_t pid, uint64_t addr, int *line)
 {
+	unsigned tag = pr_uw_tag(addr);
+	addr = pr_uw_addr(addr);
 	Dwfl *d = sym_dwfl(s, pid);
-	Dwfl_Line *l = d ? dwfl_getsrc(d, addr) : NULL;
+	Dwfl_Module *m = d ? dwfl_addrmodule(d, addr) : NULL;
+	Dwfl_Line *l = m && sym_same(s, m, tag) ? dwfl_module_getsrc(m, addr) : NULL;
 	if (!l)
 		return NULL;
 	return dwfl_lineinfo(l, NULL, line, NULL, NULL, NULL);
@@ -604,8 +732,13 @@ static void sym_frame_set(struct sym_frame *f, const char *name, const char *fil
 
 int sym_user_inlined(struct sym *s, pid_t pid, uint64_t addr, struct sym_frame *out, int max)
 {
+	unsigned tag = pr_uw_tag(addr);
+	addr = pr_uw_addr(addr);
 	Dwfl *d = sym_dwfl(s, pid);
 	Dwfl_Module *m = d ? dwfl_addrmodule(d, addr) : NULL;
+
+	if (m && !sym_same(s, m, tag))
+		m = NULL;
 	Dwarf_Addr bias = 0;
 	Dwarf_Die *cu = m ? dwfl_module_addrdie(m, addr, &bias) : NULL, *scopes = NULL;
 	Dwfl_Line *l = m ? dwfl_module_getsrc(m, addr) : NULL;

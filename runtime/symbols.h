@@ -31,6 +31,10 @@ void sym_fallback(struct sym *s, pid_t pid, char *(*fn)(void *), void *arg);
 /* The process has exec'd: what was read of it stays, behind its new
  * program, for addresses of the old one still to be printed. */
 void sym_exec(struct sym *s, pid_t pid);
+/* How a CFI ustack pc's object tag (pr_uw_tag) gives the object's key:
+ * a frame is named only from a module of that file.  The sym_user*
+ * functions take such pcs, tagged or not. */
+void sym_tags(struct sym *s, bool (*key)(void *, unsigned, struct pr_uw_key *), void *arg);
 /* Each process known holds its files open and their symbol tables (a
  * small program with libc: 5 descriptors, 18 MB): past this many, the one
  * used least recently is let go (the traced process never is); its
