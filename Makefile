@@ -36,7 +36,7 @@ WARN        := -Wall -Wextra -Werror
 CFLAGS      ?= -O2 -g
 BASE_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) -MMD -MP
 CPPFLAGS_ALL = -I. -I$(LIBPERF_DIR)/include $(LLVM_CFLAGS) $(CPPFLAGS)
-SYS_LIBS     = -lbpf -ldw -lelf -lz
+SYS_LIBS     = -lbpf -ldw -lelf -lz -lprotobuf-c
 LDLIBS_ALL   = $(LIBPERF_A) $(LLVM_LIBS) $(CLANG_LIBS) $(SYS_LIBS) $(LDLIBS)
 
 ASAN_FLAGS  := -fsanitize=address,undefined -fno-omit-frame-pointer
@@ -48,6 +48,12 @@ OBJS        := $(SRCS:%.c=$(BUILD)/obj/%.o)
 LIB_OBJS    := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
 ASAN_OBJS   := $(SRCS:%.c=$(BUILD)/asan/obj/%.o)
 ASAN_LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/asan/obj/%.o)
+# Generated from pprof's profile.proto (mk/pprof.mk), for runtime/out_pprof.c.
+GEN_OBJS    := gen/profile.pb-c.o
+OBJS        += $(GEN_OBJS:%=$(BUILD)/obj/%)
+LIB_OBJS    += $(GEN_OBJS:%=$(BUILD)/obj/%)
+ASAN_OBJS   += $(GEN_OBJS:%=$(BUILD)/asan/obj/%)
+ASAN_LIB_OBJS += $(GEN_OBJS:%=$(BUILD)/asan/obj/%)
 
 # Unit tests: each tests/unit/test_*.c is a program; other tests/unit/*.c
 # are helpers linked into every one of them.

@@ -26,6 +26,7 @@
 #include "compiler/list.h"
 #include "runtime/privilege.h"
 #include "runtime/run.h"
+#include "lib/safefile.h"
 
 #define PERF_RUN_VERSION "0.1"
 
@@ -46,6 +47,7 @@ struct opts {
 	int nparams;
 	char **named;     /* --name[=value] after "--", for getopt() (newer bpftrace) */
 	int nnamed;
+	char **argv;      /* as perf-run was run, for perf.data's cmdline */
 };
 
 enum { OPT_UNSAFE = 256, OPT_DUMP, OPT_VERSION, OPT_DRY_RUN };
@@ -59,7 +61,7 @@ static const struct opt_help {
 	{ { "pid", required_argument, NULL, 'p' }, "p", "PID", "trace this process" },
 	{ { "cmd", required_argument, NULL, 'c' }, "c", "CMD", "run CMD, trace it, stop when it exits (also: -- CMD ...)" },
 	{ { "output", required_argument, NULL, 'o' }, "o", "FILE", "write the output to FILE" },
-	{ { "format", required_argument, NULL, 'f' }, "f", "text|json|folded", "output format (folded: stack-keyed maps for flame graphs)" },
+	{ { "format", required_argument, NULL, 'f' }, "f", "text|json|folded|perf|pprof", "output format (folded: stack-keyed maps for flame graphs; perf, pprof: them as a perf.data or pprof file, -o FILE)" },
 	{ { "quiet", no_argument, NULL, 'q' }, "q", NULL, "no \"Attached\" line" },
 	{ { "verbose", no_argument, NULL, 'v' }, "v", NULL, "more detail (libbpf messages, verifier log)" },
 	{ { "unsafe", no_argument, NULL, OPT_UNSAFE }, NULL, NULL, "allow system()" },
@@ -116,6 +118,21 @@ static int parse_dump(const char *s, unsigned *bits)
 	return ret;
 }
 
+static int parse_format(struct opts *o, const char *arg)
+{
+	static const struct { const char *name; enum rt_format f; } fmts[] = {
+		{ "text", RT_TEXT }, { "json", RT_JSON }, { "folded", RT_FOLDED },
+		{ "perf", RT_PERF }, { "pprof", RT_PPROF },
+	};
+	for (size_t i = 0; i < sizeof(fmts) / sizeof(fmts[0]); i++)
+		if (!strcmp(arg, fmts[i].name)) {
+			o->format = fmts[i].f;
+			return 0;
+		}
+	fprintf(stderr, "perf-run: -f takes text, json, folded, perf or pprof, not '%s'\n", arg);
+	return -1;
+}
+
 static int parse_one(struct opts *o, int c, const char *arg)
 {
 	char *end;
@@ -149,13 +166,7 @@ static int parse_one(struct opts *o, int c, const char *arg)
 		}
 		break;
 	case 'f':
-		if (!strcmp(arg, "text") || !strcmp(arg, "json") || !strcmp(arg, "folded")) {
-			o->format = !strcmp(arg, "json") ? RT_JSON :
-				    !strcmp(arg, "folded") ? RT_FOLDED : RT_TEXT;
-			break;
-		}
-		fprintf(stderr, "perf-run: -f takes text, json or folded, not '%s'\n", arg);
-		return -1;
+		return parse_format(o, arg);
 	default:
 		fprintf(stderr, "perf-run: try 'perf-run --help'\n");
 		return -1;
@@ -305,6 +316,39 @@ static int check_no_nul(const struct source *src, size_t len)
 	return -1;
 }
 
+/* -o FILE, opened as docs/SECURITY.md says (lib/safefile.h): the text
+ * stream, or for -f perf and -f pprof the file written at exit (the text
+ * then stays on stdout).  -1 if it cannot be, said. */
+static int open_output(const struct opts *o, FILE **out, int *prof_fd)
+{
+	bool binary = o->format == RT_PERF || o->format == RT_PPROF;
+	char why[512] = "";
+	int fd;
+
+	if (binary && !o->out) {
+		fprintf(stderr, "perf-run: -f %s writes a file: give it with -o FILE\n",
+			o->format == RT_PERF ? "perf" : "pprof");
+		return -1;
+	}
+	if (!o->out)
+		return 0;
+	if ((fd = sf_open_write(o->out, why, sizeof(why))) < 0) {
+		fprintf(stderr, "perf-run: cannot write '%s': %s\n", o->out, why);
+		return -1;
+	}
+	if (binary) {
+		*prof_fd = fd;
+		return 0;
+	}
+	if (!(*out = fdopen(fd, "w"))) {
+		fprintf(stderr, "perf-run: cannot write '%s': %s\n", o->out, strerror(errno));
+		close(fd);
+		*out = stdout;
+		return -1;
+	}
+	return 0;
+}
+
 static int start_child(const struct opts *o, struct child *c)
 {
 	if (o->cmd && o->cmd_argv) {
@@ -376,7 +420,7 @@ static int run(const struct opts *o, double start)
 	struct child child, *cp = NULL;
 	char *pbin = NULL;
 	FILE *out = stdout;
-	int ret = 1;
+	int ret = 1, prof_fd = -1;
 
 	if (!text)
 		return 1;
@@ -387,10 +431,8 @@ static int run(const struct opts *o, double start)
 		fprintf(stderr, "perf-run: no process with pid %d\n", (int)o->pid);
 		goto out;
 	}
-	if (o->out && !(out = fopen(o->out, "we"))) {
-		fprintf(stderr, "perf-run: cannot write '%s': %s\n", o->out, strerror(errno));
+	if (open_output(o, &out, &prof_fd))
 		goto out;
-	}
 	if (o->cmd || o->cmd_argv) {
 		if (start_child(o, &child))
 			goto out;
@@ -425,6 +467,7 @@ static int run(const struct opts *o, double start)
 		.out = out, .format = o->format, .quiet = o->quiet, .verbose = o->verbose,
 		.pid = pid, .child = cp, .start_ms = start, .dry_run = o->dry_run,
 		.recompile = recompile, .recompile_arg = &(struct recompile){ &src, &co },
+		.prof_fd = prof_fd, .prof_path = o->out, .cmdline = o->argv,
 	};
 	ret = rt_run(p, &ro, &d);
 	pr_program_free(p);
@@ -435,6 +478,8 @@ out:
 	}
 	if (out && out != stdout)
 		fclose(out);
+	if (prof_fd >= 0)
+		close(prof_fd);
 	free(pbin);
 	free(text);
 	return ret;
@@ -454,7 +499,7 @@ static void std_fds_open(void)
 int main(int argc, char **argv)
 {
 	double start = now_ms();   /* first thing: "Attached ... in T ms" counts from exec */
-	struct opts o = { .format = RT_TEXT };
+	struct opts o = { .format = RT_TEXT, .argv = argv };
 
 	std_fds_open();
 
