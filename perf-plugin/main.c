@@ -61,7 +61,7 @@ static const struct opt_help {
 	{ { "pid", required_argument, NULL, 'p' }, "p", "PID", "trace this process" },
 	{ { "cmd", required_argument, NULL, 'c' }, "c", "CMD", "run CMD, trace it, stop when it exits (also: -- CMD ...)" },
 	{ { "output", required_argument, NULL, 'o' }, "o", "FILE", "write the output to FILE" },
-	{ { "format", required_argument, NULL, 'f' }, "f", "text|json|folded|perf|pprof", "output format (folded: stack-keyed maps for flame graphs; perf, pprof: them as a perf.data or pprof file, -o FILE)" },
+	{ { "format", required_argument, NULL, 'f' }, "f", "text|json|folded|folded-perf|perf|pprof", "output format (folded: stack-keyed maps for flame graphs, folded-perf: as comm;user;kernel frames; perf, pprof: as a perf.data or pprof file, -o FILE)" },
 	{ { "quiet", no_argument, NULL, 'q' }, "q", NULL, "no \"Attached\" line" },
 	{ { "verbose", no_argument, NULL, 'v' }, "v", NULL, "more detail (libbpf messages, verifier log)" },
 	{ { "unsafe", no_argument, NULL, OPT_UNSAFE }, NULL, NULL, "allow system()" },
@@ -122,14 +122,15 @@ static int parse_format(struct opts *o, const char *arg)
 {
 	static const struct { const char *name; enum rt_format f; } fmts[] = {
 		{ "text", RT_TEXT }, { "json", RT_JSON }, { "folded", RT_FOLDED },
-		{ "perf", RT_PERF }, { "pprof", RT_PPROF },
+		{ "perf", RT_PERF }, { "pprof", RT_PPROF }, { "folded-perf", RT_FOLDED_PERF },
 	};
 	for (size_t i = 0; i < sizeof(fmts) / sizeof(fmts[0]); i++)
 		if (!strcmp(arg, fmts[i].name)) {
 			o->format = fmts[i].f;
 			return 0;
 		}
-	fprintf(stderr, "perf-run: -f takes text, json, folded, perf or pprof, not '%s'\n", arg);
+	fprintf(stderr, "perf-run: -f takes text, json, folded, folded-perf, perf or pprof, "
+		"not '%s'\n", arg);
 	return -1;
 }
 
@@ -355,9 +356,25 @@ static int start_child(const struct opts *o, struct child *c)
 		fprintf(stderr, "perf-run: give the command with -c or after --, not both\n");
 		return -1;
 	}
-	if (o->cmd)
-		return child_spawn_line(c, o->cmd);
-	return child_spawn(c, o->cmd_argv);
+	/* -f folded on stdout is a stream of stacks that a flame-graph tool
+	 * reads: the command's own output (stdout) goes to stderr, never into
+	 * it.  The child is forked with fd 1 pointing at stderr, then fd 1 is
+	 * perf-run's again. */
+	bool split = (o->format == RT_FOLDED || o->format == RT_FOLDED_PERF) && !o->out;
+	int keep = split ? dup(STDOUT_FILENO) : -1, r;
+	if (split && (keep < 0 || dup2(STDERR_FILENO, STDOUT_FILENO) < 0)) {
+		fprintf(stderr, "perf-run: cannot keep the command's output apart: %s\n",
+			strerror(errno));
+		if (keep >= 0)
+			close(keep);
+		return -1;
+	}
+	r = o->cmd ? child_spawn_line(c, o->cmd) : child_spawn(c, o->cmd_argv);
+	if (split) {
+		dup2(keep, STDOUT_FILENO);
+		close(keep);
+	}
+	return r;
 }
 
 /* NULL for a kernel thread or an unreadable executable: probe.c says so

@@ -107,7 +107,8 @@ void ev_print_map(struct ev_ctx *e, int map, int64_t top, int64_t div)
 	if (e->json)
 		mp_json(&b, m, &d, top, div, &e->fc);
 	else if (folded)
-		mp_folded(&b, m, &d, top, div, e->fold_names, &e->fc);
+		(e->fold_perf ? mp_folded_perf : mp_folded)(&b, m, &d, top, div, e->fold_names,
+							       &e->fc);
 	else
 		mp_text(&b, m, &d, top, div, &e->fc);
 	if (folded)

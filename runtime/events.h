@@ -24,6 +24,7 @@ struct ev_ctx {
 	 * others as text; fold_names: more than one such map, so each line
 	 * starts with its map's name */
 	bool folded, fold_names;
+	bool fold_perf;   /* -f folded-perf: mp_folded_perf's layout */
 	const int *map_fds;    /* fd of each p->maps[i], -1 if not found */
 	struct fmt_ctx fc;
 	/* -f perf, -f pprof: stack-keyed maps' prints are kept here (NULL

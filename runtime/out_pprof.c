@@ -61,8 +61,6 @@ char *pprof_escape(const char *s)
 			o += len, p += len;
 		} else if (*p < 0x20 || *p >= 0x7f) {
 			o += sprintf(o, "\\x%02x", *p++);
-		} else if (*p == '\\') {
-			*o++ = '\\', *o++ = '\\', p++;
 		} else {
 			*o++ = (char)*p++;
 		}

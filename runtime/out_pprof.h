@@ -13,7 +13,8 @@ int pprof_write(const struct pf *pf, int fd);
 
 /* s with what a protobuf string cannot hold or a reader would show as
  * something else escaped as C writes it: control characters and bytes
- * that are not UTF-8 as \xNN, a backslash doubled.  malloc'd. */
+ * that are not UTF-8 as \xNN (map keys come already escaped so, by
+ * format.c; a backslash is left as it is).  malloc'd. */
 char *pprof_escape(const char *s);
 
 #endif

@@ -625,7 +625,8 @@ static int rt_setup_output(struct rt *r)
 		r->map_fds[i] = ld_map_fd(r->obj, r->p->maps[i].bpf_name);
 	r->ev = (struct ev_ctx){
 		.p = r->p, .out = r->o->out, .json = r->o->format == RT_JSON,
-		.folded = r->o->format == RT_FOLDED, .map_fds = r->map_fds,
+		.folded = r->o->format == RT_FOLDED || r->o->format == RT_FOLDED_PERF,
+		.fold_perf = r->o->format == RT_FOLDED_PERF, .map_fds = r->map_fds,
 		.fc = { .sym = r->sym, .prog = r->p, .stack_fd = ld_map_fd(r->obj, r->p->stack_map_name),
 			.ustack_fd = ld_map_fd(r->obj, r->p->ustack_map_name),
 			.stack_indent = 8, .src_lines = r->o->verbose > 0 },

@@ -17,7 +17,7 @@
 
 /* RT_PERF, RT_PPROF: stack-keyed maps go into a file (prof_fd), the rest
  * is text on out (runtime/profile.h). */
-enum rt_format { RT_TEXT, RT_JSON, RT_FOLDED, RT_PERF, RT_PPROF };
+enum rt_format { RT_TEXT, RT_JSON, RT_FOLDED, RT_PERF, RT_PPROF, RT_FOLDED_PERF };
 
 struct rt_opts {
 	FILE *out;            /* printf output and maps (stdout or -o FILE) */
