@@ -28,3 +28,7 @@ $(BUILD)/perf-run: SYS_LIBS += -Wl,-Bstatic -lprotobuf-c -Wl,-Bdynamic
 else ifeq ($(LLVM_STATIC),1)
 $(BUILD)/perf-run: SYS_LIBS += -lprotobuf-c
 endif
+
+# tests/unit/test_formats.c unpacks what out_pprof.c packed.
+$(BUILD)/obj/tests/unit/test_formats.o $(BUILD)/asan/obj/tests/unit/test_formats.o: $(BUILD)/gen/profile.pb-c.h
+$(BUILD)/obj/tests/unit/test_formats.o $(BUILD)/asan/obj/tests/unit/test_formats.o: CPPFLAGS += -I$(BUILD)/gen
