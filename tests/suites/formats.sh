@@ -84,6 +84,10 @@ if ((have_perf)); then
 	check "perf script: frames named from the mapped file (hot+0x... (.../flame))" $? \
 		"$(perf script -i "$ours_perf" 2>&1 | head -12)"
 
+	perf annotate --stdio -i "$ours_perf" hot 2>/dev/null | grep -Eq '^ +[1-9][0-9.]* : +[0-9a-f]+:'
+	check "perf annotate: hot's instructions with their shares" $? \
+		"$(perf annotate --stdio -i "$ours_perf" hot 2>&1 | head -20)"
+
 	perf report --header-only -i "$ours_perf" 2>/dev/null | grep -q '^# event : name = @,'
 	check "perf report --header: one event named after the map" $? \
 		"$(perf report --header-only -i "$ours_perf" 2>&1 | grep event)"
