@@ -169,7 +169,7 @@ static int64_t pprof_s(struct pprof_build *b, const char *s)
 }
 
 /* The function named name in file, one per pair. */
-static uint64_t pprof_fn(struct pprof_build *b, const char *name, const char *file, int line)
+static uint64_t pprof_fn(struct pprof_build *b, const char *name, const char *file)
 {
 	int64_t ns = pprof_s(b, name), fs = pprof_s(b, file);
 	size_t j = ((uint64_t)ns * 0x9e3779b97f4a7c15ull ^ (uint64_t)fs) & (b->fhcap - 1);
@@ -183,8 +183,6 @@ static uint64_t pprof_fn(struct pprof_build *b, const char *name, const char *fi
 	f->id = b->nfn + 1;
 	f->name = f->system_name = ns;
 	f->filename = fs;
-	f->start_line = 0;
-	(void)line;
 	b->fnp[b->nfn] = f;
 	b->fhash[j] = (uint32_t)++b->nfn;
 	return f->id;
@@ -235,11 +233,11 @@ static void pprof_locations(struct pprof_build *b, const struct pf *pf, PProfile
 			PLine *ln = &b->line[nl];
 			perftools__profiles__line__init(ln);
 			if (l->nfunc) {
-				ln->function_id = pprof_fn(b, l->func[k].name, l->func[k].file, 0);
+				ln->function_id = pprof_fn(b, l->func[k].name, l->func[k].file);
 				ln->line = l->func[k].line;
 			} else {   /* no name known: the address, as -f folded writes it */
 				snprintf(hex, sizeof(hex), "0x%llx", (unsigned long long)l->ip);
-				ln->function_id = pprof_fn(b, hex, NULL, 0);
+				ln->function_id = pprof_fn(b, hex, NULL);
 			}
 			b->linep[nl] = ln;
 			x->n_line++;

@@ -659,7 +659,8 @@ static int rt_setup_output(struct rt *r)
 }
 
 /* -f perf, -f pprof: the samples kept from every print, into the -o file
- * (opened at start, so a bad path fails before anything runs).  -1 if it
+ * (opened at start, so a bad path fails before anything runs; a pipe or
+ * /dev/null takes it as well).  -1 if it
  * could not be written, said. */
 static int rt_write_profile(struct rt *r)
 {
@@ -667,9 +668,7 @@ static int rt_write_profile(struct rt *r)
 	int fd = r->o->prof_fd;
 
 	pf_report(r->ev.prof);
-	errno = 0;
-	if (lseek(fd, 0, SEEK_SET) < 0 && errno != ESPIPE)
-		errno = 0;   /* not a file (a pipe, /dev/null): written as it goes */
+	errno = 0;   /* the file is as opened (empty): written from its start */
 	int err = r->o->format == RT_PERF ? pdata_write(pf, fd, r->o->cmdline) : pprof_write(pf, fd);
 	if (err) {
 		fprintf(stderr, "perf-run: cannot write '%s': %s\n", r->o->prof_path,
