@@ -21,12 +21,12 @@ $(BUILD)/asan/obj/gen/profile.pb-c.o: $(BUILD)/gen/profile.pb-c.c
 $(BUILD)/obj/runtime/out_pprof.o $(BUILD)/asan/obj/runtime/out_pprof.o: $(BUILD)/gen/profile.pb-c.h
 $(BUILD)/obj/runtime/out_pprof.o $(BUILD)/asan/obj/runtime/out_pprof.o: CPPFLAGS += -I$(BUILD)/gen
 
-# build/perf-run links its system libraries statically (mk/llvm-static.mk):
-# protobuf-c too, so the package needs no libprotobuf-c at run time.
-ifeq ($(LLVM_STATIC)$(STATIC_SYSLIBS),11)
+# build/perf-run sets its own SYS_LIBS (mk/llvm-static.mk): protobuf-c is
+# linked statically there, also in the package's build (STATIC_SYSLIBS=0),
+# so that the package gains no run-time dependency (libprotobuf-c1 is not
+# in a minimal root: tests/suites/pkg_chroot.sh).
+ifeq ($(LLVM_STATIC),1)
 $(BUILD)/perf-run: SYS_LIBS += -Wl,-Bstatic -lprotobuf-c -Wl,-Bdynamic
-else ifeq ($(LLVM_STATIC),1)
-$(BUILD)/perf-run: SYS_LIBS += -lprotobuf-c
 endif
 
 # tests/unit/test_formats.c unpacks what out_pprof.c packed.
