@@ -361,6 +361,7 @@ static int start_child(const struct opts *o, struct child *c)
 	 * it.  The child is forked with fd 1 pointing at stderr, then fd 1 is
 	 * perf-run's again. */
 	bool split = (o->format == RT_FOLDED || o->format == RT_FOLDED_PERF) && !o->out;
+	fflush(stdout);   /* nothing of perf-run's own may follow fd 1 to stderr */
 	int keep = split ? dup(STDOUT_FILENO) : -1, r;
 	if (split && (keep < 0 || dup2(STDERR_FILENO, STDOUT_FILENO) < 0)) {
 		fprintf(stderr, "perf-run: cannot keep the command's output apart: %s\n",
