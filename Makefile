@@ -9,6 +9,10 @@ DESTDIR     ?=
 ifeq ($(origin CC),default)
 CC          := gcc
 endif
+# lib/demangle.cc, the one C++ file (LLVM's demanglers have no C API)
+ifeq ($(origin CXX),default)
+CXX         := g++
+endif
 LLVM_CONFIG ?= llvm-config-19
 
 # llvm-config's --cflags is meant for C++ and also defines _GNU_SOURCE,
@@ -26,6 +30,10 @@ LIBPERF_INTERNAL_CFLAGS := -I$(LIBPERF_DIR)/internal-include -I$(LINUX_TOOLS)/li
 
 SRCS        := $(wildcard lib/*.c compiler/*.c runtime/*.c perf-plugin/*.c)
 LIB_SRCS    := $(wildcard lib/*.c compiler/*.c runtime/*.c)
+# C++ sources (lib/demangle.cc): objects beside the C ones, linked by $(CC)
+# with libstdc++ (CXX_LIBS; mk/llvm-static.mk links it statically).
+CXX_SRCS    := $(wildcard lib/*.cc)
+CXX_LIBS    = -lstdc++
 INTERNAL_SRCS := $(shell grep -l '^[[:space:]]*\#[[:space:]]*include[[:space:]]*<internal/' $(SRCS) /dev/null 2>/dev/null)
 
 # libclang is not linked: it costs about 12 ms of start-up to every run, so
@@ -37,17 +45,19 @@ CFLAGS      ?= -O2 -g
 BASE_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) -MMD -MP
 CPPFLAGS_ALL = -I. -I$(LIBPERF_DIR)/include $(LLVM_CFLAGS) $(CPPFLAGS)
 SYS_LIBS     = -lbpf -ldw -lelf -lz -lprotobuf-c
-LDLIBS_ALL   = $(LIBPERF_A) $(LLVM_LIBS) $(CLANG_LIBS) $(SYS_LIBS) $(LDLIBS)
+LDLIBS_ALL   = $(LIBPERF_A) $(LLVM_LIBS) $(CLANG_LIBS) $(SYS_LIBS) $(CXX_LIBS) $(LDLIBS)
 
 ASAN_FLAGS  := -fsanitize=address,undefined -fno-omit-frame-pointer
 # -Werror holds here too: where GCC's sanitizer instrumentation makes a path
 # that does not exist (format.c, fmt_addf), the code ends that path.
 ASAN_CFLAGS := $(ASAN_FLAGS)
 
-OBJS        := $(SRCS:%.c=$(BUILD)/obj/%.o)
-LIB_OBJS    := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
-ASAN_OBJS   := $(SRCS:%.c=$(BUILD)/asan/obj/%.o)
-ASAN_LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/asan/obj/%.o)
+CXX_OBJS    := $(CXX_SRCS:%.cc=$(BUILD)/obj/%.o)
+ASAN_CXX_OBJS := $(CXX_SRCS:%.cc=$(BUILD)/asan/obj/%.o)
+OBJS        := $(SRCS:%.c=$(BUILD)/obj/%.o) $(CXX_OBJS)
+LIB_OBJS    := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o) $(CXX_OBJS)
+ASAN_OBJS   := $(SRCS:%.c=$(BUILD)/asan/obj/%.o) $(ASAN_CXX_OBJS)
+ASAN_LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/asan/obj/%.o) $(ASAN_CXX_OBJS)
 # Generated from pprof's profile.proto (mk/pprof.mk), for runtime/out_pprof.c.
 GEN_OBJS    := gen/profile.pb-c.o
 OBJS        += $(GEN_OBJS:%=$(BUILD)/obj/%)
@@ -108,6 +118,16 @@ $(BUILD)/obj/%.o: %.c | $(LIBPERF_A)
 $(BUILD)/asan/obj/%.o: %.c | $(LIBPERF_A)
 	@mkdir -p $(@D)
 	$(CC) $(BASE_CFLAGS) $(ASAN_CFLAGS) $(CPPFLAGS_ALL) -c -o $@ $<
+
+# The C++ file: same warnings; no exceptions or RTTI (LLVM has neither).
+BASE_CXXFLAGS := -std=c++17 $(WARN) $(CFLAGS) -fno-exceptions -fno-rtti -MMD -MP
+$(BUILD)/obj/%.o: %.cc
+	@mkdir -p $(@D)
+	$(CXX) $(BASE_CXXFLAGS) -I. $(LLVM_CFLAGS) -c -o $@ $<
+
+$(BUILD)/asan/obj/%.o: %.cc
+	@mkdir -p $(@D)
+	$(CXX) $(BASE_CXXFLAGS) $(ASAN_CFLAGS) -I. $(LLVM_CFLAGS) -c -o $@ $<
 
 # lib/sysnames.c's table of syscall numbers, from the C library's headers.
 $(BUILD)/gen/sysnums.h:

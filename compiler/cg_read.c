@@ -10,6 +10,8 @@
  *     function's end picks one (cg_sleep.c);
  *   - during a sys_enter_* probe's trial reads, a fault sets the flag that
  *     keeps the hit for its sys_exit_* (cg_replay.c);
+ *   - in a replay at a syscall's return, a user read is refused where the
+ *     memory may have changed since the kernel read it (cg_rp_guard);
  *   - otherwise a fault is counted (CG_FAULTS, cg_maps.c): the helpers
  *     leave zeros, and a value read as 0 is never silent.
  *
@@ -34,6 +36,8 @@ static void replay_fault(struct cg *g, LLVMValueRef rc)
 
 LLVMValueRef cg_read(struct cg *g, int id, LLVMValueRef args[3])
 {
+	if (id != H_READ_KERNEL && id != H_READ_KERNEL_STR)
+		args[2] = cg_rp_guard(g, args[2]);
 	LLVMValueRef r = cg_slp_read(g, id, args);
 
 	if (!r)

@@ -25,6 +25,18 @@
  * replayed: execve and execveat (their return is in a new image, where the
  * pointer means something else), exit and exit_group (no return), probes
  * that read ustack or kstack (the copy is not a context), wildcards.
+ *
+ * Memory read at the return is what it holds then, not what the kernel
+ * read at the entry: another thread (or an io_uring worker, or another
+ * process through a shared mapping) can rewrite a file name while the call
+ * blocks, and a monitor would print a name the call never used.  So a
+ * replayed user read is made only when nothing else can have written it:
+ * the process's memory had one user at the entry (mm_users == 1: the one
+ * thread, which was in the call since) and the address is in a private
+ * mapping; otherwise it fails as a fault does (the string is
+ * empty, as bpftrace 0.17 prints it) and is counted as refused.  Left: a
+ * process with ptrace rights over the traced one (process_vm_writev) can
+ * still write it during the call.
  * PERF_RUN_NO_REPLAY=1 in the environment turns it off.
  */
 #define _GNU_SOURCE
@@ -35,6 +47,8 @@
 
 #include "builtin.h"
 #include "codegen_int.h"
+#include "kbtf.h"
+#include "lib/types.h"
 
 #define RP_MAX 4096          /* threads inside one such syscall at once */
 #define RP_CTX_MAX 256
@@ -45,6 +59,8 @@ static const char *const no_return[] = {
 };
 
 /* Does the subtree depend only on the tracepoint's arguments? */
+static LLVMValueRef rp_users(struct cg *g);
+
 static bool pure(const struct node *n)
 {
 	if (!n)
@@ -223,7 +239,8 @@ void cg_rp_enter(struct cg *g, struct node *pn, int idx)
 
 	/* The record, its first 8 bytes (common fields) left zero. */
 	LLVMValueRef rec = cg_alloca(g, size, "rprec");
-	LLVMBuildStore(g->b, cg_const(g, 0), rec);
+	/* the common fields' 8 bytes, which no script reads, keep mm_users */
+	LLVMBuildStore(g->b, rp_users(g), rec);
 	for (uint32_t off = 8; off < size; off += 8)
 		LLVMBuildStore(g->b, cg_ctx_load(g, off, 8), cg_gep(g, rec, off));
 	LLVMValueRef args[4] = { rp_map(g, idx, p), tid_key(g), rec, cg_const(g, BPF_ANY) };
@@ -289,7 +306,104 @@ void cg_rp_exit(struct cg *g, struct node *pn, const struct probe *p, int idx)
 	g->ctxarg = rec;
 	if (g->s->has_exit)
 		cg_skip_after_exit(g);
+	g->rp_users = LLVMBuildLoad2(g->b, g->i64, rec, "rp_users");
 	cg_probe_body(g, pn);
+	g->rp_users = NULL;
 	cg_func_end(g);
 	g->probe = NULL;
+}
+
+#define RP_VM_SHARED 0x8ull  /* include/linux/mm.h VM_SHARED */
+
+static int rp_off(const char *rec, const char *field)
+{
+	const struct field *f = type_field(kbtf_type(rec), field);
+	return f && !f->bit_size ? (int)f->offset : -1;
+}
+
+/* bpf_find_vma's callback: the mapping's vm_flags into the caller's u64. */
+static LLVMValueRef vma_flags_fn(struct cg *g, int off)
+{
+	static const char *const pn[3] = { "task", "vma", "ctx" };
+	LLVMValueRef fn = LLVMGetNamedFunction(g->mod, "pr_rp_vma");
+	LLVMMetadataRef sp;
+
+	if (fn)
+		return fn;
+	fn = cg_callback_fn(g, "pr_rp_vma", 3, pn, &sp);
+	LLVMBuilderRef saved = g->b;
+	g->b = LLVMCreateBuilderInContext(g->ctx);
+	LLVMSetCurrentDebugLocation2(g->b, LLVMDIBuilderCreateDebugLocation(g->ctx, 1, 1, sp, NULL));
+	LLVMPositionBuilderAtEnd(g->b, LLVMGetEntryBasicBlock(fn));
+	LLVMValueRef a[3] = { LLVMGetParam(fn, 2), cg_const(g, 8),
+			      cg_gep(g, LLVMGetParam(fn, 1), (uint64_t)off) };
+	cg_helper_raw(g, H_READ_KERNEL, a, 3);
+	LLVMBuildRet(g->b, cg_const(g, 0));
+	LLVMDisposeBuilder(g->b);
+	g->b = saved;
+	return fn;
+}
+
+/* The current process's mm_users (threads, vfork children, io_uring
+ * workers: whatever may write its memory), 0 if the kernel's BTF does not
+ * say where it is.  Read at the entry: a thread that rewrites a name and
+ * exits before the call returns is gone by the return. */
+static LLVMValueRef rp_users(struct cg *g)
+{
+	int mm = rp_off("struct task_struct", "mm"), users = rp_off("struct mm_struct", "mm_users");
+	LLVMValueRef tmp = cg_alloca(g, 8, "rp_tmp");
+
+	LLVMBuildStore(g->b, cg_const(g, 0), tmp);
+	if (mm < 0 || users < 0)
+		return cg_const(g, 0);
+	LLVMValueRef task = LLVMBuildIntToPtr(g->b, cg_helper(g, H_CURTASK, NULL, 0), g->ptr, "");
+	LLVMValueRef r1[3] = { tmp, cg_const(g, 8), cg_gep(g, task, (uint64_t)mm) };
+	cg_helper_raw(g, H_READ_KERNEL, r1, 3);
+	LLVMValueRef mmp = LLVMBuildIntToPtr(g->b, LLVMBuildLoad2(g->b, g->i64, tmp, ""), g->ptr, "");
+	LLVMBuildStore(g->b, cg_const(g, 0), tmp);
+	LLVMValueRef r2[3] = { tmp, cg_const(g, 4), cg_gep(g, mmp, (uint64_t)users) };
+	cg_helper_raw(g, H_READ_KERNEL, r2, 3);
+	return LLVMBuildLoad2(g->b, g->i64, tmp, "");
+}
+
+/* 1 if the process's memory had one user at the entry (nothing else could
+ * run in it since: its one thread was in the call) and addr is in a
+ * private mapping; else 0. */
+static LLVMValueRef rp_private(struct cg *g, LLVMValueRef addr)
+{
+	int flags = rp_off("struct vm_area_struct", "vm_flags");
+	LLVMValueRef ok = cg_alloca(g, 8, "rp_ok"), tmp = cg_alloca(g, 8, "rp_flags");
+
+	LLVMBuildStore(g->b, cg_const(g, 0), ok);
+	if (flags < 0)
+		return LLVMBuildLoad2(g->b, g->i64, ok, "");
+	LLVMValueRef one = LLVMBuildICmp(g->b, LLVMIntEQ, g->rp_users, cg_const(g, 1), "");
+	LLVMBasicBlockRef done = cg_if(g, one, "rp_alone");
+	/* no mapping there leaves VM_SHARED: refused */
+	LLVMBuildStore(g->b, cg_const(g, RP_VM_SHARED), tmp);
+	LLVMValueRef fv[5] = { LLVMBuildIntToPtr(g->b, cg_helper(g, H_CURTASK_BTF, NULL, 0), g->ptr, ""),
+			       addr, vma_flags_fn(g, flags), tmp, cg_const(g, 0) };
+	cg_helper(g, H_FIND_VMA, fv, 5);
+	LLVMValueRef shared = LLVMBuildAnd(g->b, LLVMBuildLoad2(g->b, g->i64, tmp, ""),
+					   cg_const(g, RP_VM_SHARED), "");
+	LLVMBuildStore(g->b, LLVMBuildZExt(g->b, LLVMBuildICmp(g->b, LLVMIntEQ, shared, cg_const(g, 0), ""),
+					   g->i64, ""), ok);
+	LLVMBuildBr(g->b, done);
+	LLVMPositionBuilderAtEnd(g->b, done);
+	return LLVMBuildLoad2(g->b, g->i64, ok, "");
+}
+
+LLVMValueRef cg_rp_guard(struct cg *g, LLVMValueRef src)
+{
+	if (!g->rp_users)
+		return src;
+	bool isptr = LLVMGetTypeKind(LLVMTypeOf(src)) == LLVMPointerTypeKind;
+	LLVMValueRef addr = isptr ? LLVMBuildPtrToInt(g->b, src, g->i64, "") : src;
+	LLVMValueRef ok = LLVMBuildICmp(g->b, LLVMIntNE, rp_private(g, addr), cg_const(g, 0), "");
+	LLVMBasicBlockRef done = cg_if(g, LLVMBuildNot(g->b, ok, ""), "rp_refused");
+
+	cg_count(g, CG_RP_REFUSED);
+	LLVMBuildBr(g->b, done);
+	LLVMPositionBuilderAtEnd(g->b, done);
+	return LLVMBuildSelect(g->b, ok, src, LLVMConstNull(LLVMTypeOf(src)), "");
 }

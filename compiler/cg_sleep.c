@@ -36,7 +36,7 @@
 #include "lib/kfeature.h"
 
 enum {
-	H_TASK_STORAGE_GET = 156, H_CURTASK_BTF = 158,
+	H_TASK_STORAGE_GET = 156,
 	H_COPY_FROM_USER = 148,
 };
 

@@ -32,8 +32,7 @@
 #include "lib/types.h"
 
 /* Helper ids newer than <linux/bpf.h>'s enum is sure to have. */
-enum { H_MAP_POP = 88, H_CURTASK_BTF = 158, H_TASK_PT_REGS = 175, H_FIND_VMA = 180,
-       H_LOOP = 181 };
+enum { H_MAP_POP = 88, H_TASK_PT_REGS = 175, H_LOOP = 181 };
 
 /* The per-CPU state (map uw_state), shared by the probe and the callbacks. */
 enum {
@@ -658,8 +657,11 @@ static void find_object(struct ub *u, LLVMValueRef s, LLVMValueRef q, LLVMValueR
 	note_stop(u, s, PR_UW_PC_NOROOM, PR_UW_NOTE_NOROOM);
 	LLVMPositionBuilderAtEnd(u->b, fits);
 	LLVMBuildStore(u->b, LLVMBuildLoad2(u->b, g->i64, ob, ""), at(u, s, S_LO)); /* lo, hi */
-	/* lo == hi: an object without CFI, walked by its frame pointer */
-	st64(u, s, S_HAS, LLVMBuildZExt(u->b, cmp(u, LLVMIntUGT, hi, lo), g->i64, ""));
+	/* lo == hi: an object without CFI, walked by its frame pointer; the
+	 * object's tag above (pr_uw_tag) */
+	LLVMValueRef tag = LLVMBuildZExt(u->b, ld(u, g->i32, ob, 8), g->i64, "");
+	st64(u, s, S_HAS, LLVMBuildOr(u->b, LLVMBuildZExt(u->b, cmp(u, LLVMIntUGT, hi, lo), g->i64, ""),
+				      LLVMBuildShl(u->b, tag, K(u, 32), ""), ""));
 	LLVMBuildBr(u->b, keep);
 	LLVMPositionBuilderAtEnd(u->b, none);
 	/* a file the runtime has not read yet: asked for, and this stack ends
@@ -855,13 +857,18 @@ static LLVMValueRef frame_callback(struct cg *g, const struct uw_offs *o)
 		g->i64, ""), "");
 	st64(&u, s, S_SIG, K(&u, 0));
 	find_object(&u, s, q, zk, o);
+	/* the frame's pc tagged with its object's number */
+	LLVMValueRef tag = LLVMBuildLShr(u.b, ld64(&u, s, S_HAS), K(&u, 32), "");
+	LLVMBuildStore(u.b, LLVMBuildOr(u.b, pc, LLVMBuildShl(u.b, tag, K(&u, PR_UW_TAG_SHIFT), ""), ""),
+		       LLVMBuildGEP2(u.b, g->i8, s, &slot, 1, ""));
 	LLVMBasicBlockRef cfi = LLVMAppendBasicBlockInContext(g->ctx, u.fn, "cfi");
 	LLVMBasicBlockRef rule = LLVMAppendBasicBlockInContext(g->ctx, u.fn, "rule");
 	LLVMBasicBlockRef sig = LLVMAppendBasicBlockInContext(g->ctx, u.fn, "sigframe");
 	LLVMBasicBlockRef fp = LLVMAppendBasicBlockInContext(g->ctx, u.fn, "fp");
 	LLVMBasicBlockRef next = LLVMAppendBasicBlockInContext(g->ctx, u.fn, "next");
 	LLVMValueRef sp0 = ld64(&u, s, S_SP);
-	LLVMBuildCondBr(u.b, cmp(&u, LLVMIntNE, ld64(&u, s, S_HAS), K(&u, 0)), cfi, fp);
+	LLVMBuildCondBr(u.b, cmp(&u, LLVMIntNE, LLVMBuildAnd(u.b, ld64(&u, s, S_HAS), K(&u, 1), ""),
+				 K(&u, 0)), cfi, fp);
 	LLVMPositionBuilderAtEnd(u.b, cfi);
 	LLVMValueRef row = find_row(&u, s, LLVMBuildSub(u.b, q, ld64(&u, s, S_OBASE), ""));
 	LLVMValueRef cr = LLVMBuildAnd(u.b, ld(&u, g->i8, row, 7), K(&u, 15), "");

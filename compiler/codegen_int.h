@@ -34,6 +34,7 @@ enum {
 	H_READ_USER_STR = 114, H_READ_KERNEL_STR = 115, H_RINGBUF_OUTPUT = 130,
 	H_GET_FUNC_IP = 173, H_GET_ATTACH_COOKIE = 174, H_JIFFIES64 = 118, H_FOR_EACH_MAP_ELEM = 164,
 	H_KTIME_BOOT = 125, H_PER_CPU_PTR = 153, H_THIS_CPU_PTR = 154,
+	H_CURTASK_BTF = 158, H_FIND_VMA = 180,
 };
 
 /* Temporaries this large live in a per-CPU array ("heap") instead of the
@@ -125,6 +126,7 @@ struct cg {
 	struct probe **late;        /* probes made while generating (replays) */
 	int nlate;
 	LLVMValueRef rp_flag;       /* while set, a failed read stores 1 here */
+	LLVMValueRef rp_users;      /* in a replay at sys_exit: mm_users at the entry */
 };
 
 /* What cg_callback_begin puts aside of the function being built. */
@@ -199,7 +201,8 @@ LLVMValueRef cg_config(struct cg *g);
 /* Loss counters (pr_counters in .bss): slots of program.h's counters. */
 enum { CG_LOST = PR_LOST, CG_DROPS = PR_DROPS, CG_FAULTS = PR_FAULTS,
        CG_EXIT = PR_EXIT, CG_ABSENT = PR_ABSENT,
-       CG_NOENTRY = PR_NOENTRY, CG_NOCALLSITE = PR_NOCALLSITE, CG_NCOUNTERS = PR_NCOUNTERS };
+       CG_NOENTRY = PR_NOENTRY, CG_NOCALLSITE = PR_NOCALLSITE, CG_RP_REFUSED = PR_RP_REFUSED,
+       CG_NCOUNTERS = PR_NCOUNTERS };
 void cg_counters(struct cg *g);
 void cg_count(struct cg *g, int slot);
 void cg_flag(struct cg *g, int slot);
@@ -370,5 +373,9 @@ bool cg_rp_wanted(const struct node *pn, const struct probe *p);
 void cg_rp_exit(struct cg *g, struct node *pn, const struct probe *p, int idx);
 /* At the start of the enter's function: the trial reads, the keeping. */
 void cg_rp_enter(struct cg *g, struct node *pn, int idx);
+/* In a replay at sys_exit: the user address src, or 0 (the read faults,
+ * counted in CG_RP_REFUSED) where another may have written it since the
+ * kernel read it at the entry.  src itself elsewhere. */
+LLVMValueRef cg_rp_guard(struct cg *g, LLVMValueRef src);
 
 #endif

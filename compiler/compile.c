@@ -15,6 +15,7 @@
 #include "ast.h"
 #include "builtin.h"
 #include "codegen.h"
+#include "config.h"
 #include "dwarf.h"
 #include "parser.h"
 #include "program.h"
@@ -235,7 +236,8 @@ static int resolve_probes(struct node *root, const struct pr_compile_opts *o,
 		return -1;
 	for (struct node *n = root->list; n; n = n->next) {
 		struct probe_opts po = { .pid = o->pid, .default_bin = o->default_bin,
-					 .missing_ok = nattach > 1, .unsafe = o->unsafe };
+					 .missing_ok = nattach > 1, .unsafe = o->unsafe,
+					 .demangle = !p->no_demangle, .verbose = o->verbose > 0 };
 		struct sema_probe *s;
 
 		if (n->kind != N_PROBE)
@@ -353,6 +355,7 @@ struct program *pr_compile(const struct source *src, const struct pr_compile_opt
 	root = parse_program(src, d);
 	if (!root || d->errors)
 		goto fail;
+	p->no_demangle = o->no_demangle || !cfg_demangle(root);
 	rc = resolve_probes(root, o, p, &sp, &nsp, d);
 	if (o->verbose)
 		site_notes(p);

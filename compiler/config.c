@@ -21,7 +21,7 @@ struct cfg_val {
 
 /* Variables without a visible effect in perf-run, accepted as they are. */
 static const char *const cfg_ignored[] = {
-	"cpp_demangle", "lazy_symbolication", "license", "log_size", "max_bpf_progs",
+	"lazy_symbolication", "license", "log_size", "max_bpf_progs",
 	"max_probes", "max_cat_bytes", "perf_rb_pages", "on_stack_limit",
 	"cache_user_symbols", "show_debug_info", "max_type_res_iterations",
 };
@@ -57,6 +57,14 @@ static int cfg_set(struct pr_settings *s, const char *name, const struct cfg_val
 		if (!cfg_bool(v, &b))
 			goto bad;
 		s->no_exit_print = !b;
+	} else if (!strcmp(name, "cpp_demangle")) {
+		if (!cfg_bool(v, &b))
+			goto bad;
+		s->no_demangle = !b;
+	} else if (!strcmp(name, "no_cpp_demangle")) {   /* bpftrace 0.17's variable */
+		if (!cfg_bool(v, &b))
+			goto bad;
+		s->no_demangle = b;
 	} else if (!strcmp(name, "stack_mode")) {
 		if (v->is_int || strcmp(v->s, "bpftrace")) {
 			diag_error(d, at, "stack_mode %s is not supported yet; only bpftrace (write "
@@ -138,7 +146,8 @@ static int cfg_env(struct pr_settings *s, struct diag *d)
 {
 	static const char *const names[] = {
 		"max_map_keys", "map_keys_max", "max_strlen", "strlen", "print_maps_on_exit",
-		"stack_mode", "str_trunc_trailer", "missing_probes",
+		"stack_mode", "str_trunc_trailer", "missing_probes", "cpp_demangle",
+		"no_cpp_demangle",
 	};
 	int r = 0;
 
@@ -162,6 +171,21 @@ static int cfg_env(struct pr_settings *s, struct diag *d)
 		}
 	}
 	return r;
+}
+
+bool cfg_demangle(const struct node *prog)
+{
+	struct pr_settings s;
+	struct diag quiet = { 0 };
+	FILE *null = fopen("/dev/null", "we");
+
+	/* errors are cfg_read's to report, once, when sema reads the same */
+	if (!null)
+		return true;
+	quiet.out = null;
+	cfg_read(prog, &s, &quiet);
+	fclose(null);
+	return !s.no_demangle;
 }
 
 int cfg_read(const struct node *prog, struct pr_settings *s, struct diag *d)

@@ -70,6 +70,10 @@ enum insn_uprobe insn_uprobe_check(const uint8_t *b, size_t n, bool i386, size_t
 
 	for (; i < n && i < 14 && legacy_prefix(b[i]); i++)
 		bad |= b[i] == 0xf0 || b[i] == 0x2e || b[i] == 0x36 || b[i] == 0x3e || b[i] == 0x26;
+	/* in i386 code c4/c5/62 are LES/LDS/BOUND unless the next byte's mod is 11 */
+	if (!bad && i < n && (b[i] == 0xc4 || b[i] == 0xc5 || b[i] == 0x62) &&
+	    (!i386 || (i + 1 < n && (b[i + 1] & 0xc0) == 0xc0)))
+		return INSN_UPROBE_VEX;
 	if (!bad)
 		return INSN_UPROBE_OK;
 	if (!i386 && i < n && (b[i] & 0xf0) == 0x40)   /* REX (inc/dec in i386 code) */

@@ -34,11 +34,18 @@ int insn_locate_fd(int fd, uint64_t foff, uint64_t size, uint64_t off, bool i386
  * and where the mapping comes after the probe (a -c command), it refuses
  * silently: the probe attaches and never fires.  A refused NOP (the
  * `cs nopw` compilers pad loops with) changes nothing, so the probe may go
- * to the next instruction instead: INSN_UPROBE_NOP, with *len its length. */
+ * to the next instruction instead: INSN_UPROBE_NOP, with *len its length.
+ * A VEX-encoded instruction (AVX: libc's __memset_avx2_unaligned starts
+ * with one) the kernel refuses at attach (ENOTSUPP), which with one
+ * uprobe_multi link for a wildcard failed every function of it.  An
+ * EVEX-encoded one (AVX-512) it accepts and then runs wrongly: under a
+ * probe at __strchrnul_evex (62 e2 7d 28 7a ce, 6.18) the traced program's
+ * printf printed its format unexpanded. */
 enum insn_uprobe {
 	INSN_UPROBE_OK,
 	INSN_UPROBE_NOP,       /* refused, a NOP of *len bytes */
 	INSN_UPROBE_REFUSED,   /* refused, and running it changes state */
+	INSN_UPROBE_VEX,       /* refused: a VEX or EVEX prefix (0xc4, 0xc5, 0x62) */
 };
 enum insn_uprobe insn_uprobe_check(const uint8_t *b, size_t n, bool i386, size_t *len);
 

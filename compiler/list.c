@@ -21,6 +21,7 @@
 #include <bpf/btf.h>
 
 #include "compiler/dwarf.h"
+#include "lib/demangle.h"
 #include "lib/elfsym.h"
 #include "compiler/probe.h"
 #include "compiler/tpformat.h"
@@ -60,7 +61,30 @@ struct ls_ctx {
 	bool nomem;
 	bool verbose;             /* -lv: each probe's arguments under it */
 	const char *path;         /* uprobe listing: the binary, for DWARF */
+	bool demangle;            /* C++ and Rust functions by demangled names */
+	char *fpat;               /* uprobe listing: the FUNC pattern alone, unquoted */
+	bool cxx_only;            /* uprobe:BIN:cpp:PATTERN: only C++ and Rust names */
 };
+
+/* Keeps line s (malloc'd, taken). */
+static void ls_keep(struct ls_ctx *c, char *s)
+{
+	if (!s) {
+		c->nomem = true;
+		return;
+	}
+	if (c->n == c->cap) {
+		size_t cap = c->cap ? c->cap * 2 : 256;
+		char **v = realloc(c->v, cap * sizeof(*v));
+		if (!v) {
+			free(s);
+			c->nomem = true;
+			return;
+		}
+		c->v = v, c->cap = cap;
+	}
+	c->v[c->n++] = s;
+}
 
 static void ls_add(struct ls_ctx *c, const char *fmt, ...)
 {
@@ -78,17 +102,7 @@ static void ls_add(struct ls_ctx *c, const char *fmt, ...)
 		free(s);
 		return;
 	}
-	if (c->n == c->cap) {
-		size_t cap = c->cap ? c->cap * 2 : 256;
-		char **v = realloc(c->v, cap * sizeof(*v));
-		if (!v) {
-			free(s);
-			c->nomem = true;
-			return;
-		}
-		c->v = v, c->cap = cap;
-	}
-	c->v[c->n++] = s;
+	ls_keep(c, s);
 }
 
 static int ls_cmp(const void *a, const void *b)
@@ -142,11 +156,31 @@ static void ls_func_args(FILE *out, const char *path, const char *func)
 	free(sites);
 }
 
+/* -lv of a function listed by its demangled name: DWARF's view at its
+ * address (DWARF names a C++ method by its bare name). */
+static void ls_cxx_args(FILE *out, const char *path, const char *quoted)
+{
+	char *d = strndup(quoted + 1, strcspn(quoted + 1, "\""));
+	struct elfsym *syms = NULL;
+	int n = d ? elfsym_match_demangled(path, NULL, d, &syms) : 0;
+	if (n > 0) {
+		char addr[32];
+		snprintf(addr, sizeof(addr), "0x%llx", (unsigned long long)syms[0].addr);
+		ls_func_args(out, path, addr);
+	}
+	if (n > 0)
+		elfsym_free(syms, n);
+	free(d);
+}
+
 static void ls_args(struct ls_ctx *c, const char *name)
 {
 	char cat[256], ev[256];
+	const char *q = strchr(name, '"');
 	if (sscanf(name, "tracepoint:%255[^:]:%255s", cat, ev) == 2) {
 		ls_tp_args(c->out, cat, ev);
+	} else if (c->path && q && (!strncmp(name, "uprobe:", 7) || !strncmp(name, "uretprobe:", 10))) {
+		ls_cxx_args(c->out, c->path, q);
 	} else if (c->path && (!strncmp(name, "uprobe:", 7) || !strncmp(name, "uretprobe:", 10))) {
 		const char *f = strrchr(name, ':');
 		if (f)
@@ -306,6 +340,28 @@ static char *ls_binary(const char *rest, pid_t pid, const char **pat, char **sho
 	return path;
 }
 
+/* A C++ or Rust function, listed as `uprobe:BIN:"demangled name"` when
+ * the pattern matches that line, its demangled name (whole, or perf's
+ * short one: "shop::Cart::*"), or its mangled line. */
+static void ls_cxx(struct ls_ctx *c, const char *type, const char *shown, const char *mangled,
+		   const char *d)
+{
+	char *raw = NULL, *sh = NULL;
+	bool ok = (c->fpat && !fnmatch(c->fpat, d, 0));
+	if (!ok && c->fpat && (sh = dm_demangle(mangled, DM_SHORT)))
+		ok = !fnmatch(c->fpat, sh, 0);
+	if (!ok && !c->cxx_only && asprintf(&raw, "%s:%s:%s", type, shown, mangled) >= 0)
+		ok = !fnmatch(c->pat, raw, 0);
+	free(sh);
+	free(raw);
+	if (!ok)
+		return;
+	char *line = NULL;
+	if (asprintf(&line, "%s:%s:%s\"%s\"", type, shown, c->cxx_only ? "cpp:" : "", d) < 0)
+		line = NULL;
+	ls_keep(c, line);
+}
+
 static int ls_uprobes(struct ls_ctx *c, const char *type, const char *path, const char *shown)
 {
 	struct elfsym *syms = NULL;
@@ -315,8 +371,14 @@ static int ls_uprobes(struct ls_ctx *c, const char *type, const char *path, cons
 			strerror(errno));
 		return 1;
 	}
-	for (int i = 0; i < n; i++)
-		ls_add(c, "%s:%s:%s", type, shown, syms[i].name);
+	for (int i = 0; i < n && !c->nomem; i++) {
+		char *d = c->demangle ? dm_demangle(syms[i].name, DM_FULL) : NULL;
+		if (d)
+			ls_cxx(c, type, shown, syms[i].name, d);
+		else if (!c->cxx_only)
+			ls_add(c, "%s:%s:%s", type, shown, syms[i].name);
+		free(d);
+	}
 	elfsym_free(syms, n);
 	return 0;
 }
@@ -356,8 +418,22 @@ static int ls_binary_type(struct ls_ctx *c, enum ls_type t, const char *rest, pi
 	}
 	c->pat = full;
 	c->path = path;
+	/* the FUNC part alone, for demangled names: without its quotes
+	 * (uprobe:BIN:"ns::f()") and its language ("cpp:") */
+	const char *lang = strncmp(fpat, "cpp:", 4) && strncmp(fpat, "c++:", 4) ? NULL : fpat + 4;
+	c->cxx_only = lang && c->demangle;
+	c->fpat = strdup(*(lang ? lang : fpat) ? (lang ? lang : fpat) : "*");
+	if (c->fpat) {
+		char *o = c->fpat;
+		for (const char *q = c->fpat; *q; q++)
+			if (*q != '"')
+				*o++ = *q;
+		*o = 0;
+	}
 	int r = t == LT_USDT ? ls_usdt(c, path, shown) : ls_uprobes(c, ls_types[t].name, path, shown);
 	ls_flush(c);
+	free(c->fpat);
+	c->fpat = NULL;
 	c->path = NULL;
 	free(full);
 	free(path);
@@ -422,9 +498,9 @@ static const char *ls_bad_glob(const char *p)
 	return NULL;
 }
 
-int ls_list(FILE *out, const char *pattern, pid_t pid, bool verbose)
+int ls_list(FILE *out, const char *pattern, pid_t pid, bool verbose, bool demangle)
 {
-	struct ls_ctx c = { .out = out, .pat = "*", .verbose = verbose };
+	struct ls_ctx c = { .out = out, .pat = "*", .verbose = verbose, .demangle = demangle };
 	const char *rest = NULL;
 	char *full = NULL;
 	int r;
@@ -457,4 +533,74 @@ int ls_list(FILE *out, const char *pattern, pid_t pid, bool verbose)
 		return 1;
 	}
 	return r;
+}
+
+/* ---- -L / -V ---- */
+
+/* dw_list_vars at one function found by its demangled name: DWARF names a
+ * C++ method by its bare name ("add"), so it is asked at the address, and
+ * its header names the function as demangled. */
+static int ls_vars_at(FILE *out, const char *bin, const struct elfsym *f, char *err, size_t n)
+{
+	char addr[32], *text = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&text, &len);
+	if (!m)
+		return snprintf(err, n, "out of memory"), -1;
+	snprintf(addr, sizeof(addr), "0x%llx", (unsigned long long)f->addr);
+	int r = dw_list_vars(m, bin, addr, false, err, n);
+	fclose(m);
+	const char *nl = text ? strchr(text, '\n') : NULL;
+	if (!r && nl) {
+		char *d = dm_demangle(f->name, DM_FULL);
+		fprintf(out, "Available variables at %s%s", d ? d : f->name, nl);
+		free(d);
+	} else if (!r && text) {
+		fputs(text, out);
+	}
+	free(text);
+	return r;
+}
+
+/* A copy of s without its double quotes (-V 'BIN:"ns::f() const"': the
+ * script lexer drops them from attach points, the shell leaves them). */
+static char *unquoted(const char *s)
+{
+	char *c = strdup(s), *o = c;
+
+	for (const char *q = s; c && *q; q++)
+		if (*q != '"')
+			*o++ = *q;
+	if (c)
+		*o = 0;
+	return c;
+}
+
+int ls_dwarf(FILE *out, const char *bin, const char *spec, bool lines, char *err, size_t errlen)
+{
+	char *plain = unquoted(spec);
+	const char *name = plain ? probe_cxx_name(plain) : NULL;
+	struct elfsym *syms = NULL;
+	int n, r = 0;
+
+	if (!name) {
+		free(plain);
+		return lines ? dw_list_lines(out, bin, spec, err, errlen)
+			     : dw_list_vars(out, bin, spec, false, err, errlen);
+	}
+	if (lines) {
+		snprintf(err, errlen, "-L of a C++ or Rust function by its demangled name is not "
+			 "supported; give its source file: -L %s:FILE", bin);
+		free(plain);
+		return -1;
+	}
+	n = elfsym_match_demangled(bin, NULL, name, &syms);
+	if (n <= 0)
+		snprintf(err, errlen, "no function matches '%s' in %s", name, bin);
+	for (int i = 0; i < n && !r; i++)
+		r = ls_vars_at(out, bin, &syms[i], err, errlen);
+	if (n > 0)
+		elfsym_free(syms, n);
+	free(plain);
+	return n <= 0 ? -1 : r;
 }

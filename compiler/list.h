@@ -17,8 +17,18 @@
  * software and hardware events and, where the kernel has kprobes, kernel
  * functions; with pid, also the functions and notes of its binary.
  * With verbose (-lv), each probe's arguments follow it: a tracepoint's
- * fields, a function's parameters where DWARF has them.
+ * fields, a function's parameters where DWARF has them.  With demangle,
+ * C++ and Rust functions are listed by their demangled names in quotes
+ * (uprobe:./app:"shop::Cart::total() const"), which attach as written,
+ * and FUNC patterns also match those names (uprobe:./app:shop::Cart::*);
+ * after "cpp:" (uprobe:BIN:cpp:PATTERN, newer bpftrace) only they are.
  * Returns 0, or 1 after printing one error line to stderr. */
-int ls_list(FILE *out, const char *pattern, pid_t pid, bool verbose);
+int ls_list(FILE *out, const char *pattern, pid_t pid, bool verbose, bool demangle);
+
+/* -L and -V: perf probe -L SPEC and -V SPEC of binary bin (dwarf.h); a C++
+ * or Rust function by its demangled name (probe_cxx_name) is listed for
+ * -V at each function it names, "Available variables at shop::Cart::add(int)".
+ * Returns 0, or -1 with one sentence in err. */
+int ls_dwarf(FILE *out, const char *bin, const char *spec, bool lines, char *err, size_t errlen);
 
 #endif

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "dwarf.h"
+#include "lib/demangle.h"
 #include "lib/elfsym.h"
 #include "insn.h"
 #include "kbtf.h"
@@ -85,6 +86,33 @@ static bool is_plain_symbol(const char *s)
 	return true;
 }
 
+/* After a "cpp:" or "c++:" (bpftrace's language of a uprobe's function,
+ * whose name is then matched demangled): what follows it, or NULL. */
+static const char *lang_prefix(const char *s)
+{
+	if (!strncmp(s, "cpp:", 4) || !strncmp(s, "c++:", 4))
+		return s + 4;
+	return NULL;
+}
+
+/*
+ * A C++ or Rust name as demangled: "::" (a scope: never perf probe's
+ * FUNC:LINE or FILE:LINE separator), "(" a parameter list, "<" template
+ * arguments, "~" a destructor, or a space ("shop::Cart::total() const",
+ * written in quotes).  Such a spec is matched against demangled names.
+ */
+static bool is_cxx_name(const char *s)
+{
+	return strstr(s, "::") || strpbrk(s, "(<~ ") || !strncmp(s, "operator", 8);
+}
+
+const char *probe_cxx_name(const char *spec)
+{
+	if (lang_prefix(spec))
+		return lang_prefix(spec);
+	return is_cxx_name(spec) && !strpbrk(spec, ";@") ? spec : NULL;
+}
+
 /* A library named without a path, for a 32-bit traced command (-c) or
  * default binary: the i386 one of that name, not the x86-64 one found by
  * ld.so's 64-bit search (which that process never maps). */
@@ -110,6 +138,12 @@ static char *split_bin(struct pctx *c, const char *rest, const char **spec)
 		rest++;
 		colon = NULL;
 	}
+	/* "::" is a C++ scope, never the end of BIN (uprobe:ns::f with -c);
+	 * nor is "cpp:"/"c++:", the language of the name, where there is a
+	 * default binary (uprobe:cpp:ns::f) */
+	if (colon && (colon[1] == ':' ||
+		      ((c->o->default_bin || c->o->pid > 0) && lang_prefix(rest) == colon + 1)))
+		colon = NULL;
 	if (colon) {
 		char *bin = strndup(rest, (size_t)(colon - rest));
 		char *path = bin ? elfsym_find_binary(bin, c->o->pid) : NULL;
@@ -213,17 +247,51 @@ static int debug_symbols(const char *path, const char *spec, struct elfsym **sym
 	return n;
 }
 
-static int symbol_sites(struct pctx *c, const char *spec, uint64_t off)
+/* Demangled names matching spec, from the debug file of a stripped
+ * binary if it has one, else from its own tables. */
+static int demangled_symbols(const char *path, bool stripped, const char *spec,
+			     struct elfsym **syms)
 {
-	struct elfsym *syms;
+	int n = 0, dfd = stripped ? dw_debug_fd(path) : -1;
+
+	if (dfd >= 0) {
+		char name[64];
+		snprintf(name, sizeof(name), "/proc/self/fd/%d", dfd);
+		n = elfsym_match_demangled(path, name, spec, syms);
+		close(dfd);
+	}
+	return n > 0 ? n : elfsym_match_demangled(path, NULL, spec, syms);
+}
+
+/* Functions of the binary named by spec: a C++ or Rust name (cxx) by
+ * their demangled names; another by their names as the ELF file has them,
+ * then, if none has that name, by demangled ones (bpftrace's "foo" is
+ * every overload foo(), foo(int)). */
+static int find_symbols(struct pctx *c, const char *spec, bool cxx, bool stripped,
+			struct elfsym **syms)
+{
+	int n = 0;
+
+	if (!cxx) {
+		/* a stripped binary's own .dynsym has only what it exports */
+		n = stripped ? debug_symbols(c->p->path, spec, syms) : 0;
+		if (n <= 0)   /* none there, or the debug file unreadable: the binary's own */
+			n = elfsym_match(c->p->path, spec, syms);
+		if (n != 0)
+			return n;
+		free(*syms);
+	}
+	return demangled_symbols(c->p->path, stripped, spec, syms);
+}
+
+static int symbol_sites(struct pctx *c, const char *spec, uint64_t off, bool cxx)
+{
+	struct elfsym *syms = NULL;
 	int fd = -1;
 	if (off && open_code(c, &fd))
 		return -1;
-	/* a stripped binary's own .dynsym has only what it exports */
 	bool stripped = !elfsym_has_symtab(c->p->path);
-	int n = stripped ? debug_symbols(c->p->path, spec, &syms) : 0, r = 0;
-	if (n <= 0)   /* none there, or the debug file unreadable: the binary's own */
-		n = elfsym_match(c->p->path, spec, &syms);
+	int n = find_symbols(c, spec, cxx, stripped, &syms), r = 0;
 	if (n <= 0 && fd >= 0)
 		close(fd);
 	if (n < 0)
@@ -328,14 +396,79 @@ static void body_starts(struct pctx *c)
 	}
 }
 
+/* Removes site i of p (its order kept: sites are sorted by address). */
+static void drop_site(struct probe *p, int i)
+{
+	free(p->sites[i].func);
+	dw_probe_free(p->sites[i].dw);
+	memmove(&p->sites[i], &p->sites[i + 1], sizeof(*p->sites) * (size_t)(p->nsites - i - 1));
+	p->nsites--;
+}
+
+/* The sites a wildcard (or a name of several overloads) skipped, in
+ * names (one per line): one line that counts them, -v names each. */
+static void say_skipped(struct pctx *c, int n, char *names)
+{
+	FILE *out = c->d->out ? c->d->out : stderr;
+
+	fprintf(out, "perf-run: %s: skipped %d function%s whose first instruction the kernel "
+		"cannot place a uprobe on (a LOCK, segment, VEX or EVEX prefix)%s\n", c->text, n,
+		n == 1 ? "" : "s", c->o->verbose ? "" : "; -v names them");
+	for (char *l = names, *nl; c->o->verbose && l && *l; l = nl + 1) {
+		if (!(nl = strchr(l, '\n')))
+			break;
+		*nl = 0;
+		fprintf(out, "perf-run: %s: skipped %s\n", c->text, l);
+	}
+}
+
+/* What the kernel makes of the instruction at site s of the file mapped at
+ * code (size bytes), past up to 8 NOPs it refuses, which s is moved over. */
+static enum insn_uprobe site_insn(const uint8_t *code, uint64_t size, struct probe_site *s,
+				  bool elf32)
+{
+	enum insn_uprobe k = INSN_UPROBE_NOP;
+	size_t len = 0;
+
+	for (int hops = 0; k == INSN_UPROBE_NOP && hops < 8; hops++) {
+		uint64_t n = s->offset < size ? size - s->offset : 0;
+		k = n ? insn_uprobe_check(code + s->offset, n < 16 ? (size_t)n : 16, elf32, &len)
+		      : INSN_UPROBE_OK;
+		if (k == INSN_UPROBE_NOP) {
+			s->addr += len;
+			s->offset += len;
+		}
+	}
+	return k;
+}
+
+/* The one function a spec names starts with what the kernel cannot take. */
+static int refuse_site(struct pctx *c, const struct probe_site *s, enum insn_uprobe k,
+		       const char *shown)
+{
+	if (k == INSN_UPROBE_VEX)
+		return fail(c, "the instruction at 0x%llx (%s) is VEX or EVEX-encoded (AVX), which "
+			    "the kernel's uprobes refuse or run wrongly; probe the instruction after it",
+			    (unsigned long long)s->addr, shown);
+	return fail(c, "the instruction at 0x%llx (%s) has a LOCK or segment prefix, where the "
+		    "kernel cannot place a uprobe (it would attach and never fire); probe the "
+		    "instruction after it", (unsigned long long)s->addr, shown);
+}
+
 /* Every site on an instruction the kernel's uprobes take: past a NOP they
  * refuse (the same state, one instruction on; the DWARF view stays the
- * NOP's), else refused here rather than attached never to fire. */
+ * NOP's).  A site on an instruction with a LOCK or segment prefix would
+ * attach and never fire, one on a VEX-encoded one fail the attach (of the
+ * whole uprobe_multi link), one on an EVEX-encoded one run wrongly:
+ * refused where the spec names one function, skipped (and said) where it
+ * names several, so that uprobe:libc:* attaches. */
 static int kernel_placeable(struct pctx *c)
 {
 	struct stat st;
 	const uint8_t *code;
-	int fd, r = 0;
+	int fd, r = 0, skipped = 0;
+	char *names = NULL;
+	size_t nlen = 0;
 
 	if (open_code(c, &fd) || fd < 0)
 		return fd < 0 ? 0 : -1;
@@ -346,27 +479,36 @@ static int kernel_placeable(struct pctx *c)
 		return 0;   /* unreadable here: the attach says why */
 	}
 	close(fd);
+	bool several = c->p->nsites > 1;
+	FILE *nf = several && c->o->verbose ? open_memstream(&names, &nlen) : NULL;
 	for (int i = 0; i < c->p->nsites && !r; i++) {
 		struct probe_site *s = &c->p->sites[i];
-		size_t len = 0;
-		enum insn_uprobe k = INSN_UPROBE_NOP;
+		enum insn_uprobe k = site_insn(code, (uint64_t)st.st_size, s, c->p->elf32);
 
-		for (int hops = 0; k == INSN_UPROBE_NOP && hops < 8; hops++) {
-			uint64_t n = s->offset < (uint64_t)st.st_size ? (uint64_t)st.st_size - s->offset : 0;
-			k = n ? insn_uprobe_check(code + s->offset, n < 16 ? (size_t)n : 16,
-					       c->p->elf32, &len)
-			      : INSN_UPROBE_OK;
-			if (k == INSN_UPROBE_NOP) {
-				s->addr += len;
-				s->offset += len;
-			}
+		if (k == INSN_UPROBE_OK)
+			continue;
+		char *dm = c->o->demangle ? dm_demangle(s->func, DM_FULL) : NULL;
+		const char *shown = dm ? dm : s->func;
+		if (!several) {
+			r = refuse_site(c, s, k, shown);
+		} else {
+			skipped++;
+			if (nf)
+				fprintf(nf, "%s at 0x%llx (%s)\n", shown, (unsigned long long)s->addr,
+					k == INSN_UPROBE_VEX ? "VEX or EVEX prefix" : "LOCK or segment prefix");
+			drop_site(c->p, i--);
 		}
-		if (k != INSN_UPROBE_OK)
-			r = fail(c, "the instruction at 0x%llx (%s) has a LOCK or segment prefix, where "
-				 "the kernel cannot place a uprobe (it would attach and never fire); "
-				 "probe the instruction after it", (unsigned long long)s->addr, s->func);
+		free(dm);
 	}
 	munmap((void *)code, (size_t)st.st_size);
+	if (nf)
+		fclose(nf);
+	if (!r && skipped && !c->p->nsites)
+		r = fail(c, "every function this matches (%d) starts with an instruction the "
+			 "kernel cannot place a uprobe on (a LOCK, segment, VEX or EVEX prefix)", skipped);
+	else if (!r && skipped)
+		say_skipped(c, skipped, names);
+	free(names);
 	return r;
 }
 
@@ -420,10 +562,55 @@ static bool symbol_plus_offset(const char *spec, char **sym, uint64_t *off)
 	return *sym && is_plain_symbol(*sym);
 }
 
+/*
+ * A function by its demangled name ("shop::Cart::total": every overload;
+ * "shop::Cart::add(int)": one; "shop::Cart::*"), after an optional "cpp:"
+ * or "c++:", with an optional +OFFS.  A lone ':' after the name would be
+ * perf probe's relative line, which needs the function's DWARF name.
+ */
+static int cxx_sites(struct pctx *c, const char *spec)
+{
+	const char *name = lang_prefix(spec) ? lang_prefix(spec) : spec;
+	char *sym = strdup(name), *plus, *end;
+	uint64_t off = 0;
+	int r;
+
+	if (!sym)
+		return fail(c, "out of memory");
+	/* "+4" at the end, not operator+ */
+	plus = strrchr(sym, '+');
+	if (plus && plus > sym && plus[-1] != '+' && isdigit((unsigned char)plus[1])) {
+		off = strtoull(plus + 1, &end, 0);
+		if (*end)
+			off = 0;
+		else
+			*plus = 0;
+	}
+	const char *lc = strrchr(sym, ':');
+	if (!*sym) {
+		r = fail(c, "missing function after '%.*s'", (int)(name - spec), spec);
+	} else if (lc && lc > sym && lc[-1] != ':' && isdigit((unsigned char)lc[1])) {
+		r = fail(c, "'%s' is a line of a C++ function, which perf-run cannot find by its "
+			 "demangled name; write FILE:LINE (perf-run -L BIN:FILE lists them)", name);
+	} else if (off && c->p->kind != PK_UPROBE) {
+		r = fail(c, "a return probe takes no offset");
+	} else {
+		r = symbol_sites(c, sym, off, true);
+		if (!r && c->o->use_args && c->p->kind == PK_UPROBE) {
+			if (!off)
+				body_starts(c);
+			alias_views(c);
+		}
+	}
+	free(sym);
+	return r;
+}
+
 static int parse_uprobe(struct pctx *c, const char *rest)
 {
 	const char *spec;
 	struct probe *p = c->p;
+	p->demangle = c->o->demangle;
 	p->path = split_bin(c, rest, &spec);
 	if (!p->path)
 		return -1;
@@ -459,6 +646,8 @@ static int parse_uprobe(struct pctx *c, const char *rest)
 			r = add_site(p, s, addr, offset);
 		else
 			r = 0;
+	} else if (probe_cxx_name(s)) {
+		r = cxx_sites(c, s);
 	} else if (is_plain_symbol(s)) {
 		/* A body that reads args wants perf probe's place after the prologue,
 		 * where DWARF locations hold; otherwise the symbol's entry, where arg0..
@@ -466,13 +655,13 @@ static int parse_uprobe(struct pctx *c, const char *rest)
 		r = -1;
 		if (c->o->use_args && p->kind == PK_UPROBE && !strpbrk(s, "*?["))
 			r = dwarf_sites(c, s, true);
-		if (r && !(r = symbol_sites(c, s, 0)) && c->o->use_args && p->kind == PK_UPROBE) {
+		if (r && !(r = symbol_sites(c, s, 0, false)) && c->o->use_args && p->kind == PK_UPROBE) {
 			body_starts(c);
 			alias_views(c);
 		}
 	} else if (p->kind == PK_UPROBE && symbol_plus_offset(s, &sym, &off)) {
 		/* With args, the DWARF view at func's address + OFFS. */
-		if (!(r = symbol_sites(c, sym, off)) && c->o->use_args)
+		if (!(r = symbol_sites(c, sym, off, false)) && c->o->use_args)
 			alias_views(c);
 	} else {
 		r = dwarf_sites(c, s, false);
@@ -482,13 +671,16 @@ static int parse_uprobe(struct pctx *c, const char *rest)
 			r = check_address(c, s, p->sites[i].addr);
 	}
 	free(sym);
-	if (!r && p->kind == PK_UPROBE)
+	/* a uretprobe is a uprobe at the entry too (it takes the return address there) */
+	if (!r && (p->kind == PK_UPROBE || p->kind == PK_URETPROBE))
 		r = kernel_placeable(c);
 	/* a wildcard that matched one function is named by it, as in bpftrace */
 	const char *fn = !r && strpbrk(s, "*?[") && p->nsites == 1 ? p->sites[0].func : s;
+	char *dm = fn != s && p->demangle ? dm_demangle(fn, DM_FULL) : NULL;
 	if (!r && asprintf(&p->name, "%s:%s:%s", p->kind == PK_URETPROBE ? "uretprobe" : "uprobe",
-			   probe_path_shown(p), fn) < 0)
+			   probe_path_shown(p), dm ? dm : fn) < 0)
 		r = -1;
+	free(dm);
 	free(s);
 	return r;
 }
@@ -783,11 +975,16 @@ const char *probe_site_name(const struct probe *p, int site, char *buf, size_t n
 {
 	if (!probe_name_per_site(p) || site < 0 || site >= p->nsites)
 		return p->name ? p->name : "";
-	if (p->kind == PK_TRACEPOINT)
+	if (p->kind == PK_TRACEPOINT) {
 		snprintf(buf, n, "tracepoint:%s", p->sites[site].func);
-	else
-		snprintf(buf, n, "%s:%s:%s", probe_kind_name(p->kind), probe_path_shown(p),
-			 p->sites[site].func);
+		return buf;
+	}
+	/* C++ and Rust functions as bpftrace 0.17 prints them in func */
+	char *dm = p->demangle && p->kind != PK_USDT ? dm_demangle(p->sites[site].func, DM_FULL)
+						      : NULL;
+	snprintf(buf, n, "%s:%s:%s", probe_kind_name(p->kind), probe_path_shown(p),
+		 dm ? dm : p->sites[site].func);
+	free(dm);
 	return buf;
 }
 
@@ -886,7 +1083,7 @@ static int parse_wp_func(struct pctx *c, const char *kind, char *head)
 		return -1;
 	if (!*p->wp_func || strpbrk(p->wp_func, "*?["))
 		return fail(c, "%s: name one function, not '%s'", kind, p->wp_func);
-	if (symbol_sites(c, p->wp_func, 0))
+	if (symbol_sites(c, p->wp_func, 0, false))
 		return -1;
 	if (p->nsites == 0)
 		return fail(c, "%s: no function matches '%s' in %s", kind, p->wp_func, p->path);

@@ -70,6 +70,7 @@ struct probe {
 	bool elf32;
 	struct probe_site *sites;
 	int nsites;
+	bool demangle;            /* probe_site_name() demangles C++ and Rust names */
 	bool unmatched;           /* kprobe pattern that matches no kernel function,
 	                           * where the script names others (missing_ok):
 	                           * skipped, as bpftrace skips it */
@@ -131,6 +132,8 @@ struct probe_opts {
 	                           * resolves with no sites (bpftrace skips it) */
 	bool unsafe;              /* --unsafe: a uprobe offset that cannot be checked,
 	                           * or is inside an instruction, is only warned about */
+	bool demangle;            /* `probe` names C++ and Rust functions demangled */
+	bool verbose;             /* -v: name the functions a wildcard skips */
 };
 
 /* Resolves one attach point.  On error reports through d (pointing at
@@ -159,6 +162,10 @@ const char *probe_perf_event_name(bool hardware, int i);
 const char *probe_site_name(const struct probe *p, int site, char *buf, size_t n);
 /* The binary as `probe` names it (path_shown, else path). */
 const char *probe_path_shown(const struct probe *p);
+/* The C++ or Rust function a uprobe SPEC names by its demangled name
+ * ("shop::Cart::total", "cpp:shop::Cart::total" without its "cpp:"), or
+ * NULL if SPEC is in perf probe's syntax. */
+const char *probe_cxx_name(const char *spec);
 /* True if the `probe` builtin differs from site to site. */
 bool probe_name_per_site(const struct probe *p);
 

@@ -114,9 +114,11 @@ struct pr_map {
  * hits skipped at sites that lack a DWARF variable the probe reads, and
  * hits skipped in calls whose entry values are unknown (they began before
  * the entry probe was attached), and hits skipped where no call site
- * gives a parameter's value (DW_OP_GNU_parameter_ref). */
+ * gives a parameter's value (DW_OP_GNU_parameter_ref), and user reads
+ * refused at a syscall's return (cg_replay.c: the memory may have changed
+ * since the kernel read it). */
 enum { PR_LOST, PR_DROPS, PR_FAULTS, PR_EXIT, PR_ABSENT, PR_NOENTRY, PR_NOCALLSITE,
-       PR_NCOUNTERS };
+       PR_RP_REFUSED, PR_NCOUNTERS };
 /* After them, slot PR_NCOUNTERS + i: the failed updates of maps[i] (full),
  * which each print of the map says as it happens. */
 
@@ -145,6 +147,8 @@ struct program {
 	char *counters_map_name;  /* ".bss", one u64 array indexed by PR_LOST.. */
 	const struct source *src; /* for verifier messages */
 	bool no_exit_print;       /* config print_maps_on_exit = false: no maps at exit */
+	bool no_demangle;         /* --no-demangle, config cpp_demangle = false or
+				   * BPFTRACE_NO_CPP_DEMANGLE=1: user symbols as in the ELF */
 	bool lean_btf;            /* no line info (too many probes and maps, cg_emit.c) */
 	const char *keep_debug;   /* a lean compile keeps this program's line info */
 };
@@ -184,7 +188,22 @@ struct pr_uw_key { uint64_t dev, ino; };
 #define PR_UW_VDSO_INO 1
 /* lo == hi: an object without rows (its frame pointers are followed);
  * lo > hi: its rows did not fit in the rows map (PR_UW_PC_NOROOM). */
-struct pr_uw_obj { uint32_t lo, hi; };
+struct pr_uw_obj { uint32_t lo, hi, tag, pad; };
+/* Each pc of a CFI ustack carries its object's tag (1.. PR_UW_MAX_OBJS,
+ * the runtime's numbering; 0: anonymous memory, the vDSO, or not found)
+ * above the user address space, so that a frame is named from the object
+ * it ran in, not from whatever is mapped at its address when it is
+ * printed (a library dlclose'd and another mapped there). */
+#define PR_UW_TAG_SHIFT 48
+static inline int pr_uw_is_note(uint64_t pc) { return pc >= 0xffffffffffffff00ull; }
+static inline uint64_t pr_uw_addr(uint64_t pc)
+{
+	return pr_uw_is_note(pc) ? pc : pc & ((1ull << PR_UW_TAG_SHIFT) - 1);
+}
+static inline unsigned pr_uw_tag(uint64_t pc)
+{
+	return pr_uw_is_note(pc) ? 0 : (unsigned)(pc >> PR_UW_TAG_SHIFT);
+}
 /* offsets in the ucontext of the signal frame: uc_mcontext's rbp, rsp, rip */
 #define PR_UW_SIG_RBP 120
 #define PR_UW_SIG_RSP 160
@@ -246,6 +265,7 @@ struct pr_compile_opts {
 	int verbose;
 	const char *keep_debug;   /* program name: keeps its line info even in a lean
 				   * compile (to place a verifier rejection, loader.h) */
+	bool no_demangle;         /* --no-demangle: C++ and Rust names as mangled */
 };
 
 #define PR_DUMP_AST    1u

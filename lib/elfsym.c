@@ -21,6 +21,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "lib/demangle.h"
+
 struct elf_file {
 	int fd;
 	Elf *elf;
@@ -252,8 +254,18 @@ static int loads_offset(const struct loads *l, uint64_t addr, uint64_t *offset)
 	return -1;
 }
 
+/* A pattern over demangled names (elfsym_match_demangled): spaces
+ * removed, as from each name it is compared with. */
+struct dmpat {
+	char *pat;
+	bool params;              /* has "(...)": compared with whole names */
+	bool literal;             /* no wildcard: strcmp */
+	char need[80];            /* "5total": in every mangled name that can match */
+};
+
 struct collector {
 	const char *pattern;
+	const struct dmpat *dm;   /* match demangled names, not names */
 	bool literal;
 	size_t prefix;            /* pattern's length before its first wildcard */
 	bool every;               /* keep same-named symbols (statics of several units) */
@@ -287,8 +299,111 @@ static int co_add(struct collector *co, const char *name, const Elf64_Sym *sym)
 
 /* Whether name matches: a literal compares, a pattern is tried only on
  * names that start with its literal prefix (fnmatch is the slow part). */
+static void strip_spaces(char *s)
+{
+	char *o = s;
+
+	for (; *s; s++)
+		if (*s != ' ')
+			*o++ = *s;
+	*o = 0;
+}
+
+static bool dm_cmp(const struct dmpat *p, const char *s)
+{
+	return p->literal ? !strcmp(p->pat, s) : !fnmatch(p->pat, s, 0);
+}
+
+/* The end of a template argument list that s ends with ("f<int>"), or
+ * NULL: where "f" ends. */
+static char *template_args(char *s)
+{
+	size_t n = strlen(s);
+	int depth = 0;
+
+	if (!n || s[n - 1] != '>')
+		return NULL;
+	for (size_t i = n; i-- > 0;) {
+		depth += s[i] == '>' ? 1 : s[i] == '<' ? -1 : 0;
+		if (!depth)
+			return i ? s + i : NULL;
+	}
+	return NULL;
+}
+
+/* A pattern with parameters against a whole name d (spaces removed):
+ * also without the return type a template has (sh, perf's short name, is
+ * where its name starts) and without the qualifiers after the parameters
+ * ("f()" is "f() const"). */
+static bool dm_match_whole(const struct dmpat *p, char *d, const char *sh)
+{
+	const char *at = sh ? strstr(d, sh) : NULL;
+	char *close = strrchr(d, ')');
+
+	if (dm_cmp(p, d) || (at && at != d && dm_cmp(p, at)))
+		return true;
+	if (!close || !close[1])
+		return false;
+	close[1] = 0;
+	return dm_cmp(p, d) || (at && at != d && dm_cmp(p, at));
+}
+
+/* A Rust v0 method of an inherent impl, "<krate::Cart>::add", as the path
+ * a user writes, "krate::Cart::add" (in place); false if s is not one
+ * (a trait impl "<T as Trait>::f" keeps its brackets). */
+static bool rust_inherent(char *s)
+{
+	int depth = 0;
+	size_t i = 0;
+
+	if (s[0] != '<')
+		return false;
+	for (; s[i]; i++) {
+		depth += s[i] == '<' ? 1 : s[i] == '>' ? -1 : 0;
+		if (!depth)
+			break;
+	}
+	if (!s[i] || strncmp(s + i + 1, "::", 2) || memmem(s, i, " as ", 4))
+		return false;
+	memmove(s + i, s + i + 1, strlen(s + i + 1) + 1);
+	memmove(s, s + 1, strlen(s + 1) + 1);
+	return true;
+}
+
+/* A mangled name against a pattern of demangled ones: perf's short name
+ * without parameters in the pattern (all overloads; a template's
+ * instances also by the name without their arguments: "shop::twice"),
+ * else the whole name (dm_match_whole). */
+static bool dm_match(const struct dmpat *p, const char *name)
+{
+	if (!dm_is_mangled(name) || (p->need[0] && !strstr(name, p->need)))
+		return false;
+	char *sh = dm_demangle(name, DM_SHORT), *d = NULL, *targs;
+	bool ok = false;
+
+	if (sh && name[1] == 'R' && !p->params && !dm_cmp(p, sh))
+		rust_inherent(sh);
+	if (sh)
+		strip_spaces(sh);
+	if (!p->params && sh) {
+		ok = dm_cmp(p, sh);
+		if (!ok && (targs = template_args(sh))) {
+			*targs = 0;
+			ok = dm_cmp(p, sh);
+		}
+	} else if (p->params && (d = dm_demangle(name, DM_FULL))) {
+		strip_spaces(d);
+		ok = dm_match_whole(p, d, sh);
+	}
+	free(sh);
+	free(d);
+	return ok;
+}
+
 static bool co_match(const struct collector *co, const char *name)
 {
+	if (co->dm)
+		return dm_match(co->dm, name);
 	if (co->literal)
 		return !strcmp(name, co->pattern);
 	return !strncmp(name, co->pattern, co->prefix) && !fnmatch(co->pattern, name, 0);
@@ -371,7 +486,7 @@ static int collect(Elf *elf, Elf_Scn *scn, struct collector *co)
 	if (in_place && cnt > data->d_size / sizeof(*syms))
 		cnt = data->d_size / sizeof(*syms);
 	int rc = 0;
-	if (in_place && co->literal && sh.sh_type == SHT_DYNSYM &&
+	if (in_place && co->literal && !co->dm && sh.sh_type == SHT_DYNSYM &&
 	    collect_hashed(elf, elf_ndxscn(scn), syms, cnt, strs, co, &rc))
 		return rc;
 	for (size_t i = 0; i < cnt && !rc; i++) {
@@ -384,10 +499,10 @@ static int collect(Elf *elf, Elf_Scn *scn, struct collector *co)
 }
 
 static int match(const char *path, const char *symfile, const char *pattern, bool every,
-		 struct elfsym **out)
+		 const struct dmpat *dm, struct elfsym **out)
 {
 	struct collector co = { .pattern = pattern, .literal = !strpbrk(pattern, "*?["),
-				.prefix = strcspn(pattern, "*?[\\"), .every = every };
+				.prefix = strcspn(pattern, "*?[\\"), .every = every, .dm = dm };
 	struct elf_file ef, df;
 	int rc = 0;
 
@@ -428,18 +543,59 @@ static int match(const char *path, const char *symfile, const char *pattern, boo
 
 int elfsym_match(const char *path, const char *pattern, struct elfsym **out)
 {
-	return match(path, NULL, pattern, false, out);
+	return match(path, NULL, pattern, false, NULL, out);
 }
 
 int elfsym_match_debug(const char *path, const char *symfile, const char *pattern,
 		       struct elfsym **out)
 {
-	return match(path, symfile, pattern, false, out);
+	return match(path, symfile, pattern, false, NULL, out);
 }
 
 int elfsym_every(const char *path, struct elfsym **out)
 {
-	return match(path, NULL, "*", true, out);
+	return match(path, NULL, "*", true, NULL, out);
+}
+
+/* The last name of a pattern's scope chain as the mangled name spells it
+ * ("shop::Cart::total(int)" -> "5total"), when it is a plain identifier:
+ * a cheap test before demangling.  Empty otherwise (operators,
+ * destructors, wildcards). */
+static void dm_need(const char *pat, char *need, size_t n)
+{
+	const char *end = pat + strcspn(pat, "(<"), *start = end;
+
+	need[0] = 0;
+	while (start > pat && start[-1] != ':')
+		start--;
+	if (end == start || (size_t)(end - start) > n - 8)
+		return;
+	for (const char *q = start; q < end; q++)
+		if (!(*q == '_' || (*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z') ||
+		      (*q >= '0' && *q <= '9')))
+			return;
+	if (!strncmp(start, "operator", 8))
+		return;
+	snprintf(need, n, "%d%.*s", (int)(end - start), (int)(end - start), start);
+}
+
+int elfsym_match_demangled(const char *path, const char *symfile, const char *pattern,
+			   struct elfsym **out)
+{
+	struct dmpat dm = { .pat = strdup(pattern) };
+
+	if (!dm.pat) {
+		*out = NULL;
+		errno = ENOMEM;
+		return -1;
+	}
+	strip_spaces(dm.pat);
+	dm.params = strchr(dm.pat, '(') != NULL;
+	dm.literal = !strpbrk(dm.pat, "*?[");
+	dm_need(dm.pat, dm.need, sizeof(dm.need));
+	int n = match(path, symfile, "*", false, &dm, out);
+	free(dm.pat);
+	return n;
 }
 
 bool elfsym_has_symtab(const char *path)

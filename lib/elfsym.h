@@ -26,6 +26,14 @@ int elfsym_match(const char *path, const char *pattern, struct elfsym **out);
  * stripped binary) instead of path's own; NULL symfile: elfsym_match(). */
 int elfsym_match_debug(const char *path, const char *symfile, const char *pattern,
 		       struct elfsym **out);
+/* The same over demangled names (lib/demangle.h), of symbol table symfile
+ * if not NULL (as elfsym_match_debug): a pattern without parameters
+ * matches perf's short name, all overloads ("shop::Cart::total", "shop::*"),
+ * one with them the whole name, with or without a template's return type
+ * ("shop::Cart::add(int)", "shop::Cart::total() const"); spaces do not
+ * count.  Names stay mangled in *out. */
+int elfsym_match_demangled(const char *path, const char *symfile, const char *pattern,
+			   struct elfsym **out);
 /* Every defined function symbol, same-named ones (static functions of
  * several units) each kept, sorted by address; as elfsym_match otherwise. */
 int elfsym_every(const char *path, struct elfsym **out);

@@ -21,11 +21,12 @@ FUZZ_TARGETS := frontend probe elf
 # .eh_frame walk too.
 FUZZ_SRCS    := $(filter-out compiler/codegen.c compiler/cg_%.c compiler/compile.c,\
 	$(wildcard lib/*.c compiler/*.c)) runtime/unwind.c
-FUZZ_OBJS    := $(FUZZ_SRCS:%.c=$(FUZZ_DIR)/obj/%.o)
+FUZZ_OBJS    := $(FUZZ_SRCS:%.c=$(FUZZ_DIR)/obj/%.o) $(CXX_SRCS:%.cc=$(FUZZ_DIR)/obj/%.o)
+FUZZ_CXX     ?= clang++-19
 FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=undefined \
 	-fno-omit-frame-pointer
 FUZZ_CFLAGS  := -std=gnu11 -g -O1 -MMD -MP -Wall -Wextra -Wno-unused-parameter $(FUZZ_SAN) -I. $(LLVM_CFLAGS)
-FUZZ_LIBS    := -lbpf -ldw -lelf -lz -lpthread $(CLANG_LIBS) $(LLVM_LIBS)
+FUZZ_LIBS    := -lbpf -ldw -lelf -lz -lpthread $(CLANG_LIBS) $(LLVM_LIBS) -lstdc++
 # fuzz_elf's seeds: test programs with CFI, DWARF location lists and USDT
 # notes (an ELF file is larger than a script: max_len 65536 for it).
 FUZZ_ELF_SEEDS := tests/progs/unwind_o2 tests/progs/dwarf_opt tests/progs/sdt_tick \
@@ -45,6 +46,11 @@ $(FUZZ_DIR)/obj/%.o: %.c
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
 
+$(FUZZ_DIR)/obj/%.o: %.cc
+	@mkdir -p $(@D)
+	$(FUZZ_CXX) -std=c++17 -g -O1 -MMD -MP -Wall -Wextra -fno-exceptions -fno-rtti $(FUZZ_SAN) \
+		-I. $(LLVM_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
+
 # syscalls.c includes the table the Makefile generates from the C library.
 $(FUZZ_DIR)/obj/lib/sysnames.o: $(BUILD)/gen/sysnums.h
 $(FUZZ_DIR)/obj/lib/sysnames.o: FUZZ_CFLAGS += -I$(BUILD)/gen
@@ -53,7 +59,7 @@ $(FUZZ_DIR)/fuzz_%: $(FUZZ_DIR)/obj/fuzz/fuzz_%.o $(FUZZ_OBJS)
 	$(FUZZ_CC) $(FUZZ_SAN) -fsanitize=fuzzer -o $@ $^ $(FUZZ_LIBS)
 
 # The replay driver with gcc's ASan objects of the same modules.
-$(FUZZ_DIR)/replay_%: fuzz/replay.c fuzz/fuzz_%.c $(FUZZ_SRCS:%.c=$(BUILD)/asan/obj/%.o)
+$(FUZZ_DIR)/replay_%: fuzz/replay.c fuzz/fuzz_%.c $(FUZZ_SRCS:%.c=$(BUILD)/asan/obj/%.o) $(ASAN_CXX_OBJS)
 	@mkdir -p $(@D)
 	$(CC) -std=gnu11 $(WARN) -g $(ASAN_FLAGS) -I. -o $@ $^ $(FUZZ_LIBS)
 

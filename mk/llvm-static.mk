@@ -35,6 +35,8 @@ LLVM_STATIC_LIBS = $(shell $(LLVM_CONFIG) --ldflags 2>/dev/null) -Wl,--start-gro
 	-Wl,--end-group -Wl,-Bstatic -lstdc++ -Wl,-Bdynamic -lrt -ldl -lm
 
 $(BUILD)/perf-run: LLVM_LIBS = $(LLVM_STATIC_LIBS)
+# libstdc++ is already in LLVM_STATIC_LIBS, static: not again as a shared one
+$(BUILD)/perf-run: CXX_LIBS =
 STATIC_SYSLIBS ?= 1
 ifeq ($(STATIC_SYSLIBS),1)
 $(BUILD)/perf-run: SYS_LIBS = -Wl,-Bstatic -lbpf -ldw -lelf -lz -llzma -lbz2 -lzstd -Wl,-Bdynamic

@@ -77,3 +77,33 @@ tests/progs/rebuilt_b: tests/progs/rebuilt.c
 	$(CC) $(PROG_CFLAGS) -O2 -fomit-frame-pointer -DREBUILT_B -o $@ $<
 progs: tests/progs/rebuilt_b
 CLEAN_EXTRA += tests/progs/rebuilt_b
+
+# cxx_shop: C++ names (namespaces, overloads, const methods, templates)
+# for demangling, built with g++ as the C programs are with gcc.
+tests/progs/cxx_shop: tests/progs/cxx_shop.cc
+	$(CXX) $(PROG_CFLAGS) -o $@ $<
+progs: tests/progs/cxx_shop
+CLEAN_EXTRA += tests/progs/cxx_shop
+
+# rust_names and rust_names_v0: Rust names, rustc's legacy mangling and v0.
+# rustc is a test peer (make deps installs it); without it neither is
+# built and their cases in tests/runtime/cxx.test skip, saying why.
+RUSTC_FLAGS = -g -C opt-level=1 -C force-frame-pointers=yes
+tests/progs/rust_names: tests/progs/rust_names.rs
+	@rustc $(RUSTC_FLAGS) -o $@ $< 2>/dev/null || echo "rust_names: no rustc (make deps installs it): Rust tests skip"
+tests/progs/rust_names_v0: tests/progs/rust_names.rs
+	@rustc $(RUSTC_FLAGS) -C symbol-mangling-version=v0 -o $@ $< 2>/dev/null || \
+		echo "rust_names_v0: no rustc (make deps installs it): Rust tests skip"
+progs: tests/progs/rust_names tests/progs/rust_names_v0
+CLEAN_EXTRA += tests/progs/rust_names tests/progs/rust_names_v0
+
+# swapper dlopen()s libswap.so then libswap_b.so (other functions at the
+# same offsets) at one address, in turns.
+tests/progs/libswap.so: tests/progs/libswap.so.c
+	$(CC) $(PROG_CFLAGS) -shared -fPIC -o $@ $<
+tests/progs/libswap_b.so: tests/progs/libswap.so.c
+	$(CC) $(PROG_CFLAGS) -DSWAP_B -shared -fPIC -o $@ $<
+tests/progs/swapper: tests/progs/swapper.c
+	$(CC) $(PROG_CFLAGS) -o $@ $< -ldl
+progs: tests/progs/libswap_b.so
+CLEAN_EXTRA += tests/progs/libswap_b.so

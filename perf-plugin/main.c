@@ -23,6 +23,7 @@
 #include "lib/elfsym.h"
 #include "compiler/program.h"
 #include "runtime/child.h"
+#include "runtime/exporter.h"
 #include "compiler/list.h"
 #include "runtime/privilege.h"
 #include "runtime/run.h"
@@ -38,7 +39,7 @@ struct opts {
 	char **cmd_argv;          /* after -- */
 	const char *out;          /* -o */
 	enum rt_format format;
-	bool quiet, unsafe, list, version, help, dry_run;
+	bool quiet, unsafe, list, version, help, dry_run, no_demangle;
 	int verbose;
 	unsigned dump;
 	const char *list_pat;
@@ -48,9 +49,12 @@ struct opts {
 	char **named;     /* --name[=value] after "--", for getopt() (newer bpftrace) */
 	int nnamed;
 	char **argv;      /* as perf-run was run, for perf.data's cmdline */
+	const char *listen;       /* --listen ADDR:PORT */
+	uint32_t max_series;      /* --max-series */
 };
 
-enum { OPT_UNSAFE = 256, OPT_DUMP, OPT_VERSION, OPT_DRY_RUN };
+enum { OPT_UNSAFE = 256, OPT_DUMP, OPT_VERSION, OPT_DRY_RUN, OPT_NO_DEMANGLE, OPT_LISTEN,
+       OPT_MAX_SERIES };
 
 /* The option table, in the order --help prints it. */
 static const struct opt_help {
@@ -70,6 +74,9 @@ static const struct opt_help {
 	{ { "list", optional_argument, NULL, 'l' }, "l", "[PATTERN]", "list probes (all types, or TYPE:PATTERN, uprobe:BIN:FUNC*)" },
 	{ { "lines", required_argument, NULL, 'L' }, "L", "BIN:SPEC", "probeable lines, as perf probe -L" },
 	{ { "vars", required_argument, NULL, 'V' }, "V", "BIN:SPEC", "variables at a probe point, as perf probe -V" },
+	{ { "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE }, NULL, NULL, "C++ and Rust names as mangled in the binary (as perf's --no-demangle)" },
+	{ { "listen", required_argument, NULL, OPT_LISTEN }, NULL, "ADDR:PORT", "serve the maps as Prometheus metrics at http://ADDR:PORT/metrics" },
+	{ { "max-series", required_argument, NULL, OPT_MAX_SERIES }, NULL, "N", "--listen: at most N keys of each map (10000)" },
 	{ { "version", no_argument, NULL, OPT_VERSION }, NULL, NULL, "print the version" },
 	{ { "help", no_argument, NULL, 'h' }, "h", NULL, "this help" },
 };
@@ -134,6 +141,35 @@ static int parse_format(struct opts *o, const char *arg)
 	return -1;
 }
 
+/* --listen's address is checked here, before anything is compiled. */
+static int parse_listen(struct opts *o, const char *arg)
+{
+	struct sockaddr_storage sa;
+	socklen_t len;
+	char err[256];
+
+	if (ex_parse_addr(arg, &sa, &len, err, sizeof(err))) {
+		fprintf(stderr, "perf-run: %s\n", err);
+		return -1;
+	}
+	o->listen = arg;
+	return 0;
+}
+
+static int parse_max_series(struct opts *o, const char *arg)
+{
+	char *end;
+	unsigned long n = strtoul(arg, &end, 10);
+
+	if (*end || !*arg || arg[0] == '-' || n == 0 || n > UINT32_MAX) {
+		fprintf(stderr, "perf-run: --max-series takes a number of keys from 1, not '%s'\n",
+			arg);
+		return -1;
+	}
+	o->max_series = (uint32_t)n;
+	return 0;
+}
+
 static int parse_one(struct opts *o, int c, const char *arg)
 {
 	char *end;
@@ -149,7 +185,10 @@ static int parse_one(struct opts *o, int c, const char *arg)
 	case OPT_UNSAFE: o->unsafe = true; break;
 	case OPT_VERSION: o->version = true; break;
 	case OPT_DRY_RUN: o->dry_run = true; break;
+	case OPT_NO_DEMANGLE: o->no_demangle = true; break;
 	case OPT_DUMP: return parse_dump(arg, &o->dump);
+	case OPT_LISTEN: return parse_listen(o, arg);
+	case OPT_MAX_SERIES: return parse_max_series(o, arg);
 	case 'l':
 		o->list = true;
 		o->list_pat = arg;
@@ -231,7 +270,10 @@ static int parse_args(int argc, char **argv, struct opts *o)
 
 static int do_list(const struct opts *o)
 {
-	return ls_list(stdout, o->list_pat, o->pid, o->verbose > 0);
+	/* bpftrace 0.17's variable turns demangling off for -l as well */
+	const char *env = getenv("BPFTRACE_NO_CPP_DEMANGLE");
+	bool off = o->no_demangle || (env && (!strcmp(env, "1") || !strcmp(env, "true")));
+	return ls_list(stdout, o->list_pat, o->pid, o->verbose > 0, !off);
 }
 
 /* -L / -V: "BIN:SPEC" (an optional "uprobe:" in front), or SPEC alone with -p. */
@@ -242,6 +284,8 @@ static int do_dwarf_list(const struct opts *o)
 	if (!strncmp(arg, "uprobe:", 7))
 		arg += 7;
 	char *copy = strdup(arg), *colon = strchr(copy, ':');
+	if (colon && colon[1] == ':')   /* a C++ scope, not BIN: */
+		colon = NULL;
 	if (colon && (*colon = 0, (bin = elfsym_find_binary(copy, o->pid)) != NULL)) {
 		spec = colon + 1;
 	} else {
@@ -255,10 +299,8 @@ static int do_dwarf_list(const struct opts *o)
 	int r = -1;
 	if (!bin)
 		snprintf(err, sizeof(err), "give the binary: -%c BIN:SPEC", o->lines_spec ? 'L' : 'V');
-	else if (o->lines_spec)
-		r = dw_list_lines(stdout, bin, spec, err, sizeof(err));
 	else
-		r = dw_list_vars(stdout, bin, spec, false, err, sizeof(err));
+		r = ls_dwarf(stdout, bin, spec, o->lines_spec != NULL, err, sizeof(err));
 	if (r)
 		fprintf(stderr, "perf-run: %s\n", err);
 	free(bin);
@@ -465,6 +507,7 @@ static int run(const struct opts *o, double start)
 		.params = o->params, .nparams = o->nparams, .unsafe = o->unsafe,
 		.named = o->named, .nnamed = o->nnamed,
 		.has_child = cp != NULL, .dump = o->dump, .verbose = o->verbose,
+		.no_demangle = o->no_demangle,
 	};
 	struct diag d;
 	diag_init(&d, &src, stderr);
@@ -486,6 +529,7 @@ static int run(const struct opts *o, double start)
 		.pid = pid, .child = cp, .start_ms = start, .dry_run = o->dry_run,
 		.recompile = recompile, .recompile_arg = &(struct recompile){ &src, &co },
 		.prof_fd = prof_fd, .prof_path = o->out, .cmdline = o->argv,
+		.listen = o->listen, .max_series = o->max_series,
 	};
 	ret = rt_run(p, &ro, &d);
 	pr_program_free(p);

@@ -4,7 +4,8 @@
 # Installed as /usr/share/bash-completion/completions/perf-run.
 
 _perf_run_opts='-e --expr -p --pid -c --cmd -o --output -f --format -q --quiet
--v --verbose --unsafe --dump -l --list -L --lines -V --vars --version -h --help'
+-v --verbose --unsafe --dump -l --list -L --lines -V --vars --version -h --help --no-demangle
+--listen --max-series'
 
 _perf_run_probes()
 {
@@ -66,6 +67,10 @@ _perf_run()
 		;;
 	-c | --cmd)
 		mapfile -t COMPREPLY < <(compgen -c -- "$cur")
+		return
+		;;
+	--listen | --max-series)   # an address, a number: nothing to offer
+		COMPREPLY=()
 		return
 		;;
 	-o | --output | -L | --lines | -V | --vars)

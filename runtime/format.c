@@ -223,11 +223,18 @@ static void fmt_name(struct fmt_buf *b, const char *name)
 	fmt_escaped(b, name, strlen(name), false);
 }
 
+const char *fmt_symname(const struct fmt_ctx *c, const char *name, bool perf_form)
+{
+	return c && c->demangle && c->sym ? sym_demangled(c->sym, name, perf_form) : name;
+}
+
 static void fmt_perf_frame(struct fmt_buf *b, const struct type *t, pid_t pid, uint64_t ip,
 			   const char *name, uint64_t off, const struct fmt_ctx *c)
 {
 	const char *mod = t->is_user && c->sym ? sym_user_module(c->sym, pid, ip) : NULL;
 
+	if (t->is_user)
+		ip = pr_uw_addr(ip);   /* without its object's tag */
 	fmt_addf(b, "\t%llx ", (unsigned long long)ip);
 	if (name) {
 		fmt_name(b, name);
@@ -250,18 +257,21 @@ static const char *fmt_base(const char *path)
  * perf's lines "\tADDR name+OFF (inlined)" and its line below, as perf
  * script -F +srcline prints it (the offset is the containing symbol's). */
 static void fmt_inlined(struct fmt_buf *b, const struct type *t, uint64_t ip,
-			const struct sym_frame *f, uint64_t off, bool lines, int indent)
+			const struct sym_frame *f, uint64_t off, bool lines, int indent,
+			const struct fmt_ctx *c)
 {
+	const char *name = fmt_symname(c, f->name, false);
+
 	if (t->perf_mode) {
-		fmt_addf(b, "\t%llx ", (unsigned long long)ip);
-		fmt_name(b, f->name);
+		fmt_addf(b, "\t%llx ", (unsigned long long)(t->is_user ? pr_uw_addr(ip) : ip));
+		fmt_name(b, name);
 		fmt_addf(b, "+%llu (inlined)\n", (unsigned long long)off);
 		if (f->file[0])
 			fmt_addf(b, "  %s:%d\n", fmt_base(f->file), f->line);
 		return;
 	}
 	fmt_addf(b, "%*s", indent, "");
-	fmt_name(b, f->name);
+	fmt_name(b, name);
 	fmt_puts(b, " [inlined]");
 	if (lines && f->file[0])
 		fmt_addf(b, " (%s:%d)", f->file, f->line);
@@ -309,25 +319,26 @@ static void fmt_stack(struct fmt_buf *b, const struct type *t, uint64_t v,
 		if (c->sym)
 			name = t->is_user ? sym_user(c->sym, pid, ips[i], &off)
 					  : sym_kernel(c->sym, ips[i], &off);
+		const char *shown = name && t->is_user ? fmt_symname(c, name, false) : name;
 		/* functions inlined there, from DWARF; a caller's at its call */
 		struct sym_frame inl[FMT_MAX_INLINED + 1];
 		int ni = name && t->is_user ?
 			 sym_user_inlined(c->sym, pid, ips[i] - (i > 0), inl, FMT_MAX_INLINED + 1) : -1;
 		bool lines = c->src_lines || t->perf_mode;
 		for (int k = 0; k < ni; k++)
-			fmt_inlined(b, t, ips[i], &inl[k], off, lines, indent);
+			fmt_inlined(b, t, ips[i], &inl[k], off, lines, indent, c);
 		if (t->perf_mode) {
-			fmt_perf_frame(b, t, pid, ips[i], name, off, c);
+			fmt_perf_frame(b, t, pid, ips[i], shown, off, c);
 			if (ni >= 0 && inl[ni].file[0])
 				fmt_addf(b, "  %s:%d\n", fmt_base(inl[ni].file), inl[ni].line);
 			continue;
 		}
 		fmt_addf(b, "%*s", indent, "");
 		if (name) {
-			fmt_name(b, name);
+			fmt_name(b, shown);
 			fmt_addf(b, "+%llu", (unsigned long long)off);
 		} else
-			fmt_addf(b, "0x%llx", (unsigned long long)ips[i]);
+			fmt_addf(b, "0x%llx", (unsigned long long)(t->is_user ? pr_uw_addr(ips[i]) : ips[i]));
 		int line = 0;
 		const char *file = c->src_lines && c->sym && t->is_user ?
 				   (ni >= 0 && inl[ni].file[0] ? (line = inl[ni].line, inl[ni].file)
@@ -363,7 +374,7 @@ static void fmt_sym(struct fmt_buf *b, const struct type *t, const void *p,
 		name = t->kind == T_USYM ? sym_user(c->sym, (pid_t)pid, addr, &off)
 					 : sym_kernel(c->sym, addr, &off);
 	if (name)
-		fmt_name(b, name);
+		fmt_name(b, t->kind == T_USYM ? fmt_symname(c, name, false) : name);
 	else
 		fmt_addf(b, "0x%llx", (unsigned long long)addr);
 }

@@ -39,7 +39,13 @@ struct fmt_ctx {
 	const struct program *prog; /* names PR_SITE_TAG symbols; may be NULL */
 	bool key;          /* a map key: structs as {.a=1,.p=0x10}, as bpftrace 0.17 */
 	bool gdb_ptrs;     /* print(args): struct members that are pointers in hex (0x0) */
+	bool demangle;     /* user symbols' C++ and Rust names demangled (not --no-demangle) */
 };
+
+/* A user symbol's name as c prints it: demangled in bpftrace's whole form
+ * (ustack, usym, func), or perf's short one (perf_form: folded stacks),
+ * unless c->demangle is off or c has no symbols. */
+const char *fmt_symname(const struct fmt_ctx *c, const char *name, bool perf_form);
 
 /* The map that holds the frames of stack type t's ids (-1 if none). */
 int fmt_stack_fd(const struct fmt_ctx *c, const struct type *t);

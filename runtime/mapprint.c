@@ -869,16 +869,18 @@ static void mp_fold_stack(struct fmt_buf *b, const struct type *t, const void *p
 			name = t->is_user ? sym_user(c->sym, pid, ips[i], &off)
 					  : sym_kernel(c->sym, ips[i], &off);
 		if (!name) {
-			snprintf(hex, sizeof(hex), "0x%llx", (unsigned long long)ips[i]);
+			snprintf(hex, sizeof(hex), "0x%llx",
+				 (unsigned long long)(t->is_user ? pr_uw_addr(ips[i]) : ips[i]));
 			name = hex;
 		}
-		mp_fold_frame(b, name);
+		/* perf's names (shop::Cart::total), as perf script folds them */
+		mp_fold_frame(b, name != hex && t->is_user ? fmt_symname(c, name, true) : name);
 		/* then the functions inlined there, outermost first */
 		struct sym_frame inl[FMT_MAX_INLINED + 1];
 		int ni = c->sym && t->is_user && name != hex ?
 			 sym_user_inlined(c->sym, pid, ips[i] - (i > 0), inl, FMT_MAX_INLINED + 1) : 0;
 		while (ni-- > 0)
-			mp_fold_frame(b, inl[ni].name);
+			mp_fold_frame(b, fmt_symname(c, inl[ni].name, true));
 	}
 }
 

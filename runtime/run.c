@@ -23,6 +23,7 @@
 #include "child.h"
 #include "detach.h"
 #include "events.h"
+#include "exporter.h"
 #include "loader.h"
 #include "mapprint.h"
 #include "mapwalk.h"
@@ -81,6 +82,7 @@ struct rt {
 	void *counters;    /* the program's .bss, mapped read-only; NULL if none */
 	size_t counters_len;
 	int wd;            /* the watchdog's pipe (watchdog.h), -1 if none */
+	struct exporter *ex;   /* --listen (exporter.h), NULL if not */
 };
 
 static double rt_now_ms(void)
@@ -405,19 +407,22 @@ static int rt_poll_ms(const struct rt *r)
 static int rt_wait(struct rt *r, int timeout_ms)
 {
 	const struct child *c = r->o->child;
-	struct pollfd pf[4] = {
+	struct pollfd pf[5] = {
 		{ .fd = rt_wake[0], .events = POLLIN },
 		{ .fd = r->rb ? ring_buffer__epoll_fd(r->rb) : -1, .events = POLLIN },
 		{ .fd = c && !c->exited ? c->pidfd : -1, .events = POLLIN },   /* its exit */
 		{ .fd = uw_poll_fd(r->uw), .events = POLLIN },   /* objects ustack met unread */
+		{ .fd = ex_fd(r->ex), .events = POLLIN },   /* --listen's connections */
 	};
 	char buf[64];
 
-	poll(pf, 4, timeout_ms);   /* fds of -1 are left out */
+	poll(pf, 5, ex_timeout(r->ex, timeout_ms));   /* fds of -1 are left out */
 	while (rt_wake[0] >= 0 && read(rt_wake[0], buf, sizeof(buf)) > 0)
 		;
 	uw_poll(r->uw);
-	return r->rb ? ring_buffer__consume(r->rb) : 0;
+	int n = r->rb ? ring_buffer__consume(r->rb) : 0;
+	ex_run(r->ex, pf[4].revents != 0);   /* after the records: a scrape never delays them */
+	return n;
 }
 
 static void rt_loop(struct rt *r)
@@ -555,6 +560,10 @@ static void rt_report_losses(struct rt *r)
 	if (faults)
 		fprintf(stderr, "%llu memory read%s failed (read as 0, strings as \"\")\n",
 			(unsigned long long)faults, faults == 1 ? "" : "s");
+	if (c[PR_RP_REFUSED])
+		fprintf(stderr, "%llu of them at a system call's return, refused: another thread or "
+			"a shared mapping could have changed the memory while the call ran\n",
+			(unsigned long long)c[PR_RP_REFUSED]);
 	if (c[PR_ABSENT])
 		fprintf(stderr, "%llu hit%s skipped at sites that lack a variable the probe reads\n",
 			(unsigned long long)c[PR_ABSENT], c[PR_ABSENT] == 1 ? "" : "s");
@@ -615,12 +624,19 @@ static void rt_watch_exit(struct rt *r)
 	r->ev.flag_budget = rb ? bpf_map__max_entries(rb) : 0;
 }
 
+/* A ustack pc's object, for the symbolizer (sym_tags). */
+static bool rt_tag_key(void *arg, unsigned tag, struct pr_uw_key *k)
+{
+	return uw_tag_key(((struct rt *)arg)->uw, tag, k);
+}
+
 static int rt_setup_output(struct rt *r)
 {
 	r->map_fds = calloc((size_t)r->p->nmaps + 1, sizeof(int));
 	r->sym = sym_new();
 	if (!r->map_fds || !r->sym)
 		return -1;
+	sym_tags(r->sym, rt_tag_key, r);
 	for (int i = 0; i < r->p->nmaps; i++)
 		r->map_fds[i] = ld_map_fd(r->obj, r->p->maps[i].bpf_name);
 	r->ev = (struct ev_ctx){
@@ -629,7 +645,8 @@ static int rt_setup_output(struct rt *r)
 		.fold_perf = r->o->format == RT_FOLDED_PERF, .map_fds = r->map_fds,
 		.fc = { .sym = r->sym, .prog = r->p, .stack_fd = ld_map_fd(r->obj, r->p->stack_map_name),
 			.ustack_fd = ld_map_fd(r->obj, r->p->ustack_map_name),
-			.stack_indent = 8, .src_lines = r->o->verbose > 0 },
+			.stack_indent = 8, .src_lines = r->o->verbose > 0,
+			.demangle = !r->p->no_demangle },
 	};
 	for (int i = 0; i < FMT_MAX_FRAMES; i++) {
 		char name[32];
@@ -732,6 +749,7 @@ static void rt_let_go(struct rt *r)
 
 static void rt_cleanup(struct rt *r)
 {
+	ex_free(r->ex);   /* first: a scrape reads the maps closed below */
 	rt_detach(r, false);
 	rt_let_go(r);
 	ring_buffer__free(r->rb);
@@ -775,16 +793,32 @@ static int rt_unwind_fill(struct rt *r)
 	return -1;
 }
 
+/* --listen: bound before anything is loaded, so a port in use costs nothing. */
+static int rt_listen(struct rt *r)
+{
+	char err[256];
+
+	if (!r->o->listen)
+		return 0;
+	if (!(r->ex = ex_start(r->o->listen, r->o->max_series, r->o->verbose, err, sizeof(err)))) {
+		fprintf(stderr, "perf-run: %s\n", err);
+		return -1;
+	}
+	return 0;
+}
+
 /* Everything up to the moment the probes are live; -1 if any step failed. */
 static int rt_start(struct rt *r)
 {
 	int count;
 	ld_set_recompile(r->o->recompile, r->o->recompile_arg);
-	if (!(r->obj = ld_open(r->p, r->o->verbose, r->d)) || rt_prepare(r) || rt_unwind(r) ||
-	    ld_load(r->p, r->obj, r->o->verbose, r->d) || rt_write_config(r) ||
+	if (rt_listen(r) || !(r->obj = ld_open(r->p, r->o->verbose, r->d)) || rt_prepare(r) ||
+	    rt_unwind(r) || ld_load(r->p, r->obj, r->o->verbose, r->d) || rt_write_config(r) ||
 	    rt_unwind_fill(r) || rt_setup_output(r))
 		return -1;
 	r->si = si_new(r->p, r->obj, r->map_fds);
+	ex_serve(r->ex, &(struct ex_src){ r->p, r->map_fds, &r->ev.fc,
+		 r->counters ? (const volatile uint64_t *)r->counters : NULL, r->ev.map_drops });
 	rt_signals();
 	/* BEGIN runs before anything is attached, as in bpftrace: what it
 	 * sends (a tool's header) is in the ring buffer before any probe's
@@ -803,6 +837,8 @@ static int rt_start(struct rt *r)
 			fprintf(r->o->out, "{\"type\": \"attached_probes\", \"data\": "
 				"{\"probes\": %d}}\n", count);
 	}
+	if (r->ex)   /* always: with port 0 it is the one place the port is said */
+		fprintf(stderr, "perf-run: serving metrics at %s\n", ex_url(r->ex));
 	if (r->o->pid > 0 && !r->o->child)
 		sym_prepare(r->sym, r->o->pid);
 	if (r->o->child) {

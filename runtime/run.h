@@ -10,6 +10,7 @@
 #define PR_RUN_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
 
@@ -33,6 +34,8 @@ struct rt_opts {
 	int prof_fd;          /* RT_PERF, RT_PPROF: the -o file, written at exit */
 	const char *prof_path;   /* its name, for messages */
 	char **cmdline;       /* perf-run's own argv (perf.data's cmdline), or NULL */
+	const char *listen;   /* --listen ADDR:PORT: serve the maps as metrics (exporter.h), or NULL */
+	uint32_t max_series;  /* --max-series: keys of one map served at most (0: the default) */
 };
 
 /* Returns the process exit status: 0 on success, 1 on error (already

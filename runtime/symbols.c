@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "compiler/program.h"
+#include "lib/demangle.h"
 #include "symbols.h"
 
 struct ksym {
@@ -45,7 +46,14 @@ struct upid {
 	Dwfl *prev;        /* its program before the last exec, for older addresses */
 };
 
+/* A name and its two demangled forms (NULL: not demangled yet). */
+struct dmname {
+	char *name, *full, *perf;
+};
+
 struct sym {
+	struct dmname *dm;          /* open addressing by name, dm_mask + 1 slots */
+	size_t dm_mask, dm_used;
 	struct ksym *k;
 	size_t nk;
 	int k_loaded;
@@ -58,7 +66,11 @@ struct sym {
 	uint64_t let_go;            /* processes let go (SYM_MAX_PROCS) */
 	char *(*fb)(void *);
 	void *fb_arg;
+	bool (*tagkey)(void *, unsigned, struct pr_uw_key *);   /* sym_tags */
+	void *tagarg;
 };
+
+static void sym_end(Dwfl *d);
 
 void sym_fallback(struct sym *s, pid_t pid, char *(*fn)(void *), void *arg)
 {
@@ -81,11 +93,17 @@ void sym_free(struct sym *s)
 	free(s->k);
 	for (size_t i = 0; i < s->nu; i++) {
 		if (s->u[i].dwfl)
-			dwfl_end(s->u[i].dwfl);
+			sym_end(s->u[i].dwfl);
 		if (s->u[i].prev)
-			dwfl_end(s->u[i].prev);
+			sym_end(s->u[i].prev);
 	}
 	free(s->u);
+	for (size_t i = 0; s->dm && i <= s->dm_mask; i++) {
+		free(s->dm[i].name);
+		free(s->dm[i].full);
+		free(s->dm[i].perf);
+	}
+	free(s->dm);
 	free(s);
 }
 
@@ -177,11 +195,30 @@ static int sym_open_deleted(pid_t pid, const char *name, char **file)
 }
 
 /* Dwfl's find_elf: the usual /proc lookup, except for deleted files. */
+/* What each module of a process's Dwfl remembers (its user data, freed
+ * by sym_end): the process, for sym_find_elf, and the device and inode
+ * that /proc/PID/maps gave for its file when the process was read, which
+ * a frame's object tag (pr_uw_tag) is checked against. */
+struct modinfo {
+	pid_t pid;
+	bool known;
+	uint64_t dev, ino;   /* dev as the kernel numbers it: major << 20 | minor */
+};
+
+static struct modinfo *sym_modinfo(Dwfl_Module *m)
+{
+	void **user = NULL;
+
+	dwfl_module_info(m, &user, NULL, NULL, NULL, NULL, NULL, NULL);
+	return user ? *user : NULL;
+}
+
 static int sym_find_elf(Dwfl_Module *m, void **user, const char *name, Dwarf_Addr base,
 			char **file, Elf **elf)
 {
 	size_t n = strlen(name), k = strlen(SYM_DELETED);
-	pid_t pid = (pid_t)(intptr_t)*user;
+	const struct modinfo *mi = *user;
+	pid_t pid = mi ? mi->pid : 0;
 	if (pid > 0 && n > k && !strcmp(name + n - k, SYM_DELETED)) {
 		int fd = sym_open_deleted(pid, name, file);
 		if (fd >= 0)
@@ -190,13 +227,86 @@ static int sym_find_elf(Dwfl_Module *m, void **user, const char *name, Dwarf_Add
 	return dwfl_linux_proc_find_elf(m, user, name, base, file, elf);
 }
 
-/* Each module remembers its pid for sym_find_elf, before any ELF is opened. */
-static int sym_tag_pid(Dwfl_Module *m, void **user, const char *name, Dwarf_Addr start,
+/* Each module gets its modinfo, before any ELF is opened. */
+static int sym_mod_new(Dwfl_Module *m, void **user, const char *name, Dwarf_Addr start,
 		       void *arg)
 {
 	(void)m, (void)name, (void)start;
-	*user = arg;
+	struct modinfo *mi = calloc(1, sizeof(*mi));
+	if (mi)
+		mi->pid = *(pid_t *)arg;
+	*user = mi;
 	return DWARF_CB_OK;
+}
+
+static int sym_mod_free(Dwfl_Module *m, void **user, const char *name, Dwarf_Addr start,
+			void *arg)
+{
+	(void)m, (void)name, (void)start, (void)arg;
+	free(*user);
+	*user = NULL;
+	return DWARF_CB_OK;
+}
+
+static void sym_end(Dwfl *d)
+{
+	if (!d)
+		return;
+	dwfl_getmodules(d, sym_mod_free, NULL, 0);
+	dwfl_end(d);
+}
+
+/* The modules' files by the device and inode of the first line of maps
+ * (a /proc/PID/maps text) that maps each, where that line names the file
+ * the module was reported from. */
+static void sym_ids(Dwfl *d, pid_t pid, const char *maps)
+{
+	dwfl_getmodules(d, sym_mod_new, &pid, 0);
+	for (const char *l = maps; l && *l; l += strcspn(l, "\n") + (l[strcspn(l, "\n")] != 0)) {
+		unsigned long long start, ino;
+		unsigned maj, min;
+		int pos = 0;
+		if (sscanf(l, "%llx-%*x %*s %*x %x:%x %llu %n", &start, &maj, &min, &ino, &pos) < 4 ||
+		    !ino || !pos)
+			continue;
+		Dwfl_Module *m = dwfl_addrmodule(d, start);
+		struct modinfo *mi = m ? sym_modinfo(m) : NULL;
+		const char *name = m ? dwfl_module_info(m, NULL, NULL, NULL, NULL, NULL, NULL, NULL) : NULL;
+		size_t len = strcspn(l + pos, "\n");
+		if (!mi || mi->known || !name || strlen(name) != len || strncmp(name, l + pos, len))
+			continue;
+		mi->known = true;
+		mi->dev = ((uint64_t)maj << 20) | min;
+		mi->ino = ino;
+	}
+}
+
+/* /proc/PID/maps, malloc'd (at most 16 MiB), or NULL. */
+static char *sym_read_maps(pid_t pid)
+{
+	char path[64];
+	size_t n = 0, cap = 0;
+	char *buf = NULL;
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	for (;;) {
+		if (n + 4097 > cap) {
+			char *b = cap >= (16u << 20) ? NULL : realloc(buf, cap = cap ? cap * 2 : 65536);
+			if (!b)
+				break;
+			buf = b;
+		}
+		ssize_t r = read(fd, buf + n, cap - n - 1);
+		if (r <= 0)
+			break;
+		n += (size_t)r;
+	}
+	close(fd);
+	if (buf)
+		buf[n] = 0;
+	return buf;
 }
 
 static Dwfl *sym_dwfl_open(struct sym *s, pid_t pid)
@@ -215,8 +325,30 @@ static Dwfl *sym_dwfl_open(struct sym *s, pid_t pid)
 		dwfl_end(d);
 		return NULL;
 	}
-	dwfl_getmodules(d, sym_tag_pid, (void *)(intptr_t)pid, 0);
+	char *maps = sym_read_maps(pid);
+	sym_ids(d, pid, maps);
+	free(maps);
 	return d;
+}
+
+/* Whether module m may name a frame of the object tag (pr_uw_tag): the
+ * same file, or nothing known to tell them apart (no tag, a module read
+ * without its device and inode, the vDSO). */
+static bool sym_same(const struct sym *s, Dwfl_Module *m, unsigned tag)
+{
+	struct pr_uw_key k;
+	const struct modinfo *mi = sym_modinfo(m);
+
+	if (!tag || !s->tagkey || !s->tagkey(s->tagarg, tag, &k) || !mi || !mi->known ||
+	    (k.dev == PR_UW_VDSO_DEV && k.ino == PR_UW_VDSO_INO))
+		return true;
+	return (k.dev & 0xffffffffu) == mi->dev && k.ino == mi->ino;
+}
+
+void sym_tags(struct sym *s, bool (*key)(void *, unsigned, struct pr_uw_key *), void *arg)
+{
+	s->tagkey = key;
+	s->tagarg = arg;
 }
 
 /* Makes room for one more process: the least recently used one, unless
@@ -234,9 +366,9 @@ static void sym_room(struct sym *s)
 	if (lru == s->nu)
 		return;
 	if (s->u[lru].dwfl)
-		dwfl_end(s->u[lru].dwfl);
+		sym_end(s->u[lru].dwfl);
 	if (s->u[lru].prev)
-		dwfl_end(s->u[lru].prev);
+		sym_end(s->u[lru].prev);
 	s->u[lru] = s->u[--s->nu];
 	s->let_go++;
 }
@@ -309,7 +441,7 @@ static void sym_install(struct sym *s, pid_t pid, Dwfl *d)
 	for (size_t i = 0; i < s->nu; i++)
 		if (s->u[i].pid == pid) {
 			if (s->u[i].dwfl)
-				dwfl_end(s->u[i].dwfl);
+				sym_end(s->u[i].dwfl);
 			s->u[i].dwfl = d;
 			return;
 		}
@@ -410,6 +542,7 @@ void sym_refresh_text(struct sym *s, pid_t pid, const char *maps)
 		dwfl_end(d);
 		return;
 	}
+	sym_ids(d, pid, maps);
 	sym_install(s, pid, d);
 }
 
@@ -418,7 +551,7 @@ void sym_exec(struct sym *s, pid_t pid)
 	for (size_t i = 0; i < s->nu; i++)
 		if (s->u[i].pid == pid && s->u[i].dwfl) {
 			if (s->u[i].prev)
-				dwfl_end(s->u[i].prev);
+				sym_end(s->u[i].prev);
 			s->u[i].prev = s->u[i].dwfl;
 			s->u[i].dwfl = NULL;
 		}
@@ -451,6 +584,8 @@ const char *sym_user(struct sym *s, pid_t pid, uint64_t addr, uint64_t *off)
 		*off = 0;
 		return note;
 	}
+	unsigned tag = pr_uw_tag(addr);
+	addr = pr_uw_addr(addr);
 	Dwfl *d = sym_dwfl(s, pid);
 	Dwfl_Module *m = d ? dwfl_addrmodule(d, addr) : NULL;
 	if (!m && pid > 0 && sym_may_reread(s, pid)) {
@@ -472,7 +607,9 @@ const char *sym_user(struct sym *s, pid_t pid, uint64_t addr, uint64_t *off)
 	}
 	if (!m)
 		m = sym_prev_module(s, pid, addr);
-	if (!m)
+	/* another object mapped there since the frame ran: no name rather
+	 * than its name (printed as the address) */
+	if (!m || !sym_same(s, m, tag))
 		return NULL;
 	GElf_Off o = 0;
 	GElf_Sym esym;
@@ -482,15 +619,78 @@ const char *sym_user(struct sym *s, pid_t pid, uint64_t addr, uint64_t *off)
 	return name;
 }
 
+static size_t sym_dm_hash(const char *name)
+{
+	size_t h = 5381;
+
+	while (*name)
+		h = h * 33 + (unsigned char)*name++;
+	return h;
+}
+
+static int sym_dm_grow(struct sym *s)
+{
+	size_t cap = s->dm ? (s->dm_mask + 1) * 2 : 256;
+	struct dmname *t = calloc(cap, sizeof(*t));
+
+	if (!t)
+		return -1;
+	for (size_t i = 0; s->dm && i <= s->dm_mask; i++) {
+		if (!s->dm[i].name)
+			continue;
+		size_t j = sym_dm_hash(s->dm[i].name) & (cap - 1);
+		while (t[j].name)
+			j = (j + 1) & (cap - 1);
+		t[j] = s->dm[i];
+	}
+	free(s->dm);
+	s->dm = t;
+	s->dm_mask = cap - 1;
+	return 0;
+}
+
+/* The entry of name, made if new; NULL if out of memory. */
+static struct dmname *sym_dm_entry(struct sym *s, const char *name)
+{
+	if ((!s->dm || (s->dm_used + 1) * 2 > s->dm_mask + 1) && sym_dm_grow(s))
+		return NULL;
+	size_t j = sym_dm_hash(name) & s->dm_mask;
+	for (; s->dm[j].name; j = (j + 1) & s->dm_mask)
+		if (!strcmp(s->dm[j].name, name))
+			return &s->dm[j];
+	if (!(s->dm[j].name = strdup(name)))
+		return NULL;
+	s->dm_used++;
+	return &s->dm[j];
+}
+
+const char *sym_demangled(struct sym *s, const char *name, bool perf_form)
+{
+	struct dmname *e;
+
+	if (!s || !name || !dm_is_mangled(name) || !(e = sym_dm_entry(s, name)))
+		return name;
+	char **form = perf_form ? &e->perf : &e->full;
+	if (!*form) {
+		/* a name that does not demangle is kept as itself */
+		*form = dm_demangle(name, perf_form ? DM_SHORT : DM_FULL);
+		if (!*form)
+			*form = strdup(name);
+	}
+	return *form ? *form : name;
+}
+
 const char *sym_user_module(struct sym *s, pid_t pid, uint64_t addr)
 {
+	unsigned tag = pr_uw_tag(addr);
+	addr = pr_uw_addr(addr);
 	Dwfl *d = sym_dwfl(s, pid);
 	Dwfl_Module *m = d ? dwfl_addrmodule(d, addr) : NULL;
 	const char *mainfile = NULL, *name;
 
 	if (!m)
 		m = sym_prev_module(s, pid, addr);
-	if (!m)
+	if (!m || !sym_same(s, m, tag))
 		return NULL;
 	name = dwfl_module_info(m, NULL, NULL, NULL, NULL, NULL, &mainfile, NULL);
 	return mainfile ? mainfile : name;
@@ -550,8 +750,11 @@ int sym_user_map(struct sym *s, pid_t pid, uint64_t addr, struct sym_map *out)
 
 const char *sym_user_line(struct sym *s, pid_t pid, uint64_t addr, int *line)
 {
+	unsigned tag = pr_uw_tag(addr);
+	addr = pr_uw_addr(addr);
 	Dwfl *d = sym_dwfl(s, pid);
-	Dwfl_Line *l = d ? dwfl_getsrc(d, addr) : NULL;
+	Dwfl_Module *m = d ? dwfl_addrmodule(d, addr) : NULL;
+	Dwfl_Line *l = m && sym_same(s, m, tag) ? dwfl_module_getsrc(m, addr) : NULL;
 	if (!l)
 		return NULL;
 	return dwfl_lineinfo(l, NULL, line, NULL, NULL, NULL);
@@ -581,8 +784,13 @@ static void sym_frame_set(struct sym_frame *f, const char *name, const char *fil
 
 int sym_user_inlined(struct sym *s, pid_t pid, uint64_t addr, struct sym_frame *out, int max)
 {
+	unsigned tag = pr_uw_tag(addr);
+	addr = pr_uw_addr(addr);
 	Dwfl *d = sym_dwfl(s, pid);
 	Dwfl_Module *m = d ? dwfl_addrmodule(d, addr) : NULL;
+
+	if (m && !sym_same(s, m, tag))
+		m = NULL;
 	Dwarf_Addr bias = 0;
 	Dwarf_Die *cu = m ? dwfl_module_addrdie(m, addr, &bias) : NULL, *scopes = NULL;
 	Dwfl_Line *l = m ? dwfl_module_getsrc(m, addr) : NULL;
@@ -614,7 +822,11 @@ int sym_user_inlined(struct sym *s, pid_t pid, uint64_t addr, struct sym_frame *
 		if (tag != DW_TAG_inlined_subroutine)
 			continue;
 		Dwarf_Attribute a;
-		const char *name = dwarf_attr_integrate(&scopes[i], DW_AT_name, &a) ?
+		/* a C++ method's DW_AT_name is its bare name ("total"): the
+		 * linkage name is demangled where it is printed */
+		const char *name = dwarf_attr_integrate(&scopes[i], DW_AT_linkage_name, &a) ||
+				   dwarf_attr_integrate(&scopes[i], DW_AT_MIPS_linkage_name, &a) ||
+				   dwarf_attr_integrate(&scopes[i], DW_AT_name, &a) ?
 				   dwarf_formstring(&a) : NULL;
 		sym_frame_set(&out[n++], name ? name : "??", file, line);
 		/* the caller's line: where this copy was inlined */

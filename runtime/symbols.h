@@ -5,6 +5,7 @@
 #ifndef PR_SYMBOLS_H
 #define PR_SYMBOLS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -30,6 +31,10 @@ void sym_fallback(struct sym *s, pid_t pid, char *(*fn)(void *), void *arg);
 /* The process has exec'd: what was read of it stays, behind its new
  * program, for addresses of the old one still to be printed. */
 void sym_exec(struct sym *s, pid_t pid);
+/* How a CFI ustack pc's object tag (pr_uw_tag) gives the object's key:
+ * a frame is named only from a module of that file.  The sym_user*
+ * functions take such pcs, tagged or not. */
+void sym_tags(struct sym *s, bool (*key)(void *, unsigned, struct pr_uw_key *), void *arg);
 /* Each process known holds its files open and their symbol tables (a
  * small program with libc: 5 descriptors, 18 MB): past this many, the one
  * used least recently is let go (the traced process never is); its
@@ -65,11 +70,16 @@ int sym_user_map(struct sym *s, pid_t pid, uint64_t addr, struct sym_map *out);
  * holds the line in the function the copy is in (name empty).  0 and
  * out[0]'s line alone where nothing is inlined; max >= 1. */
 struct sym_frame {
-	char name[128];
+	char name[512];   /* the linkage (mangled) name where DWARF has one */
 	char file[256];   /* empty if unknown */
 	int line;
 };
 int sym_user_inlined(struct sym *s, pid_t pid, uint64_t addr, struct sym_frame *out, int max);
+/* name as printed: demangled (lib/demangle.h) in bpftrace's whole form,
+ * or perf's short one (perf_form: folded stacks); name itself if it is no
+ * C++ or Rust name.  Kept for the life of s (a profile prints the same
+ * frames over and over). */
+const char *sym_demangled(struct sym *s, const char *name, bool perf_form);
 /* Source file and line of a user address (needs debuginfo), or NULL. */
 const char *sym_user_line(struct sym *s, pid_t pid, uint64_t addr, int *line);
 

@@ -624,7 +624,9 @@ static int uw_add(struct uw *u, const char *path, const struct pr_uw_key *k, siz
 	u->objs = v;
 	if (!(name = strdup(path)))
 		return -1;
-	u->objs[u->nobjs++] = (struct uw_objent){ name, *k, { (uint32_t)lo, (uint32_t)u->nrows } };
+	u->objs[u->nobjs] = (struct uw_objent){ name, *k, { (uint32_t)lo, (uint32_t)u->nrows,
+							     (uint32_t)u->nobjs + 1, 0 } };
+	u->nobjs++;
 	return 0;
 }
 
@@ -719,8 +721,10 @@ static void uw_vdso(struct uw *u, int verbose)
 		char *name = strdup("[vdso]");
 		if (v && name && u->nrows > lo) {
 			u->objs = v;
-			u->objs[u->nobjs++] = (struct uw_objent){ name,
-				{ PR_UW_VDSO_DEV, PR_UW_VDSO_INO }, { (uint32_t)lo, (uint32_t)u->nrows } };
+			u->objs[u->nobjs] = (struct uw_objent){ name,
+				{ PR_UW_VDSO_DEV, PR_UW_VDSO_INO },
+				{ (uint32_t)lo, (uint32_t)u->nrows, (uint32_t)u->nobjs + 1, 0 } };
+			u->nobjs++;
 			if (verbose > 0)
 				fprintf(stderr, "perf-run: unwind: [vdso]: %zu rows\n", u->nrows - lo);
 		} else {
@@ -768,9 +772,9 @@ static void uw_install(struct uw *u, const struct uw_job *j, const struct uw *w,
 {
 	pthread_mutex_lock(&u->lock);
 	size_t lo = u->nrows;
-	struct pr_uw_obj ob = { (uint32_t)lo, (uint32_t)(lo + w->nrows) };
+	struct pr_uw_obj ob = { (uint32_t)lo, (uint32_t)(lo + w->nrows), 0, 0 };
 	if (lo + w->nrows > u->map_rows) {
-		ob = (struct pr_uw_obj){ 1, 0 };
+		ob = (struct pr_uw_obj){ 1, 0, 0, 0 };
 		__atomic_fetch_add(&u->noroom, 1, __ATOMIC_RELAXED);
 	} else {
 		memcpy(u->map + lo, w->rows, w->nrows * sizeof(*w->rows));
@@ -778,6 +782,7 @@ static void uw_install(struct uw *u, const struct uw_job *j, const struct uw *w,
 	}
 	int added = uw_add(u, j->name, &j->key, lo);
 	if (added == 0) {
+		ob.tag = u->objs[u->nobjs - 1].obj.tag;
 		u->objs[u->nobjs - 1].obj = ob;
 		/* the rows are in place before the entry that leads to them */
 		__atomic_thread_fence(__ATOMIC_SEQ_CST);
@@ -1162,4 +1167,19 @@ long uw_file_rows(const char *path, struct pr_uw_row **rows)
 	uw_sort(&u, 0);
 	*rows = u.rows;
 	return (long)u.nrows;
+}
+
+bool uw_tag_key(struct uw *u, unsigned tag, struct pr_uw_key *k)
+{
+	bool ok = false;
+
+	if (!u || !tag)
+		return false;
+	pthread_mutex_lock(&u->lock);
+	if (tag <= (unsigned)u->nobjs) {
+		*k = u->objs[tag - 1].key;
+		ok = true;
+	}
+	pthread_mutex_unlock(&u->lock);
+	return ok;
 }

@@ -42,5 +42,8 @@ void uw_report(const struct uw *u);
  * Returns the count, or -1 if it cannot be read; *rows is malloc'd. */
 long uw_file_rows(const char *path, struct pr_uw_row **rows);
 void uw_free(struct uw *u);
+/* The key of the object a CFI ustack pc's tag names (pr_uw_tag), false
+ * if the tag names none. */
+bool uw_tag_key(struct uw *u, unsigned tag, struct pr_uw_key *k);
 
 #endif

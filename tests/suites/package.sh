@@ -109,7 +109,8 @@ else
 		dpkg-deb -c "$deb" | awk '{print $6}' >"$TMP/files"
 		for f in ./usr/bin/perf-run ./usr/share/man/man1/perf-run.1.gz \
 			 ./usr/share/perf-run/scripts/execsnoop.bt ${EP:+.$EP/perf-run} \
-			 ./usr/share/bash-completion/completions/perf-run; do
+			 ./usr/share/bash-completion/completions/perf-run \
+			 ./lib/systemd/system/perf-run-exporter@.service; do
 			check "package holds $f" grep -qx -- "$f" "$TMP/files"
 		done
 		# Every Depends resolves against Debian 12's archive (the apt lists

@@ -79,5 +79,21 @@ int main(void)
 		    len == 3);
 	unit_expect("i386: cs inc %eax is refused",
 		    insn_uprobe_check(csnop, sizeof(csnop), true, &len) == INSN_UPROBE_REFUSED);
+
+	/* libc's first instructions: vmovd (VEX, __memset_avx2_unaligned),
+	 * vpbroadcastb (EVEX, __strchrnul_evex), the kernel refuses or runs
+	 * wrongly; lds with a memory operand in i386 code is no VEX */
+	static const uint8_t vex[] = { 0xc5, 0xf9, 0x6e, 0xc6 };
+	static const uint8_t evex[] = { 0x62, 0xe2, 0x7d, 0x28, 0x7a, 0xce };
+	static const uint8_t lds[] = { 0xc5, 0x06 };
+	static const uint8_t mov[] = { 0x48, 0x89, 0xe5 };
+	unit_expect("x86-64: VEX refused",
+		    insn_uprobe_check(vex, sizeof(vex), false, &len) == INSN_UPROBE_VEX);
+	unit_expect("x86-64: EVEX refused",
+		    insn_uprobe_check(evex, sizeof(evex), false, &len) == INSN_UPROBE_VEX);
+	unit_expect("i386: lds (%esi) taken",
+		    insn_uprobe_check(lds, sizeof(lds), true, &len) == INSN_UPROBE_OK);
+	unit_expect("x86-64: mov taken",
+		    insn_uprobe_check(mov, sizeof(mov), false, &len) == INSN_UPROBE_OK);
 	return unit_summary();
 }
