@@ -169,9 +169,11 @@ static int64_t pprof_s(struct pprof_build *b, const char *s)
 }
 
 /* The function named name in file, one per pair. */
-static uint64_t pprof_fn(struct pprof_build *b, const char *name, const char *file)
+static uint64_t pprof_fn(struct pprof_build *b, const char *name, const char *sysname,
+			 const char *file)
 {
 	int64_t ns = pprof_s(b, name), fs = pprof_s(b, file);
+	int64_t ss = sysname ? pprof_s(b, sysname) : ns;
 	size_t j = ((uint64_t)ns * 0x9e3779b97f4a7c15ull ^ (uint64_t)fs) & (b->fhcap - 1);
 	for (; b->fhash[j]; j = (j + 1) & (b->fhcap - 1)) {
 		PFunction *f = &b->fn[b->fhash[j] - 1];
@@ -181,7 +183,8 @@ static uint64_t pprof_fn(struct pprof_build *b, const char *name, const char *fi
 	PFunction *f = &b->fn[b->nfn];
 	perftools__profiles__function__init(f);
 	f->id = b->nfn + 1;
-	f->name = f->system_name = ns;
+	f->name = ns;
+	f->system_name = ss;
 	f->filename = fs;
 	b->fnp[b->nfn] = f;
 	b->fhash[j] = (uint32_t)++b->nfn;
@@ -233,11 +236,11 @@ static void pprof_locations(struct pprof_build *b, const struct pf *pf, PProfile
 			PLine *ln = &b->line[nl];
 			perftools__profiles__line__init(ln);
 			if (l->nfunc) {
-				ln->function_id = pprof_fn(b, l->func[k].name, l->func[k].file);
+				ln->function_id = pprof_fn(b, l->func[k].name, l->func[k].sysname, l->func[k].file);
 				ln->line = l->func[k].line;
 			} else {   /* no name known: the address, as -f folded writes it */
 				snprintf(hex, sizeof(hex), "0x%llx", (unsigned long long)l->ip);
-				ln->function_id = pprof_fn(b, hex, NULL);
+				ln->function_id = pprof_fn(b, hex, NULL, NULL);
 			}
 			b->linep[nl] = ln;
 			x->n_line++;

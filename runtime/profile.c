@@ -51,6 +51,7 @@ void pf_free(struct pf *pf)
 	}
 	for (size_t i = 0; i < pf->nloc; i++) {
 		for (int j = 0; j < pf->loc[i].nfunc; j++) {
+			free(pf->loc[i].func[j].sysname);
 			free(pf->loc[i].func[j].name);
 			free(pf->loc[i].func[j].file);
 		}
@@ -178,7 +179,7 @@ static int pf_grow_hash(struct pf *pf)
 	if (!h)
 		return -1;
 	for (size_t i = 0; i < pf->nloc; i++) {
-		size_t j = pf_mix(pf->loc[i].pid, pf->loc[i].ip) & (cap - 1);
+		size_t j = pf_mix(pf->loc[i].pid, pf->loc[i].key) & (cap - 1);
 		while (h[j])
 			j = (j + 1) & (cap - 1);
 		h[j] = (uint32_t)i + 1;
@@ -209,15 +210,20 @@ static int pf_obj_of(struct pf *pf, pid_t pid, const struct sym_map *sm)
 	return (int)pf->nobj++;
 }
 
-static int pf_add_func(struct pf_loc *l, const char *name, const char *file, int line)
+/* raw is the name in the ELF; c demangles it as ustack prints it. */
+static int pf_add_func(struct pf_loc *l, const char *raw, const char *file, int line,
+		       const struct fmt_ctx *c)
 {
 	struct pf_func *f = realloc(l->func, (size_t)(l->nfunc + 1) * sizeof(*f));
+	const char *name = fmt_symname(c, raw, false);
 
 	if (!f)
 		return -1;
 	l->func = f;
 	f[l->nfunc] = (struct pf_func){ .name = strdup(name), .file = file && *file ?
 					strdup(file) : NULL, .line = line };
+	if (strcmp(name, raw))
+		f[l->nfunc].sysname = strdup(raw);
 	if (f[l->nfunc].name)
 		l->nfunc++;
 	return 0;
@@ -263,12 +269,13 @@ static int pf_kernel_obj(struct pf *pf)
 /* The functions at a user address: those inlined there innermost first,
  * then the one they are in.  A return address is looked up one byte back,
  * inside the call. */
-static void pf_name_user(struct pf *pf, struct pf_loc *l, struct sym *sym, bool leaf)
+static void pf_name_user(struct pf *pf, struct pf_loc *l, const struct fmt_ctx *c, bool leaf)
 {
-	uint64_t off, at = l->ip - !leaf;
+	struct sym *sym = c->sym;
+	uint64_t off, at = l->key - !leaf;   /* tagged: named from its own object */
 	struct sym_frame inl[FMT_MAX_INLINED + 1];
-	bool note = sym_user_note(l->ip) != NULL;
-	const char *name = sym_user(sym, l->pid, note ? l->ip : at, &off);
+	bool note = sym_user_note(l->key) != NULL;
+	const char *name = sym_user(sym, l->pid, note ? l->key : at, &off);
 	struct sym_map sm;
 
 	l->note = note;
@@ -276,8 +283,8 @@ static void pf_name_user(struct pf *pf, struct pf_loc *l, struct sym *sym, bool 
 		return;
 	int ni = note ? 0 : sym_user_inlined(sym, l->pid, at, inl, FMT_MAX_INLINED + 1);
 	for (int i = 0; i < ni; i++)
-		pf_add_func(l, inl[i].name, inl[i].file, inl[i].line);
-	pf_add_func(l, name, note ? NULL : inl[ni].file, note ? 0 : inl[ni].line);
+		pf_add_func(l, inl[i].name, inl[i].file, inl[i].line, c);
+	pf_add_func(l, name, note ? NULL : inl[ni].file, note ? 0 : inl[ni].line, c);
 	if (!note && !sym_user_map(sym, l->pid, at, &sm))
 		l->obj = pf_obj_of(pf, l->pid, &sm);
 }
@@ -291,7 +298,7 @@ static int64_t pf_loc(struct pf *pf, pid_t pid, uint64_t ip, bool leaf, const st
 	size_t j = pf_mix(pid, ip) & (pf->hash_cap - 1);
 	for (; pf->hash[j]; j = (j + 1) & (pf->hash_cap - 1)) {
 		const struct pf_loc *l = &pf->loc[pf->hash[j] - 1];
-		if (l->pid == pid && l->ip == ip)
+		if (l->pid == pid && l->key == ip)
 			return pf->hash[j] - 1;
 	}
 	if (pf->nloc == pf->cap_loc) {
@@ -303,15 +310,15 @@ static int64_t pf_loc(struct pf *pf, pid_t pid, uint64_t ip, bool leaf, const st
 		pf->cap_loc = cap;
 	}
 	struct pf_loc *l = &pf->loc[pf->nloc];
-	*l = (struct pf_loc){ .pid = pid, .ip = ip, .obj = -1 };
+	*l = (struct pf_loc){ .pid = pid, .ip = pid < 0 ? ip : pr_uw_addr(ip), .key = ip, .obj = -1 };
 	uint64_t off;
 	const char *name = NULL;
 	if (pid < 0 && c->sym && (name = sym_kernel(c->sym, ip, &off)))
-		pf_add_func(l, name, NULL, 0);
+		pf_add_func(l, name, NULL, 0, NULL);
 	if (pid < 0)
 		l->obj = pf_kernel_obj(pf);
 	else if (c->sym)
-		pf_name_user(pf, l, c->sym, leaf);
+		pf_name_user(pf, l, c, leaf);
 	pf->hash[j] = (uint32_t)pf->nloc + 1;
 	return (int64_t)pf->nloc++;
 }

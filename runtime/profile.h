@@ -21,7 +21,8 @@
 
 /* One function at a location: the innermost (inlined) first. */
 struct pf_func {
-	char *name;
+	char *name;   /* as printed (demangled unless --no-demangle) */
+	char *sysname;   /* as in the ELF (mangled), NULL if the same */
 	char *file;   /* source file, NULL if unknown */
 	int line;
 };
@@ -29,7 +30,8 @@ struct pf_func {
 /* One address in one process (pid -1: the kernel). */
 struct pf_loc {
 	pid_t pid;
-	uint64_t ip;
+	uint64_t ip;           /* the address (a CFI ustack pc without its object tag) */
+	uint64_t key;          /* the pc as the stack holds it (tagged): (pid, key) is unique */
 	int obj;               /* index in pf->objs, -1 if no object holds it */
 	bool note;             /* not an address: where a user stack ended (PR_UW_PC_*) */
 	int nfunc;             /* 0: no name known */

@@ -713,6 +713,8 @@ static bool sym_text_phdr(Elf *e, uint64_t vaddr, GElf_Phdr *out)
 
 int sym_user_map(struct sym *s, pid_t pid, uint64_t addr, struct sym_map *out)
 {
+	unsigned tag = pr_uw_tag(addr);
+	addr = pr_uw_addr(addr);
 	Dwfl *d = sym_dwfl(s, pid);
 	Dwfl_Module *m = d ? dwfl_addrmodule(d, addr) : NULL;
 	Dwarf_Addr low = 0, high = 0;
@@ -724,7 +726,7 @@ int sym_user_map(struct sym *s, pid_t pid, uint64_t addr, struct sym_map *out)
 
 	if (!m)
 		m = sym_prev_module(s, pid, addr);
-	if (!m)
+	if (!m || !sym_same(s, m, tag))
 		return -1;
 	memset(out, 0, sizeof(*out));
 	name = dwfl_module_info(m, NULL, &low, &high, NULL, NULL, &mainfile, NULL);
