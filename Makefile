@@ -44,7 +44,7 @@ WARN        := -Wall -Wextra -Werror
 CFLAGS      ?= -O2 -g
 BASE_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) -MMD -MP
 CPPFLAGS_ALL = -I. -I$(LIBPERF_DIR)/include $(LLVM_CFLAGS) $(CPPFLAGS)
-SYS_LIBS     = -lbpf -ldw -lelf -lz
+SYS_LIBS     = -lbpf -ldw -lelf -lz -lprotobuf-c
 LDLIBS_ALL   = $(LIBPERF_A) $(LLVM_LIBS) $(CLANG_LIBS) $(SYS_LIBS) $(CXX_LIBS) $(LDLIBS)
 
 ASAN_FLAGS  := -fsanitize=address,undefined -fno-omit-frame-pointer
@@ -58,6 +58,12 @@ OBJS        := $(SRCS:%.c=$(BUILD)/obj/%.o) $(CXX_OBJS)
 LIB_OBJS    := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o) $(CXX_OBJS)
 ASAN_OBJS   := $(SRCS:%.c=$(BUILD)/asan/obj/%.o) $(ASAN_CXX_OBJS)
 ASAN_LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/asan/obj/%.o) $(ASAN_CXX_OBJS)
+# Generated from pprof's profile.proto (mk/pprof.mk), for runtime/out_pprof.c.
+GEN_OBJS    := gen/profile.pb-c.o
+OBJS        += $(GEN_OBJS:%=$(BUILD)/obj/%)
+LIB_OBJS    += $(GEN_OBJS:%=$(BUILD)/obj/%)
+ASAN_OBJS   += $(GEN_OBJS:%=$(BUILD)/asan/obj/%)
+ASAN_LIB_OBJS += $(GEN_OBJS:%=$(BUILD)/asan/obj/%)
 
 # Unit tests: each tests/unit/test_*.c is a program; other tests/unit/*.c
 # are helpers linked into every one of them.

@@ -82,3 +82,21 @@ bool sf_links_trusted(const char *path, char *why, size_t len)
 	}
 	return true;
 }
+
+int sf_open_write(const char *path, char *why, size_t len)
+{
+	struct stat st;
+
+	if (!sf_links_trusted(path, why, len)) {
+		errno = EPERM;
+		return -1;
+	}
+	/* a link at the last component was checked above; a link made
+	 * there after the check is not followed */
+	bool link = !lstat(path, &st) && S_ISLNK(st.st_mode);
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | (link ? 0 : O_NOFOLLOW),
+		      0666);
+	if (fd < 0)
+		snprintf(why, len, "%s", strerror(errno));
+	return fd;
+}

@@ -32,4 +32,11 @@ bool sf_trusted(const struct stat *st, uid_t owner, char *why, size_t len);
  * false and the first such link and its owner in why. */
 bool sf_links_trusted(const char *path, char *why, size_t len);
 
+/* Opens path as -o writes it (created, truncated, close-on-exec): not if a
+ * symbolic link in it belongs to another user than root or the effective
+ * user (sf_links_trusted: as root, such a link would choose which file
+ * root overwrites), and a link put at the last component after that check
+ * is not followed.  -1 with errno and the reason in why. */
+int sf_open_write(const char *path, char *why, size_t len);
+
 #endif

@@ -16,11 +16,13 @@ DPKG_STATUS=/var/lib/dpkg/status
 # (with libc6-dev-i386) builds the 32-bit test programs.  liblzma-dev and
 # libbz2-dev: build/perf-run links libdw statically, and libdw reads
 # compressed debuginfo with them.  libclang-19-dev: ctypes.c's clang-c headers.
+# protobuf-c-compiler, libprotobuf-c-dev, golang-github-google-pprof-dev:
+# -f pprof's profile.proto compiled at build time (mk/pprof.mk).
 # libmicrohttpd-dev: exporter.c's header (--listen; the library is dlopen()ed).
 BUILD_PKGS=(gcc make pkg-config llvm-19-dev libclang-19-dev libbpf-dev libelf-dev
       libdw-dev zlib1g-dev libzstd-dev liblzma-dev libbz2-dev linux-source-6.1 xz-utils
       systemtap-sdt-dev gcc-multilib g++
-      libmicrohttpd-dev)
+      libmicrohttpd-dev protobuf-c-compiler libprotobuf-c-dev golang-github-google-pprof-dev)
 # bpftrace, linux-perf and gdb are peers the tests and benchmarks compare
 # with; libc6-dbg is separate debuginfo found by build-id, as users have it.
 # libclang-rt-19-dev is clang-19's libFuzzer, for the fuzz targets of

@@ -27,6 +27,7 @@
 #include "compiler/list.h"
 #include "runtime/privilege.h"
 #include "runtime/run.h"
+#include "lib/safefile.h"
 
 #define PERF_RUN_VERSION "0.1"
 
@@ -47,6 +48,7 @@ struct opts {
 	int nparams;
 	char **named;     /* --name[=value] after "--", for getopt() (newer bpftrace) */
 	int nnamed;
+	char **argv;      /* as perf-run was run, for perf.data's cmdline */
 	const char *listen;       /* --listen ADDR:PORT */
 	uint32_t max_series;      /* --max-series */
 };
@@ -63,7 +65,7 @@ static const struct opt_help {
 	{ { "pid", required_argument, NULL, 'p' }, "p", "PID", "trace this process" },
 	{ { "cmd", required_argument, NULL, 'c' }, "c", "CMD", "run CMD, trace it, stop when it exits (also: -- CMD ...)" },
 	{ { "output", required_argument, NULL, 'o' }, "o", "FILE", "write the output to FILE" },
-	{ { "format", required_argument, NULL, 'f' }, "f", "text|json|folded", "output format (folded: stack-keyed maps for flame graphs)" },
+	{ { "format", required_argument, NULL, 'f' }, "f", "text|json|folded|folded-perf|perf|pprof", "output format (folded: stack-keyed maps for flame graphs, folded-perf: as comm;user;kernel frames; perf, pprof: as a perf.data or pprof file, -o FILE)" },
 	{ { "quiet", no_argument, NULL, 'q' }, "q", NULL, "no \"Attached\" line" },
 	{ { "verbose", no_argument, NULL, 'v' }, "v", NULL, "more detail (libbpf messages, verifier log)" },
 	{ { "unsafe", no_argument, NULL, OPT_UNSAFE }, NULL, NULL, "allow system()" },
@@ -121,6 +123,22 @@ static int parse_dump(const char *s, unsigned *bits)
 	}
 	free(copy);
 	return ret;
+}
+
+static int parse_format(struct opts *o, const char *arg)
+{
+	static const struct { const char *name; enum rt_format f; } fmts[] = {
+		{ "text", RT_TEXT }, { "json", RT_JSON }, { "folded", RT_FOLDED },
+		{ "perf", RT_PERF }, { "pprof", RT_PPROF }, { "folded-perf", RT_FOLDED_PERF },
+	};
+	for (size_t i = 0; i < sizeof(fmts) / sizeof(fmts[0]); i++)
+		if (!strcmp(arg, fmts[i].name)) {
+			o->format = fmts[i].f;
+			return 0;
+		}
+	fprintf(stderr, "perf-run: -f takes text, json, folded, folded-perf, perf or pprof, "
+		"not '%s'\n", arg);
+	return -1;
 }
 
 /* --listen's address is checked here, before anything is compiled. */
@@ -188,13 +206,7 @@ static int parse_one(struct opts *o, int c, const char *arg)
 		}
 		break;
 	case 'f':
-		if (!strcmp(arg, "text") || !strcmp(arg, "json") || !strcmp(arg, "folded")) {
-			o->format = !strcmp(arg, "json") ? RT_JSON :
-				    !strcmp(arg, "folded") ? RT_FOLDED : RT_TEXT;
-			break;
-		}
-		fprintf(stderr, "perf-run: -f takes text, json or folded, not '%s'\n", arg);
-		return -1;
+		return parse_format(o, arg);
 	default:
 		fprintf(stderr, "perf-run: try 'perf-run --help'\n");
 		return -1;
@@ -347,15 +359,65 @@ static int check_no_nul(const struct source *src, size_t len)
 	return -1;
 }
 
+/* -o FILE, opened as docs/SECURITY.md says (lib/safefile.h): the text
+ * stream, or for -f perf and -f pprof the file written at exit (the text
+ * then stays on stdout).  -1 if it cannot be, said. */
+static int open_output(const struct opts *o, FILE **out, int *prof_fd)
+{
+	bool binary = o->format == RT_PERF || o->format == RT_PPROF;
+	char why[512] = "";
+	int fd;
+
+	if (binary && !o->out) {
+		fprintf(stderr, "perf-run: -f %s writes a file: give it with -o FILE\n",
+			o->format == RT_PERF ? "perf" : "pprof");
+		return -1;
+	}
+	if (!o->out)
+		return 0;
+	if ((fd = sf_open_write(o->out, why, sizeof(why))) < 0) {
+		fprintf(stderr, "perf-run: cannot write '%s': %s\n", o->out, why);
+		return -1;
+	}
+	if (binary) {
+		*prof_fd = fd;
+		return 0;
+	}
+	if (!(*out = fdopen(fd, "w"))) {
+		fprintf(stderr, "perf-run: cannot write '%s': %s\n", o->out, strerror(errno));
+		close(fd);
+		*out = stdout;
+		return -1;
+	}
+	return 0;
+}
+
 static int start_child(const struct opts *o, struct child *c)
 {
 	if (o->cmd && o->cmd_argv) {
 		fprintf(stderr, "perf-run: give the command with -c or after --, not both\n");
 		return -1;
 	}
-	if (o->cmd)
-		return child_spawn_line(c, o->cmd);
-	return child_spawn(c, o->cmd_argv);
+	/* -f folded on stdout is a stream of stacks that a flame-graph tool
+	 * reads: the command's own output (stdout) goes to stderr, never into
+	 * it.  The child is forked with fd 1 pointing at stderr, then fd 1 is
+	 * perf-run's again. */
+	bool split = (o->format == RT_FOLDED || o->format == RT_FOLDED_PERF) && !o->out;
+	fflush(stdout);   /* nothing of perf-run's own may follow fd 1 to stderr */
+	int keep = split ? dup(STDOUT_FILENO) : -1, r;
+	if (split && (keep < 0 || dup2(STDERR_FILENO, STDOUT_FILENO) < 0)) {
+		fprintf(stderr, "perf-run: cannot keep the command's output apart: %s\n",
+			strerror(errno));
+		if (keep >= 0)
+			close(keep);
+		return -1;
+	}
+	r = o->cmd ? child_spawn_line(c, o->cmd) : child_spawn(c, o->cmd_argv);
+	if (split) {
+		dup2(keep, STDOUT_FILENO);
+		close(keep);
+	}
+	return r;
 }
 
 /* NULL for a kernel thread or an unreadable executable: probe.c says so
@@ -418,7 +480,7 @@ static int run(const struct opts *o, double start)
 	struct child child, *cp = NULL;
 	char *pbin = NULL;
 	FILE *out = stdout;
-	int ret = 1;
+	int ret = 1, prof_fd = -1;
 
 	if (!text)
 		return 1;
@@ -429,10 +491,8 @@ static int run(const struct opts *o, double start)
 		fprintf(stderr, "perf-run: no process with pid %d\n", (int)o->pid);
 		goto out;
 	}
-	if (o->out && !(out = fopen(o->out, "we"))) {
-		fprintf(stderr, "perf-run: cannot write '%s': %s\n", o->out, strerror(errno));
+	if (open_output(o, &out, &prof_fd))
 		goto out;
-	}
 	if (o->cmd || o->cmd_argv) {
 		if (start_child(o, &child))
 			goto out;
@@ -468,6 +528,7 @@ static int run(const struct opts *o, double start)
 		.out = out, .format = o->format, .quiet = o->quiet, .verbose = o->verbose,
 		.pid = pid, .child = cp, .start_ms = start, .dry_run = o->dry_run,
 		.recompile = recompile, .recompile_arg = &(struct recompile){ &src, &co },
+		.prof_fd = prof_fd, .prof_path = o->out, .cmdline = o->argv,
 		.listen = o->listen, .max_series = o->max_series,
 	};
 	ret = rt_run(p, &ro, &d);
@@ -479,6 +540,8 @@ out:
 	}
 	if (out && out != stdout)
 		fclose(out);
+	if (prof_fd >= 0)
+		close(prof_fd);
 	free(pbin);
 	free(text);
 	return ret;
@@ -498,7 +561,7 @@ static void std_fds_open(void)
 int main(int argc, char **argv)
 {
 	double start = now_ms();   /* first thing: "Attached ... in T ms" counts from exec */
-	struct opts o = { .format = RT_TEXT };
+	struct opts o = { .format = RT_TEXT, .argv = argv };
 
 	std_fds_open();
 

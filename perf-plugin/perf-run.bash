@@ -54,7 +54,7 @@ _perf_run()
 		return
 		;;
 	-f | --format)
-		mapfile -t COMPREPLY < <(compgen -W 'text json folded' -- "$cur")
+		mapfile -t COMPREPLY < <(compgen -W 'text json folded folded-perf perf pprof' -- "$cur")
 		return
 		;;
 	--dump)

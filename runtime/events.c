@@ -13,6 +13,7 @@
 #include "lib/diag.h"
 #include "events.h"
 #include "mapprint.h"
+#include "profile.h"
 
 /* One record's output (or one printed map): counted until a flush shows
  * whether it reached the file. */
@@ -91,6 +92,10 @@ void ev_print_map(struct ev_ctx *e, int map, int64_t top, int64_t div)
 	if (e->map_fds[map] < 0 || mp_read(e->map_fds[map], m, &d))
 		return;
 	ev_drops_note(e, map, &d);
+	if (e->prof && pf_add(e->prof, map, m, &d, &e->fc)) {
+		mp_data_free(&d);
+		return;
+	}
 	/* bpftrace's JSON leaves an empty map out; its text does not */
 	if (!d.n && (e->json || e->folded)) {
 		mp_data_free(&d);
@@ -102,7 +107,8 @@ void ev_print_map(struct ev_ctx *e, int map, int64_t top, int64_t div)
 	if (e->json)
 		mp_json(&b, m, &d, top, div, &e->fc);
 	else if (folded)
-		mp_folded(&b, m, &d, top, div, e->fold_names, &e->fc);
+		(e->fold_perf ? mp_folded_perf : mp_folded)(&b, m, &d, top, div, e->fold_names,
+							       &e->fc);
 	else
 		mp_text(&b, m, &d, top, div, &e->fc);
 	if (folded)
@@ -127,7 +133,7 @@ void ev_print_maps(struct ev_ctx *e, bool at_exit)
 	/* bpftrace separates the maps so (not on SIGUSR1); it also writes the
 	 * two empty lines among its JSON, where perf-run keeps every line a
 	 * JSON object */
-	if (at_exit && !e->json && !e->folded)   /* folded: stack lines only */
+	if (at_exit && !e->json && !e->folded && !e->prof)   /* folded: stack lines only */
 		fputs("\n\n", e->out);
 	if (!order)
 		return;

@@ -14,6 +14,8 @@
 #include "compiler/program.h"
 #include "format.h"
 
+struct pf;
+
 struct ev_ctx {
 	const struct program *p;
 	FILE *out;
@@ -22,8 +24,12 @@ struct ev_ctx {
 	 * others as text; fold_names: more than one such map, so each line
 	 * starts with its map's name */
 	bool folded, fold_names;
+	bool fold_perf;   /* -f folded-perf: mp_folded_perf's layout */
 	const int *map_fds;    /* fd of each p->maps[i], -1 if not found */
 	struct fmt_ctx fc;
+	/* -f perf, -f pprof: stack-keyed maps' prints are kept here (NULL
+	 * otherwise) and written at exit; the other maps print as text */
+	struct pf *prof;
 	bool exit_requested;   /* an exit() record was seen */
 	uint64_t clears;       /* clear() records run: ustack ids may be free (stackids.h) */
 	int64_t exit_code;     /* of the exit(code) seen last (END may call one), else 0 */

@@ -898,8 +898,11 @@ static int mp_fold_cmp(const void *a, const void *b)
 /* The folded stack of one entry: the keys in key order, other keys (comm,
  * pid...) as one frame each, a stack as its frames root first; so
  * @[comm, ustack] puts the command at the root of its stacks. */
+/* perf: perf's and bcc's layout whatever the key order: the other keys
+ * first (comm at the root), then the user stack, then the kernel stack
+ * (pass 0, 1, 2); else one pass in key order. */
 static char *mp_fold_key(const struct pr_map *m, const struct mp_entry *e, bool name_root,
-			 const struct fmt_ctx *c)
+			 bool perf, const struct fmt_ctx *c)
 {
 	struct fmt_buf b, k;
 	struct field one;
@@ -908,8 +911,11 @@ static char *mp_fold_key(const struct pr_map *m, const struct mp_entry *e, bool 
 	fmt_init(&b);
 	if (name_root)
 		mp_fold_frame(&b, m->name);
-	for (int i = 0; i < n; i++) {
-		if (f[i].type->kind == T_STACK) {
+	for (int i = 0, pass = 0; pass < (perf ? 3 : 1); i = i + 1 < n ? i + 1 : (pass++, 0)) {
+		bool stack = f[i].type->kind == T_STACK;
+		if (perf && pass != (!stack ? 0 : f[i].type->is_user ? 1 : 2))
+			continue;
+		if (stack) {
 			mp_fold_stack(&b, f[i].type, e->key + f[i].offset, c);
 			continue;
 		}
@@ -921,15 +927,16 @@ static char *mp_fold_key(const struct pr_map *m, const struct mp_entry *e, bool 
 	return b.s;
 }
 
-void mp_folded(struct fmt_buf *b, const struct pr_map *m, const struct mp_data *d,
-	       int64_t top, int64_t div, bool name_root, const struct fmt_ctx *c)
+static void mp_folded_as(struct fmt_buf *b, const struct pr_map *m, const struct mp_data *d,
+			 int64_t top, int64_t div, bool name_root, bool perf,
+			 const struct fmt_ctx *c)
 {
 	int first = mp_first(m, d, top), n = 0;
 	struct mp_fold_line *l = calloc((size_t)(d->n - first) + 1, sizeof(*l));
 	if (!l)
 		return;
 	for (int i = first; i < d->n; i++) {
-		l[n].stack = mp_fold_key(m, &d->e[i], name_root, c);
+		l[n].stack = mp_fold_key(m, &d->e[i], name_root, perf, c);
 		l[n].value = mp_div(d->e[i].value, div);
 		/* an entry whose stack is gone from the stack map has no frames:
 		 * left out, as the text output prints no frames for it */
@@ -950,4 +957,16 @@ void mp_folded(struct fmt_buf *b, const struct pr_map *m, const struct mp_data *
 		free(l[i].stack);
 	}
 	free(l);
+}
+
+void mp_folded(struct fmt_buf *b, const struct pr_map *m, const struct mp_data *d,
+	       int64_t top, int64_t div, bool name_root, const struct fmt_ctx *c)
+{
+	mp_folded_as(b, m, d, top, div, name_root, false, c);
+}
+
+void mp_folded_perf(struct fmt_buf *b, const struct pr_map *m, const struct mp_data *d,
+		    int64_t top, int64_t div, bool name_root, const struct fmt_ctx *c)
+{
+	mp_folded_as(b, m, d, top, div, name_root, true, c);
 }

@@ -54,6 +54,12 @@ bool mp_foldable(const struct pr_map *m);
  * summed into one line; lines sorted. */
 void mp_folded(struct fmt_buf *b, const struct pr_map *m, const struct mp_data *d,
 	       int64_t top, int64_t div, bool name_root, const struct fmt_ctx *c);
+/* -f folded-perf: the same lines in the layout of perf script |
+ * stackcollapse-perf.pl and bcc's profile -f, whatever the key order:
+ * "comm;user frames;kernel frames VALUE" (the other keys first, in key
+ * order, then the user stack root first, then the kernel stack). */
+void mp_folded_perf(struct fmt_buf *b, const struct pr_map *m, const struct mp_data *d,
+		    int64_t top, int64_t div, bool name_root, const struct fmt_ctx *c);
 /* The bucket lines of one hist/lhist (from the first to the last non-zero). */
 void mp_hist_text(struct fmt_buf *b, const struct type *agg, const uint64_t *bk, int n,
 		  int64_t div);

@@ -27,6 +27,9 @@
 #include "loader.h"
 #include "mapprint.h"
 #include "mapwalk.h"
+#include "out_perfdata.h"
+#include "out_pprof.h"
+#include "profile.h"
 #include "provider.h"
 #include "run.h"
 #include "stackids.h"
@@ -638,7 +641,8 @@ static int rt_setup_output(struct rt *r)
 		r->map_fds[i] = ld_map_fd(r->obj, r->p->maps[i].bpf_name);
 	r->ev = (struct ev_ctx){
 		.p = r->p, .out = r->o->out, .json = r->o->format == RT_JSON,
-		.folded = r->o->format == RT_FOLDED, .map_fds = r->map_fds,
+		.folded = r->o->format == RT_FOLDED || r->o->format == RT_FOLDED_PERF,
+		.fold_perf = r->o->format == RT_FOLDED_PERF, .map_fds = r->map_fds,
 		.fc = { .sym = r->sym, .prog = r->p, .stack_fd = ld_map_fd(r->obj, r->p->stack_map_name),
 			.ustack_fd = ld_map_fd(r->obj, r->p->ustack_map_name),
 			.stack_indent = 8, .src_lines = r->o->verbose > 0,
@@ -654,6 +658,9 @@ static int rt_setup_output(struct rt *r)
 	for (int i = 0; i < r->p->nmaps; i++)
 		nfold += mp_foldable(&r->p->maps[i]);
 	r->ev.fold_names = r->ev.folded && nfold > 1;
+	if ((r->o->format == RT_PERF || r->o->format == RT_PPROF) &&
+	    !(r->ev.prof = pf_new(r->p, r->o->format == RT_PERF ? "perf.data" : "pprof")))
+		return -1;
 	int rbfd = ld_map_fd(r->obj, r->p->ringbuf_name);
 	if (rbfd >= 0 && !(r->rb = ring_buffer__new(rbfd, ev_record, &r->ev, NULL))) {
 		diag_error(r->d, (struct loc){ 0, 0, 1 }, "cannot open the ring buffer: %s",
@@ -665,6 +672,29 @@ static int rt_setup_output(struct rt *r)
 	r->ev.watch = rt_watch;
 	r->ev.unwatch = rt_unwatch;
 	r->ev.watch_arg = r;
+	return 0;
+}
+
+/* -f perf, -f pprof: the samples kept from every print, into the -o file
+ * (opened at start, so a bad path fails before anything runs; a pipe or
+ * /dev/null takes it as well).  -1 if it
+ * could not be written, said. */
+static int rt_write_profile(struct rt *r)
+{
+	const struct pf *pf = r->ev.prof;
+	int fd = r->o->prof_fd;
+
+	pf_report(r->ev.prof);
+	errno = 0;   /* the file is as opened (empty): written from its start */
+	int err = r->o->format == RT_PERF ? pdata_write(pf, fd, r->o->cmdline) : pprof_write(pf, fd);
+	if (err) {
+		fprintf(stderr, "perf-run: cannot write '%s': %s\n", r->o->prof_path,
+			strerror(errno ? errno : EIO));
+		return -1;
+	}
+	if (!r->o->quiet)
+		fprintf(stderr, "perf-run: wrote %zu samples (%zu locations, %zu objects) to %s\n",
+			pf->ns, pf->nloc, pf->nobj, r->o->prof_path);
 	return 0;
 }
 
@@ -682,6 +712,7 @@ static int rt_finish(struct rt *r)
 	if (!r->ev.p->no_exit_print)
 		ev_print_maps(&r->ev, true);
 	ev_flush(&r->ev);
+	int lost_file = r->ev.prof ? rt_write_profile(r) : 0;
 	rt_report_losses(r);
 	uw_report(r->uw);
 	if (r->o->verbose && sym_let_go(r->sym))
@@ -694,7 +725,7 @@ static int rt_finish(struct rt *r)
 		fprintf(stderr, "perf-run: ustack ids: %llu given back in %llu collections "
 			"(%.1f ms)\n", (unsigned long long)freed, (unsigned long long)runs, ms);
 	}
-	return r->ev.write_errno ? -1 : 0;
+	return r->ev.write_errno || lost_file ? -1 : 0;
 }
 
 /* Whether a watchpoint stops the -p process (SIGSTOP) until it is set. */
@@ -730,6 +761,7 @@ static void rt_cleanup(struct rt *r)
 		r->o->child->on_exec = NULL;
 	}
 	bpf_object__close(r->obj);
+	pf_free(r->ev.prof);
 	sym_free(r->sym);
 	uw_free(r->uw);
 	si_free(r->si);

@@ -16,7 +16,9 @@
 
 #include "compiler/program.h"
 
-enum rt_format { RT_TEXT, RT_JSON, RT_FOLDED };
+/* RT_PERF, RT_PPROF: stack-keyed maps go into a file (prof_fd), the rest
+ * is text on out (runtime/profile.h). */
+enum rt_format { RT_TEXT, RT_JSON, RT_FOLDED, RT_PERF, RT_PPROF, RT_FOLDED_PERF };
 
 struct rt_opts {
 	FILE *out;            /* printf output and maps (stdout or -o FILE) */
@@ -29,6 +31,9 @@ struct rt_opts {
 	bool dry_run;         /* --dry-run: stop once attached, before BEGIN runs */
 	struct program *(*recompile)(void *arg, const char *prog);  /* loader.h */
 	void *recompile_arg;
+	int prof_fd;          /* RT_PERF, RT_PPROF: the -o file, written at exit */
+	const char *prof_path;   /* its name, for messages */
+	char **cmdline;       /* perf-run's own argv (perf.data's cmdline), or NULL */
 	const char *listen;   /* --listen ADDR:PORT: serve the maps as metrics (exporter.h), or NULL */
 	uint32_t max_series;  /* --max-series: keys of one map served at most (0: the default) */
 };

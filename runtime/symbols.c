@@ -696,6 +696,60 @@ const char *sym_user_module(struct sym *s, pid_t pid, uint64_t addr)
 	return mainfile ? mainfile : name;
 }
 
+/* The PT_LOAD of e that holds vaddr and runs; false if none. */
+static bool sym_text_phdr(Elf *e, uint64_t vaddr, GElf_Phdr *out)
+{
+	size_t n = 0;
+
+	if (!e || elf_getphdrnum(e, &n))
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (gelf_getphdr(e, (int)i, out) && out->p_type == PT_LOAD &&
+		    (out->p_flags & PF_X) && vaddr >= out->p_vaddr &&
+		    vaddr < out->p_vaddr + out->p_memsz)
+			return true;
+	return false;
+}
+
+int sym_user_map(struct sym *s, pid_t pid, uint64_t addr, struct sym_map *out)
+{
+	unsigned tag = pr_uw_tag(addr);
+	addr = pr_uw_addr(addr);
+	Dwfl *d = sym_dwfl(s, pid);
+	Dwfl_Module *m = d ? dwfl_addrmodule(d, addr) : NULL;
+	Dwarf_Addr low = 0, high = 0;
+	const char *mainfile = NULL, *name;
+	const unsigned char *bits = NULL;
+	GElf_Addr vaddr, bias = 0;
+	GElf_Phdr ph;
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+
+	if (!m)
+		m = sym_prev_module(s, pid, addr);
+	if (!m || !sym_same(s, m, tag))
+		return -1;
+	memset(out, 0, sizeof(*out));
+	name = dwfl_module_info(m, NULL, &low, &high, NULL, NULL, &mainfile, NULL);
+	/* the name /proc gave, not /proc/PID/map_files/... (gone after the run) */
+	out->file = name && name[0] == '/' ? name : mainfile ? mainfile : name;
+	int n = dwfl_module_build_id(m, &bits, &vaddr);
+	if (n > 0 && bits) {
+		out->build_id_len = n > 20 ? 20 : n;
+		memcpy(out->build_id, bits, (size_t)out->build_id_len);
+	}
+	Elf *e = dwfl_module_getelf(m, &bias);
+	if (sym_text_phdr(e, addr - bias, &ph)) {
+		out->start = (ph.p_vaddr + bias) & ~(page - 1);
+		out->end = (ph.p_vaddr + ph.p_memsz + bias + page - 1) & ~(page - 1);
+		out->pgoff = ph.p_offset & ~(page - 1);
+	} else {   /* no program headers to read: the module as a whole */
+		out->start = low;
+		out->end = high;
+		out->pgoff = 0;
+	}
+	return out->file ? 0 : -1;
+}
+
 const char *sym_user_line(struct sym *s, pid_t pid, uint64_t addr, int *line)
 {
 	unsigned tag = pr_uw_tag(addr);

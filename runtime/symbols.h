@@ -52,6 +52,18 @@ const char *sym_user_note(uint64_t addr);
 /* The file of the object that holds a user address (as the process mapped
  * it), or NULL. */
 const char *sym_user_module(struct sym *s, pid_t pid, uint64_t addr);
+/* The executable mapping of the object that holds a user address, as the
+ * process mapped it (perf's MMAP2 and pprof's Mapping): its file as
+ * /proc/PID/maps named it, the text segment's bounds and page offset
+ * (from the object's program headers), its build-id.  -1 if no object
+ * known holds addr.  file lives as long as s. */
+struct sym_map {
+	const char *file;
+	uint64_t start, end, pgoff;
+	unsigned char build_id[20];
+	int build_id_len;   /* 0: none */
+};
+int sym_user_map(struct sym *s, pid_t pid, uint64_t addr, struct sym_map *out);
 /* The functions inlined at a user address, from DWARF (dwarf_getscopes),
  * innermost first, each with its source line (the pc's line for the
  * innermost, then each copy's call site); out[n], after the n returned,

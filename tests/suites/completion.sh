@@ -35,7 +35,8 @@ if [[ $reg == 'complete -F _perf_run perf-run' ]]; then echo "PASS complete -p p
 else echo "FAIL complete -p perf-run: '$reg'"; ((failed++)); fi
 
 words "long options" "--verbose --version" perf-run --ver
-words "-f values" "folded" perf-run -f fo
+words "-f values" "folded folded-perf" perf-run -f fo
+words "-f values p" "perf pprof" perf-run -f p
 words "--dump values" "probes" perf-run --dump pr
 # expected: the names `perf-run -l` lists, filtered by grep, not by the completion
 want=$(perf-run -l 2>/dev/null | grep '^tracepoint:sched:sched_process_e' | paste -sd ' ')
