@@ -304,7 +304,13 @@ const struct type *check_tuple(struct sctx *c, struct node *n)
 
 		if (!t)
 			return NULL;
+		const struct type *arr = t;
+
 		t = array_as_str(c, e, t);
+		if (t && arr->kind == T_ARRAY && t->kind == T_STR && t->size == arr->size + 1)
+			/* a char[N] is held as N bytes, as bpftrace holds it: a
+			 * string of all N chars prints them all (no NUL needed) */
+			t = type_str(arr->size);
 		if (!storable(t) && !(agg_copyable(t) && agg_source(c, e))) {
 			err(c, e->loc, "a tuple cannot hold %s", tname(t, b1, sizeof(b1)));
 			return NULL;
