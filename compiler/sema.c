@@ -213,6 +213,23 @@ static uint32_t bt_tuple_size(const struct type *t)
 	return (off + max - 1) / max * max;
 }
 
+/* unroll($N): the parameter's value, 1 to 100, as bpftrace 0.17 takes it.
+ * The node stays a N_POSITIONAL (each walk reads it again). */
+static bool check_unroll_count(struct sctx *c, struct node *n)
+{
+	const char *v = sema_param(c->s, n->a);
+	char *end = NULL;
+	long long i = *v ? strtoll(v, &end, 0) : 0;
+
+	if (!*v || *end || i < 1 || i > 100) {
+		err(c, n->a->loc, "unroll count must be an integer from 1 to 100; $%llu is '%s'",
+		    (unsigned long long)n->a->ival, v);
+		return false;
+	}
+	n->ival = (uint64_t)i;
+	return true;
+}
+
 static const struct type *check_sizeof(struct sctx *c, struct node *n)
 {
 	const struct type *t;
@@ -492,6 +509,8 @@ static void check_stmt(struct sctx *c, struct node *n)
 		}
 		break;
 	case N_UNROLL:
+		if (n->a && !check_unroll_count(c, n))
+			break;
 		check_block(c, n->b);
 		break;
 	case N_WHILE:

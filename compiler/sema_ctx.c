@@ -539,7 +539,7 @@ const struct type *check_ident(struct sctx *c, struct node *n)
 	return hook(c, n);
 }
 
-static bool is_number(const char *s)
+bool is_number(const char *s)
 {
 	char *end;
 
