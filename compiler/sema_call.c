@@ -60,7 +60,8 @@ bool param_as_str(struct sctx *c, struct node *n)
 
 	if (!text)
 		abort();
-	ast_free(n->list);
+	ast_free(a->next);   /* the length, if any */
+	ast_free(a);
 	n->list = NULL;
 	free(n->name);
 	n->name = text;
