@@ -834,6 +834,12 @@ static LLVMValueRef binop(struct cg *g, struct node *n)
 		r = ta->kind == T_STR ? str_eq(g, a, ta, b, tb) : tuple_eq(g, a, ta, b, tb);
 		return n->op == TOK_EQ ? r : LLVMBuildXor(g->b, r, cg_const(g, 1), "");
 	}
+	if (ta->kind == T_ARRAY || ta->kind == T_UFMT) {
+		/* arrays: sema saw the same size.  bufs: the length (first 8
+		 * bytes) and what follows, zero past the length in both */
+		r = bytes_eq(g, a, b, ta->size < tb->size ? ta->size : tb->size);
+		return n->op == TOK_EQ ? r : LLVMBuildXor(g->b, r, cg_const(g, 1), "");
+	}
 	if (ta->kind == T_PTR && (n->op == '+' || n->op == '-') && type_is_int(tb)) {
 		uint32_t es = ta->elem && ta->elem->size ? ta->elem->size : 1;
 

@@ -376,7 +376,18 @@ static LLVMValueRef buf_call(struct cg *g, struct node *n)
 		l = LLVMBuildSelect(g->b, LLVMBuildICmp(g->b, LLVMIntUGT, l, cg_const(g, len), ""),
 				    cg_const(g, len), l, "");
 		LLVMBuildStore(g->b, l, buf);
-		bytes_at_n(g, a, cg_expr(g, a), cg_gep(g, buf, 8), l);
+		if (a->type->kind == T_ARRAY) {
+			/* the array copied whole, then its first l bytes: the rest
+			 * stays zero, so that equal bufs are equal map keys */
+			LLVMValueRef tmp = cg_alloca(g, len, "arr"), args[3];
+
+			bytes_into(g, a, tmp, len);
+			args[0] = cg_gep(g, buf, 8);
+			args[1] = l;
+			args[2] = tmp;
+			cg_read(g, H_READ_KERNEL, args);
+		} else
+			bytes_at_n(g, a, cg_expr(g, a), cg_gep(g, buf, 8), l);
 		return buf;
 	}
 	LLVMBuildStore(g->b, cg_const(g, len), buf);

@@ -242,7 +242,7 @@ static enum CXChildVisitResult index_visit(CXCursor c, CXCursor parent, CXClient
 /* The declarations as one file, each placed at its script line and column,
  * then a constant for each identifier of the script that a macro may name. */
 static char *ct_source(const struct ct_decl *decls, int n, const char *const *idents,
-		       int nidents, size_t *len)
+		       int nidents, const char *kernel, size_t *len)
 {
 	char *buf = NULL;
 	size_t sz = 0;
@@ -258,6 +258,8 @@ static char *ct_source(const struct ct_decl *decls, int n, const char *const *id
 		fprintf(f, "typedef __INT%d_TYPE__ int%d_t; typedef __UINT%d_TYPE__ uint%d_t;\n",
 			b, b, b, b);
 	fputs("typedef __INTPTR_TYPE__ intptr_t; typedef __UINTPTR_TYPE__ uintptr_t;\n", f);
+	if (kernel)   /* the kernel's types the declarations use (kernel_types) */
+		fprintf(f, "#line 1 \"<kernel BTF>\"\n%s\n", kernel);
 	for (int i = 0; i < n; i++)
 		fprintf(f, "#line %d \"" CT_MARK "\"\n%*s%s\n", decls[i].loc.line,
 			decls[i].loc.col > 1 ? decls[i].loc.col - 1 : 0, "", decls[i].text);
@@ -421,6 +423,42 @@ static int ct_trial(const char *text, size_t len, const char *const *args, int n
 	}
 }
 
+/* The kernel types that the declarations use without defining them
+ * ("field has incomplete type 'struct list_head'", "unknown type name
+ * 'u32'"), as C from the kernel's BTF: bpftrace 0.17 takes them so. NULL
+ * if there are none, or no BTF has them. */
+static char *kernel_types(CXTranslationUnit tu)
+{
+	static const char *const pats[] = { "has incomplete type '", "unknown type name '" };
+	unsigned nd = lc.clang_getNumDiagnostics(tu);
+	const char *names[64];
+	int n = 0;
+	char *text;
+
+	for (unsigned i = 0; i < nd && n < 64; i++) {
+		CXDiagnostic dg = lc.clang_getDiagnostic(tu, i);
+		CXString msg = lc.clang_getDiagnosticSpelling(dg);
+		const char *m = lc.clang_getCString(msg), *q;
+
+		for (size_t k = 0; m && k < sizeof(pats) / sizeof(pats[0]); k++) {
+			const char *p = strstr(m, pats[k]);
+
+			if (p && (q = strchr(p + strlen(pats[k]), '\'')))
+				names[n++] = strndup(p + strlen(pats[k]),
+						     (size_t)(q - p - strlen(pats[k])));
+		}
+		lc.clang_disposeString(msg);
+		lc.clang_disposeDiagnostic(dg);
+	}
+	for (int i = 0; i < n; i++)
+		if (!names[i])
+			abort();
+	text = n && kbtf_available() ? kbtf_c_decls(names, n) : NULL;
+	for (int i = 0; i < n; i++)
+		free((char *)names[i]);
+	return text;
+}
+
 int ct_parse(const struct ct_decl *decls, int n, const char *const *idents, int nidents,
 	     struct diag *d, struct ct_unit **out)
 {
@@ -449,7 +487,7 @@ int ct_parse(const struct ct_decl *decls, int n, const char *const *idents, int 
 	u = calloc(1, sizeof(*u));
 	if (!u)
 		abort();
-	text = ct_source(decls, n, idents, nidents, &len);
+	text = ct_source(decls, n, idents, nidents, NULL, &len);
 	int nargs = (int)(sizeof(args) / sizeof(args[0]));
 	if (ct_may_include(text) && ct_trial(text, len, args, nargs)) {
 		diag_error(d, decls[0].loc, "clang did not finish reading the declarations' "
@@ -464,7 +502,19 @@ int ct_parse(const struct ct_decl *decls, int n, const char *const *idents, int 
 	u->index = lc.clang_createIndex(0, 0);
 	enum CXErrorCode ec = lc.clang_parseTranslationUnit2(u->index, CT_FILE, args, nargs,
 		&uf, 1, CXTranslationUnit_SkipFunctionBodies, &u->tu);
+	char *kernel = ec == CXError_Success ? kernel_types(u->tu) : NULL;
+
 	free(text);
+	if (kernel) {   /* again, after the kernel's definitions of what was missing */
+		lc.clang_disposeTranslationUnit(u->tu);
+		u->tu = NULL;
+		text = ct_source(decls, n, idents, nidents, kernel, &len);
+		free(kernel);
+		uf = (struct CXUnsavedFile){ CT_FILE, text, (unsigned long)len };
+		ec = lc.clang_parseTranslationUnit2(u->index, CT_FILE, args, nargs, &uf, 1,
+			CXTranslationUnit_SkipFunctionBodies, &u->tu);
+		free(text);
+	}
 	if (ec != CXError_Success) {
 		diag_error(d, decls[0].loc, "libclang cannot parse the declarations (error %d)", ec);
 		ct_free(u);

@@ -13,6 +13,7 @@
 #include "kbtf.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -512,4 +513,52 @@ bool kbtf_enum_value(const char *name, int64_t *v)
 		}
 	}
 	return false;
+}
+
+static void c_decls_out(void *ctx, const char *fmt, va_list ap)
+{
+	vfprintf(ctx, fmt, ap);
+}
+
+/* The BTF id of "struct X", "union X", "enum X" or a typedef X. */
+static int c_decl_id(const char *name)
+{
+	static const struct { const char *kw; int kind; } tags[] = {
+		{ "struct ", BTF_KIND_STRUCT }, { "union ", BTF_KIND_UNION },
+		{ "enum ", BTF_KIND_ENUM },
+	};
+
+	for (size_t i = 0; i < sizeof(tags) / sizeof(tags[0]); i++)
+		if (!strncmp(name, tags[i].kw, strlen(tags[i].kw)))
+			return btf__find_by_name_kind(vm, name + strlen(tags[i].kw), tags[i].kind);
+	return btf__find_by_name_kind(vm, name, BTF_KIND_TYPEDEF);
+}
+
+char *kbtf_c_decls(const char *const *names, int n)
+{
+	char *buf = NULL;
+	size_t sz = 0;
+	int found = 0;
+	struct btf_dump *d;
+	FILE *f;
+
+	if (!kbtf_load())
+		return NULL;
+	f = open_memstream(&buf, &sz);
+	if (!f)
+		abort();
+	d = btf_dump__new(vm, c_decls_out, f, NULL);
+	for (int i = 0; d && i < n; i++) {
+		int id = c_decl_id(names[i]);
+
+		if (id > 0 && !btf_dump__dump_type(d, (uint32_t)id))
+			found++;
+	}
+	btf_dump__free(d);
+	fclose(f);
+	if (!found) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
 }

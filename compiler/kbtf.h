@@ -48,6 +48,12 @@ const struct type *kbtf_record_stub(const char *cname);
  * .data..percpu section), for percpu_kaddr(); -ENOENT if there is none
  * (-ENODEV: no kernel BTF). */
 int kbtf_percpu_var(const char *name);
+/* C definitions of the kernel types names[] ("struct list_head", "u32"),
+ * with every type they hold by value, as libbpf's btf_dump writes them
+ * (pointers' targets only declared): for a script's C declarations that
+ * use kernel types, as bpftrace 0.17 takes them.  A malloc'd text; NULL if
+ * the kernel has no BTF or none of the names. */
+char *kbtf_c_decls(const char *const *names, int n);
 /* Is there kernel BTF at all (without loading it)? */
 int kbtf_available(void);
 

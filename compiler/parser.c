@@ -831,12 +831,16 @@ static struct node *parse_loop(struct parser *p)
 		return NULL;
 	}
 	idx = p->i;
-	if (!at(p, TOK_INT) || peek(p)->ival < 1 || peek(p)->ival > 100) {
+	if (at(p, TOK_POSITIONAL)) {
+		/* unroll($1): sema checks the parameter's value (n->a) */
+		n->a = parse_primary(p);
+	} else if (!at(p, TOK_INT) || peek(p)->ival < 1 || peek(p)->ival > 100) {
 		error_tok(p, idx, "unroll count must be an integer from 1 to 100");
 		ast_free(n);
 		return NULL;
+	} else {
+		n->ival = next(p)->ival;
 	}
-	n->ival = next(p)->ival;
 	if (expect(p, ')', "expected ')' after unroll count") < 0) {
 		ast_free(n);
 		return NULL;

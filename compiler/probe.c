@@ -1109,12 +1109,16 @@ static int parse_wp_func(struct pctx *c, const char *kind, char *head)
 			    kind, plus + 1);
 	if (!(p->wp_func = strndup(spec, (size_t)(plus - spec))))
 		return -1;
-	if (!*p->wp_func || strpbrk(p->wp_func, "*?["))
-		return fail(c, "%s: name one function, not '%s'", kind, p->wp_func);
+	if (!*p->wp_func)
+		return fail(c, "%s: name one function before +%s", kind, plus + 1);
 	if (symbol_sites(c, p->wp_func, 0, false))
 		return -1;
 	if (p->nsites == 0)
 		return fail(c, "%s: no function matches '%s' in %s", kind, p->wp_func, p->path);
+	/* a wildcard (bpftrace 0.17 takes one) of one function is that function */
+	if (p->nsites > 1 && strpbrk(p->wp_func, "*?["))
+		return fail(c, "%s: %d functions match '%s' in %s; name the one to watch at",
+			    kind, p->nsites, p->wp_func, p->path);
 	if (p->nsites > 1)
 		return fail(c, "%s: %d functions are named '%s' in %s; give the binary's path of "
 			    "the one to watch at", kind, p->nsites, p->wp_func, p->path);

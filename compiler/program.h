@@ -100,6 +100,9 @@ struct pr_map {
 	uint32_t key_size;        /* bytes, including a hist bucket */
 	uint32_t value_size;      /* bytes for one CPU */
 	uint32_t max_entries;
+	bool zeroed;              /* runtime: zero() ran since the last clear(), so an
+	                           * array entry prints though all zero, as bpftrace
+	                           * 0.17 keeps a zeroed entry (mapprint.c) */
 };
 
 /* A user symbol value (T_USYM: address, pid) whose address has this bit

@@ -168,6 +168,68 @@ static const struct type *sizeof_name(struct sctx *c, struct node *a)
 	return t ? NULL : program_type(c, a->name);
 }
 
+/* The alignment a value has in bpftrace 0.17's tuples (LLVM's natural
+ * layout): an integer's or pointer's own size, a string's 1, an array's
+ * element's, a record's widest member's. */
+static uint32_t bt_align(const struct type *t, int depth)
+{
+	uint32_t a = 1;
+
+	switch (t->kind) {
+	case T_STR:
+		return 1;
+	case T_ARRAY:
+		return t->elem && depth < 8 ? bt_align(t->elem, depth + 1) : 1;
+	case T_RECORD:
+	case T_TUPLE:
+		type_complete(t);
+		for (int i = 0; i < t->nfields && depth < 8; i++) {
+			uint32_t f = bt_align(t->fields[i].type, depth + 1);
+
+			a = f > a ? f : a;
+		}
+		return a;
+	default:
+		return t->size && t->size < 8 && !(t->size & (t->size - 1)) ? t->size : 8;
+	}
+}
+
+/* sizeof of a tuple as bpftrace 0.17 lays it out (each element at its
+ * natural alignment); perf-run stores each element in 8-byte slots, which
+ * no script sees but through sizeof. */
+static uint32_t bt_tuple_size(const struct type *t)
+{
+	uint32_t off = 0, max = 1;
+
+	for (int i = 0; i < t->nfields; i++) {
+		const struct type *e = t->fields[i].type;
+		uint32_t a = bt_align(e, 0);
+
+		off = (off + a - 1) / a * a;
+		/* a str() of a char array holds one byte more than bpftrace's */
+		off += e->kind == T_TUPLE ? bt_tuple_size(e) : e->size - e->str_more;
+		max = a > max ? a : max;
+	}
+	return (off + max - 1) / max * max;
+}
+
+/* unroll($N): the parameter's value, 1 to 100, as bpftrace 0.17 takes it.
+ * The node stays a N_POSITIONAL (each walk reads it again). */
+static bool check_unroll_count(struct sctx *c, struct node *n)
+{
+	const char *v = sema_param(c->s, n->a);
+	char *end = NULL;
+	long long i = *v ? strtoll(v, &end, 0) : 0;
+
+	if (!*v || *end || i < 1 || i > 100) {
+		err(c, n->a->loc, "unroll count must be an integer from 1 to 100; $%llu is '%s'",
+		    (unsigned long long)n->a->ival, v);
+		return false;
+	}
+	n->ival = (uint64_t)i;
+	return true;
+}
+
 static const struct type *check_sizeof(struct sctx *c, struct node *n)
 {
 	const struct type *t;
@@ -185,7 +247,7 @@ static const struct type *check_sizeof(struct sctx *c, struct node *n)
 			t = widen(t); /* bpftrace 0.17's integer builtins are 64-bit: sizeof(pid) is 8 */
 	}
 	type_complete(t);
-	fold_to_int(n, t->size);
+	fold_to_int(n, t->kind == T_TUPLE ? bt_tuple_size(t) : t->size);
 	return type_int(8, true);
 }
 
@@ -447,6 +509,8 @@ static void check_stmt(struct sctx *c, struct node *n)
 		}
 		break;
 	case N_UNROLL:
+		if (n->a && !check_unroll_count(c, n))
+			break;
 		check_block(c, n->b);
 		break;
 	case N_WHILE:

@@ -47,7 +47,8 @@ static const struct type *byte_array_arg(struct sctx *c, struct node *n, struct 
 		*is_array = true;
 		return type_array(type_int(1, true), t->size);
 	}
-	if (t->kind == T_ARRAY && t->elem && t->elem->size == 1 && type_is_int(t->elem) &&
+	if (t->kind == T_ARRAY && t->elem && type_is_int(t->elem) && t->size &&
+	    (t->elem->size == 1 || n->bi == BI_BUF) &&
 	    (is_place(a) || a->kind == N_CALL || a->kind == N_VAR || a->kind == N_MAP)) {
 		*is_array = true;
 		return t;
@@ -72,9 +73,10 @@ const struct type *check_buf(struct sctx *c, struct node *n)
 	if (!t)
 		return NULL;
 	n->op = 0;
-	if (arg(n, 1) && !arr && arg(n, 1)->kind != N_INT && !c->quiet) {
+	if (arg(n, 1) && arg(n, 1)->kind != N_INT && !c->quiet) {
 		/* buf(p, $n): a length known at run time, at most 64 bytes read
-		 * (bpftrace 0.17's cap), as undump.bt does with skb->len */
+		 * (bpftrace 0.17's cap), as undump.bt does with skb->len; of an
+		 * array, at most its size (bpftrace reads on past its end) */
 		const struct type *lt = check_expr(c, arg(n, 1));
 
 		if (!lt)
@@ -84,14 +86,15 @@ const struct type *check_buf(struct sctx *c, struct node *n)
 			return NULL;
 		}
 		n->op = 1;
-		return type_ufmt(UF_BUF, 8 + PR_STRLEN, NULL);
+		return type_ufmt(UF_BUF, 8 + (arr && t->size < PR_STRLEN ? t->size : PR_STRLEN), NULL);
 	}
 	if (arg(n, 1) && !const_arg(c, n, 1, &len))
 		return NULL;
 	if (!arg(n, 1) && arr)
-		len = t->count;
-	if (len < 1 || len > PR_STRLEN || (arr && len > t->count)) {
-		err(c, n->loc, "buf() needs a length of 1 to %u bytes%s", arr ? t->count : PR_STRLEN,
+		len = t->size;
+	if (len < 1 || len > PR_STRLEN || (arr && len > t->size)) {
+		err(c, n->loc, "buf() needs a length of 1 to %u bytes%s",
+		    arr && t->size < PR_STRLEN ? t->size : PR_STRLEN,
 		    arg(n, 1) || arr ? "" : " (given as a constant)");
 		return NULL;
 	}

@@ -28,10 +28,54 @@
 
 /* An argument that must be a string literal, typed as the string it is;
  * else the error FMT at it. */
+/* The text of $N, of $N + k past its first k bytes (a string parameter
+ * only: of a number it is arithmetic), else NULL. */
+static const char *param_text(struct sctx *c, const struct node *a)
+{
+	const char *v;
+
+	if (a->kind == N_POSITIONAL && (!a->name || strcmp(a->name, "#")))
+		return sema_param(c->s, a);
+	if (a->kind != N_BINOP || a->op != '+' || a->a->kind != N_POSITIONAL ||
+	    a->b->kind != N_INT || (a->a->name && !strcmp(a->a->name, "#")))
+		return NULL;
+	v = sema_param(c->s, a->a);
+	if (is_number(v))
+		return NULL;
+	return v + (a->b->ival < strlen(v) ? a->b->ival : strlen(v));
+}
+
+bool param_as_str(struct sctx *c, struct node *n)
+{
+	struct node *a = n->kind == N_CALL && bi_lookup(n->name) == bi_row(BI_STR) ? n->list : NULL;
+	const char *v = a ? param_text(c, a) : NULL;
+	size_t len;
+
+	if (!v || (a->next && a->next->kind != N_INT) || (a->next && a->next->next))
+		return false;
+	len = strlen(v);
+	if (a->next && a->next->ival < len)
+		len = a->next->ival;
+	char *text = strndup(v, len);
+
+	if (!text)
+		abort();
+	ast_free(a->next);   /* the length, if any */
+	ast_free(a);
+	n->list = NULL;
+	free(n->name);
+	n->name = text;
+	n->len = len;
+	n->kind = N_STR;
+	n->bi = BI_NONE;
+	return true;
+}
+
 bool str_literal(struct sctx *c, struct node *a, const char *fmt, ...)
 {
 	va_list ap;
 
+	param_as_str(c, a);   /* kaddr(str($1)), as bpftrace takes it */
 	if (a->kind == N_STR) {
 		set_type(a, type_str(a->len + 1));
 		return true;
@@ -361,6 +405,8 @@ const struct type *check_str(struct sctx *c, struct node *n)
 	int64_t len = c->s->cfg.max_strlen;
 	const struct type *t;
 
+	if (param_as_str(c, n))   /* str($1) of a number too, as in bpftrace */
+		return type_str(n->len + 1);
 	if (!bi_args(c, n))
 		return NULL;
 	t = check_expr(c, n->list);

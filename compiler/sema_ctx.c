@@ -347,10 +347,14 @@ const struct type *check_u64(struct sctx *c, struct node *n)
 	return type_int(8, false);
 }
 
+/* The script's own struct task_struct, if it declares one, types curtask
+ * as in bpftrace 0.17; else the kernel's BTF does. */
 const struct type *check_curtask(struct sctx *c, struct node *n)
 {
-	(void)c, (void)n;
-	return kbtf_task_ptr();
+	const struct type *own = ct_type(c->ct, "struct task_struct");
+
+	(void)n;
+	return own ? type_ptr(own, false) : kbtf_task_ptr();
 }
 
 const struct type *check_elapsed(struct sctx *c, struct node *n)
@@ -539,7 +543,7 @@ const struct type *check_ident(struct sctx *c, struct node *n)
 	return hook(c, n);
 }
 
-static bool is_number(const char *s)
+bool is_number(const char *s)
 {
 	char *end;
 

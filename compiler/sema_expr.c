@@ -76,6 +76,32 @@ static bool is_cmp(int op)
 	       op == TOK_EQ || op == TOK_NE;
 }
 
+static bool is_buf(const struct type *t)
+{
+	return t->kind == T_UFMT && t->ufmt == UF_BUF;
+}
+
+/* $a == $b of two arrays (bpftrace 0.17): the same length and integer
+ * element size, compared byte by byte (codegen's bytes_eq). */
+static const struct type *check_array_eq(struct sctx *c, struct node *n, const struct type *a,
+					 const struct type *b)
+{
+	char b1[64], b2[64];
+
+	if (a->count != b->count || !a->elem || !b->elem || !type_is_int(a->elem) ||
+	    !type_is_int(b->elem) || a->elem->size != b->elem->size || !a->size) {
+		err(c, n->loc, "only integer arrays of the same length and element size compare, "
+		    "not %s with %s", tname(a, b1, sizeof(b1)), tname(b, b2, sizeof(b2)));
+		return NULL;
+	}
+	if (is_tp_field(c, n->a) || is_tp_field(c, n->b)) {
+		err(c, n->loc, "copy the tracepoint's array into a variable first ($a = args.f) "
+		    "to compare it");
+		return NULL;
+	}
+	return type_bool();
+}
+
 const struct type *check_binop(struct sctx *c, struct node *n)
 {
 	const struct type *a = check_expr(c, n->a), *b = check_expr(c, n->b);
@@ -102,6 +128,10 @@ const struct type *check_binop(struct sctx *c, struct node *n)
 		}
 		return type_bool();
 	}
+	if (a->kind == T_ARRAY && b->kind == T_ARRAY && (n->op == TOK_EQ || n->op == TOK_NE))
+		return check_array_eq(c, n, a, b);
+	if (is_buf(a) && is_buf(b) && (n->op == TOK_EQ || n->op == TOK_NE))
+		return type_bool();   /* the same length and bytes (bpftrace 0.17 aborts) */
 	if (n->op == TOK_AND || n->op == TOK_OR) {
 		if ((!type_is_int(a) && a->kind != T_PTR) || (!type_is_int(b) && b->kind != T_PTR)) {
 			err(c, n->loc, "operands of %s must be integers", n->op == TOK_AND ? "&&" : "||");
@@ -274,7 +304,13 @@ const struct type *check_tuple(struct sctx *c, struct node *n)
 
 		if (!t)
 			return NULL;
+		const struct type *arr = t;
+
 		t = array_as_str(c, e, t);
+		if (t && arr->kind == T_ARRAY && t->kind == T_STR && t->size == arr->size + 1)
+			/* a char[N] is held as N bytes, as bpftrace holds it: a
+			 * string of all N chars prints them all (no NUL needed) */
+			t = type_str(arr->size);
 		if (!storable(t) && !(agg_copyable(t) && agg_source(c, e))) {
 			err(c, e->loc, "a tuple cannot hold %s", tname(t, b1, sizeof(b1)));
 			return NULL;
@@ -389,6 +425,14 @@ const struct type *array_as_str(struct sctx *c, struct node *n, const struct typ
 	return check_expr(c, n);
 }
 
+/* A constant index past an array's end (or below 0); an array of no
+ * declared length (a flexible member) has no bound to check. */
+static bool index_outside(const struct type *a, const struct node *i)
+{
+	return a->kind == T_ARRAY && a->count && i->kind == N_INT &&
+	       ((int64_t)i->ival < 0 || i->ival >= a->count);
+}
+
 const struct type *check_index(struct sctx *c, struct node *n)
 {
 	const struct type *a = check_expr(c, n->a), *i = check_expr(c, n->b);
@@ -420,6 +464,12 @@ const struct type *check_index(struct sctx *c, struct node *n)
 	}
 	if (a->kind == T_PTR && a->elem && a->elem->kind != T_VOID && type_is_int(i))
 		return in_space(n, a->elem);
+	if (index_outside(a, n->b)) {
+		/* refused as bpftrace 0.17 refuses it */
+		err(c, n->loc, "the index %lld is out of bounds for %s",
+		    (long long)n->b->ival, tname(a, (char[64]){ 0 }, 64));
+		return NULL;
+	}
 	if (a->kind == T_ARRAY && !is_tp_field(c, n->a) && type_is_int(i))
 		return in_space(n, a->elem);
 	if (a->kind != T_ARRAY || !type_is_int(a->elem) || n->b->kind != N_INT ||

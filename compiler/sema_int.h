@@ -137,6 +137,10 @@ const struct type *check_ternary(struct sctx *c, struct node *n);
 const struct type *check_tuple(struct sctx *c, struct node *n);
 const struct type *check_field(struct sctx *c, struct node *n);
 bool is_tp_field(struct sctx *c, const struct node *n);
+/* A positional parameter's text that is a number (strtoll, base 0). */
+bool is_number(const char *s);
+/* str($N), str($N + k), str($N, len): the parameter as a string literal. */
+bool param_as_str(struct sctx *c, struct node *n);
 const struct type *array_as_str(struct sctx *c, struct node *n, const struct type *t);
 const struct type *check_index(struct sctx *c, struct node *n);
 const struct type *program_type(struct sctx *c, const char *name);

@@ -235,6 +235,13 @@ static void ev_errorf(struct ev_ctx *e, const struct pr_action *a, const char *m
 	diag_error(&d, a->loc, "%s", msg);
 }
 
+/* join(argv, sep): codegen's printf("%s\n") of one UF_JOIN value. */
+static bool ev_is_join(const struct pr_action *a)
+{
+	return a->nargs == 1 && a->args[0].type && a->args[0].type->kind == T_UFMT &&
+	       a->args[0].type->ufmt == UF_JOIN;
+}
+
 static void ev_formatted(struct ev_ctx *e, const struct pr_action *a, const char *rec,
 			 size_t len)
 {
@@ -242,6 +249,11 @@ static void ev_formatted(struct ev_ctx *e, const struct pr_action *a, const char
 	fmt_init(&b);
 	if (fmt_printf(&b, a->fmt ? a->fmt : "", a->args, a->nargs, rec, len, &e->fc)) {
 		e->bad++;
+	} else if (a->kind == ACT_PRINTF && ev_is_join(a)) {
+		/* bpftrace 0.17's JSON: {"type": "join", "data": "a,b"}, no newline */
+		if (e->json && b.len && b.s[b.len - 1] == '\n')
+			b.s[--b.len] = '\0';
+		ev_emit(e, "join", b.s);
 	} else if (a->kind == ACT_PRINTF) {
 		ev_emit(e, "printf", b.s);
 	} else if (a->kind == ACT_SYSTEM) {

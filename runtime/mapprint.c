@@ -64,7 +64,7 @@ static uint32_t mp_prefix(const struct pr_map *m)
  * (see define_script_maps()). */
 static bool mp_array_absent(const struct pr_map *m, const char *v, size_t n)
 {
-	if (mp_kind(m) == AGG_COUNT)
+	if (mp_kind(m) == AGG_COUNT || m->zeroed)
 		return false;
 	for (size_t i = 0; i < n; i++)
 		if (v[i])
@@ -193,6 +193,17 @@ static void mp_walk_note(const struct pr_map *m, const struct mw_walk *w, const 
 			(unsigned long long)w->steps, w->max_entries, what, w->nkeys);
 }
 
+/* A keyless count without its entry (a map the script delete()s is a
+ * hash) prints 0, as bpftrace 0.17 prints its keyless count after delete. */
+static int mp_count_zero(const struct pr_map *m, struct mp_data *out)
+{
+	char *key = calloc(1, m->key_size + 8);
+	int err = key && mp_entry_for(m, out, key) ? 0 : -ENOMEM;
+
+	free(key);
+	return err;
+}
+
 int mp_read(int fd, const struct pr_map *m, struct mp_data *out)
 {
 	bool percpu = m->bpf_type == BPF_MAP_TYPE_PERCPU_HASH ||
@@ -240,6 +251,8 @@ int mp_read(int fd, const struct pr_map *m, struct mp_data *out)
 			mp_fold(m, e, val, ncpu, bucket);
 		}
 	}
+	if (!err && !out->n && !m->key && mp_kind(m) == AGG_COUNT)
+		err = mp_count_zero(m, out);
 	if (w.failed)
 		err = -ENOMEM;
 	out->nkeys = w.nkeys;
@@ -767,12 +780,15 @@ void mp_json(struct fmt_buf *b, const struct pr_map *m, const struct mp_data *d,
 
 /* ---- clear / zero ---- */
 
-int mp_clear(int fd, const struct pr_map *m)
+static int mp_zero_all(int fd, const struct pr_map *m);
+
+int mp_clear(int fd, struct pr_map *m)
 {
 	struct mw_walk w;
 
+	m->zeroed = false;
 	if (m->array)
-		return mp_zero(fd, m);   /* array entries cannot be deleted */
+		return mp_zero_all(fd, m);   /* array entries cannot be deleted */
 	/* every key first: deleting during the walk would restart it */
 	mw_init(&w, fd, m->key_size, m->max_entries);
 	mw_all(&w);
@@ -784,7 +800,7 @@ int mp_clear(int fd, const struct pr_map *m)
 	return err;
 }
 
-int mp_zero(int fd, const struct pr_map *m)
+static int mp_zero_all(int fd, const struct pr_map *m)
 {
 	int ncpu = libbpf_num_possible_cpus();
 	size_t stride = (m->value_size + 7) & ~7u;
@@ -802,6 +818,12 @@ int mp_zero(int fd, const struct pr_map *m)
 	mw_free(&w);
 	free(zero);
 	return err;
+}
+
+int mp_zero(int fd, struct pr_map *m)
+{
+	m->zeroed = true;
+	return mp_zero_all(fd, m);
 }
 
 /* ---- folded stacks (-f folded) ---- */

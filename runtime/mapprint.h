@@ -69,7 +69,7 @@ void mp_hist_label(struct fmt_buf *b, const struct type *agg, int i);
 void mp_key_text(struct fmt_buf *b, const struct type *key, const char *k,
 		 const struct fmt_ctx *c);
 /* clear(): delete every key; zero(): set every value to zero. */
-int mp_clear(int fd, const struct pr_map *m);
-int mp_zero(int fd, const struct pr_map *m);
+int mp_clear(int fd, struct pr_map *m);
+int mp_zero(int fd, struct pr_map *m);
 
 #endif
