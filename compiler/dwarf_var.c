@@ -13,6 +13,8 @@
 #include <string.h>
 
 #include "dwarf_loc.h"
+#include "dwarf_fidx.h"
+#include "dwarf_prologue.h"
 #include "dwarf_spec.h"
 #include "dwarf_type.h"
 #include "dwarf_walk.h"
@@ -29,6 +31,8 @@ struct dw_probe {
 	struct dw_var *globals;
 	int nglobals;
 	char *note;             /* why this address, for -v; NULL if nothing to say */
+	bool perf_view;         /* perf probe -V's view: no prologue rule */
+	uint64_t body;          /* the end of the prologue the site is in; 0 if not in one */
 };
 
 struct dw_probe *dwv_probe_new(struct dw_mod *m, Dwarf_Off cu_off, Dwarf_Off scope_off,
@@ -56,7 +60,10 @@ static void make_var(struct dw_probe *p, Dwarf_Die *d, struct dwl_ctx *ctx, stru
 	v->type_name = strdup(tn);
 	v->is_param = dwarf_tag(d) == DW_TAG_formal_parameter;
 	dwarf_decl_line(d, &v->decl_line);
-	dwl_var_loc(d, ctx, &v->loc);
+	if (dwp_applies(d, ctx))
+		dwp_var_loc(d, ctx, &v->loc);
+	else
+		dwl_var_loc(d, ctx, &v->loc);
 }
 
 struct collect {
@@ -137,9 +144,12 @@ static void site_ctx(struct dw_probe *p, Dwarf_Die *cu, Dwarf_Die *sp, struct dw
 {
 	Dwarf_Addr entry;
 
-	*ctx = (struct dwl_ctx){ p->addr, sp, cu, p->m->cfi_eh, p->m->cfi_dbg, p->m->pie, 0 };
-	if (dws_entrypc(sp, &entry) == 0)
+	*ctx = (struct dwl_ctx){ p->addr, sp, cu, p->m->cfi_eh, p->m->cfi_dbg, p->m->pie, 0, 0 };
+	if (dws_entrypc(sp, &entry) == 0) {
 		ctx->func_entry = entry;
+		if (!p->perf_view && p->addr >= entry)
+			ctx->body = dwf_prologue_end(&p->m->funcs, cu, sp, entry);
+	}
 }
 
 /* Own variables first (dw_vars returns those), then inlined callees'. */
@@ -152,6 +162,8 @@ static void build_locals(struct dw_probe *p)
 		return;
 	struct dwl_ctx ctx;
 	site_ctx(p, &cu, &sp, &ctx);
+	if (dwl_in_prologue(&ctx))
+		p->body = ctx.body;
 	/* At an inlined copy, gdb shows the variables of the functions it is
 	 * inlined into too (its older frames): first, so the copy's own win
 	 * a name. */
@@ -428,6 +440,8 @@ void dw_probe_dump(FILE *out, struct dw_probe *p)
 	}
 	if (p && p->note)
 		fprintf(out, "    note %s\n", p->note);
+	if (p && p->body)
+		fprintf(out, "    prologue until 0x%llx\n", (unsigned long long)p->body);
 }
 
 static void vars_free(struct dw_var *v, int n)
@@ -437,6 +451,11 @@ static void vars_free(struct dw_var *v, int n)
 		dwl_loc_free(&v[i].loc);
 	}
 	free(v);
+}
+
+void dwv_probe_perf_view(struct dw_probe *p)
+{
+	p->perf_view = true;
 }
 
 void dwv_probe_set_note(struct dw_probe *p, const char *note)
