@@ -49,7 +49,10 @@ struct dw_probe *dwv_probe_new(struct dw_mod *m, Dwarf_Off cu_off, Dwarf_Off sco
 	return p;
 }
 
-static void make_var(struct dw_probe *p, Dwarf_Die *d, struct dwl_ctx *ctx, struct dw_var *v)
+/* sp_var: d is a variable of the real function itself (not of a copy
+ * inlined into it), whose prologue the site may be in. */
+static void make_var(struct dw_probe *p, Dwarf_Die *d, struct dwl_ctx *ctx, struct dw_var *v,
+		     bool sp_var)
 {
 	char tn[256];
 
@@ -60,7 +63,7 @@ static void make_var(struct dw_probe *p, Dwarf_Die *d, struct dwl_ctx *ctx, stru
 	v->type_name = strdup(tn);
 	v->is_param = dwarf_tag(d) == DW_TAG_formal_parameter;
 	dwarf_decl_line(d, &v->decl_line);
-	if (dwp_applies(d, ctx))
+	if (sp_var && dwp_applies(d, ctx))
 		dwp_var_loc(d, ctx, &v->loc);
 	else
 		dwl_var_loc(d, ctx, &v->loc);
@@ -70,6 +73,7 @@ struct collect {
 	struct dw_probe *p;
 	struct dwl_ctx *ctx;
 	bool in_inline;
+	bool of_sp;             /* the walk is in the real function's own scopes */
 	Dwarf_Off stop;         /* outer walk: the probed inlined copy, not entered */
 };
 
@@ -89,7 +93,7 @@ static int collect_cb(Dwarf_Die *d, void *arg)
 
 	if ((tag == DW_TAG_variable || tag == DW_TAG_formal_parameter) && dwarf_diename(d)) {
 		struct dw_var *v = new_local(p);
-		make_var(p, d, c->ctx, v);
+		make_var(p, d, c->ctx, v, c->of_sp && !c->in_inline);
 		v->in_inline = c->in_inline;
 		v->in_outer = c->stop != 0;
 		return DWW_SIBLING;
@@ -101,7 +105,7 @@ static int collect_cb(Dwarf_Die *d, void *arg)
 	if (tag == DW_TAG_inlined_subroutine && c->stop)
 		return dwarf_dieoffset(d) == c->stop ? DWW_SIBLING : DWW_CONT;
 	if (tag == DW_TAG_inlined_subroutine) {
-		struct collect inner = { p, c->ctx, true, 0 };
+		struct collect inner = { p, c->ctx, true, false, 0 };
 		dww_walk_children(d, collect_cb, &inner);
 	}
 	return DWW_SIBLING;
@@ -110,7 +114,7 @@ static int collect_cb(Dwarf_Die *d, void *arg)
 /* An inlined or out-of-line copy may drop a parameter or local entirely:
  * the abstract function still names it, so it reads as optimised out
  * instead of unknown. */
-static void add_abstract(struct dw_probe *p, Dwarf_Die *scope, struct dwl_ctx *ctx)
+static void add_abstract(struct dw_probe *p, Dwarf_Die *scope, struct dwl_ctx *ctx, bool of_sp)
 {
 	Dwarf_Attribute a;
 	Dwarf_Die o, d;
@@ -130,7 +134,7 @@ static void add_abstract(struct dw_probe *p, Dwarf_Die *scope, struct dwl_ctx *c
 			       !strcmp(p->locals[i].name, n);
 		if (have)
 			continue;
-		make_var(p, &d, ctx, new_local(p));
+		make_var(p, &d, ctx, new_local(p), of_sp);
 	} while (dwarf_siblingof(&d, &d) == 0);
 }
 
@@ -167,13 +171,14 @@ static void build_locals(struct dw_probe *p)
 	/* At an inlined copy, gdb shows the variables of the functions it is
 	 * inlined into too (its older frames): first, so the copy's own win
 	 * a name. */
-	if (dwarf_dieoffset(&scope) != dwarf_dieoffset(&sp)) {
-		struct collect o = { p, &ctx, false, dwarf_dieoffset(&scope) };
+	bool at_sp = dwarf_dieoffset(&scope) == dwarf_dieoffset(&sp);
+	if (!at_sp) {
+		struct collect o = { p, &ctx, false, true, dwarf_dieoffset(&scope) };
 		dww_walk_children(&sp, collect_cb, &o);
 	}
-	struct collect c = { p, &ctx, false, 0 };
+	struct collect c = { p, &ctx, false, at_sp, 0 };
 	dww_walk_children(&scope, collect_cb, &c);
-	add_abstract(p, &scope, &ctx);
+	add_abstract(p, &scope, &ctx, at_sp);
 	struct dw_var *v = malloc((p->nlocals ? p->nlocals : 1) * sizeof(*v));
 	int k = 0;
 	if (!v)
@@ -261,14 +266,14 @@ static const struct dw_var *find_global(struct dw_probe *p, const char *name)
 			continue;
 		}
 		struct dw_var *v = new_global(p);
-		make_var(p, &d, &ctx, v);
+		make_var(p, &d, &ctx, v, false);
 		v->is_global = true;
 		return v;
 	} while (dwarf_siblingof(&d, &d) == 0);
 	if (!have_decl || !object_symbol(p->m, name, &addr))
 		return NULL;
 	struct dw_var *v = new_global(p);
-	make_var(p, &decl, &ctx, v);
+	make_var(p, &decl, &ctx, v, false);
 	dwl_loc_free(&v->loc);
 	dwl_addr_loc(addr, p->m->pie, &v->loc);
 	v->is_global = true;
