@@ -159,6 +159,13 @@ static bool row_addr(Dwarf_Lines *lines, size_t i, uint64_t *a)
 	return true;
 }
 
+static bool ends_sequence(Dwarf_Lines *lines, size_t i)
+{
+	bool end;
+
+	return !dwarf_lineendsequence(dwarf_onesrcline(lines, i), &end) && end;
+}
+
 /* libdw sorts a unit's rows by address; checked once, as a row whose
  * address cannot be read or an unsorted table leaves only the scan. */
 static bool sorted(Dwarf_Lines *lines, size_t n)
@@ -186,7 +193,7 @@ bool dwf_line_at(struct dwf_cache **c, Dwarf_Die *cu, uint64_t addr, size_t *idx
 		x->lines_sorted = sorted(lines, n);
 	if (!x->lines_sorted) {
 		for (size_t i = 0; i < n; i++)
-			if (row_addr(lines, i, &a) && a == addr) {
+			if (row_addr(lines, i, &a) && a == addr && !ends_sequence(lines, i)) {
 				*idx = i;
 				return true;
 			}
@@ -199,6 +206,10 @@ bool dwf_line_at(struct dwf_cache **c, Dwarf_Die *cu, uint64_t addr, size_t *idx
 		else
 			hi = mid;
 	}
+	/* A sequence ending at addr (the function before, in a section of
+	 * its own: C++ templates and inline functions) is no row of it. */
+	while (lo < n && row_addr(lines, lo, &a) && a == addr && ends_sequence(lines, lo))
+		lo++;
 	if (lo == n || !row_addr(lines, lo, &a) || a != addr)
 		return false;
 	*idx = lo;

@@ -27,7 +27,8 @@ bool dwf_realfunc(struct dwf_cache **c, Dwarf_Die *cu, uint64_t addr, Dwarf_Die 
  * it has a location list. */
 bool dwf_optimized(struct dwf_cache **c, Dwarf_Die *cu);
 /* The index of cu's first line-table row at addr (as a scan from row 0
- * finds it); false if none. */
+ * finds it) that does not end a sequence (the previous function's, when
+ * each function has a section of its own); false if none. */
 bool dwf_line_at(struct dwf_cache **c, Dwarf_Die *cu, uint64_t addr, size_t *idx);
 /* perf's skip_prologue: in an unoptimised unit (no location lists) the
  * second line-table row of sp, whose entry is `entry` (or the first row

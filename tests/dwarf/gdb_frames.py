@@ -36,6 +36,9 @@ def scalar(v, t):
         if str(v).endswith("<synthetic pointer>"):  # DW_OP_implicit_pointer: no value
             return "<synthetic pointer>"          # (int() of it would give 0)
         return "0x%x" % (int(v) & 0xFFFFFFFFFFFFFFFF)
+    if code in (gdb.TYPE_CODE_REF, getattr(gdb, "TYPE_CODE_RVALUE_REF", gdb.TYPE_CODE_REF)):
+        # a C++ reference: perf-run reads it as the address it binds to
+        return "0x%x" % (int(v.referenced_value().address) & 0xFFFFFFFFFFFFFFFF)
     if code == gdb.TYPE_CODE_ENUM:
         n = int(v)
         for f in t.fields():
@@ -69,7 +72,9 @@ def flatten(name, v, out):
             return
         if t.code in (gdb.TYPE_CODE_STRUCT, gdb.TYPE_CODE_UNION):
             for f in t.fields():
-                if f.name and not f.artificial:
+                if f.is_base_class:  # perf-run has a C++ base's members as its own
+                    flatten(name, v.cast(f.type), out)
+                elif f.name and not f.artificial and hasattr(f, "bitpos"):  # not static
                     flatten("%s.%s" % (name, f.name), v[f.name], out)
             return
         if t.code == gdb.TYPE_CODE_ARRAY:
