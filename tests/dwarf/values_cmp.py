@@ -187,16 +187,15 @@ def compare(label, mine, gdb, verbose, xmm=frozenset(), third=None, gdb_entry=fr
     body_only = {b for b, _ in passed.values()} - {k[0] for k in mine}
     gdb_at = gdb
     gdb = {k: g for k, g in gdb.items() if k[0] not in body_only}
-    as_passed = set()
-    for key in list(mine):
+    def is_passed(key):
         b = passed.get(key[0])
-        if b and top_name(key)[1] in b[1]:
-            as_passed.add(key)
-            g = gdb_at.get((b[0], key[1]))
-            if g is None:
-                gdb.pop(key, None)
-            else:
-                gdb[key] = g
+        return b is not None and top_name(key)[1] in b[1]
+    for key in [k for k in gdb if is_passed(k)]:
+        g = gdb_at.get((passed[key[0]][0], key[1]))
+        if g is None:
+            del gdb[key]
+        else:
+            gdb[key] = g
     mine = as_text(mine, gdb)
     # perf probe fetches a whole struct as its first bytes: not compared
     records = {top_name(k) for k in gdb if "." in k[1] or "[" in k[1]}
@@ -211,7 +210,7 @@ def compare(label, mine, gdb, verbose, xmm=frozenset(), third=None, gdb_entry=fr
                 print("  %s 0x%x %s: %s, gdb %s" % (label, key[0], key[1], v, g or "has none"))
         elif same(v, g):
             equal += 1
-        elif key in as_passed:  # gdb past the prologue, in the same call: no second guess
+        elif is_passed(key):  # gdb past the prologue, in the same call: no second guess
             differ += 1
             if verbose:
                 print("  %s 0x%x %s: %s, gdb past the prologue %s" % (label, key[0], key[1], v, g))

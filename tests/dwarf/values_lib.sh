@@ -46,11 +46,15 @@ values_init() {  # DIR
 	values_cleanup
 }
 
+# A function named alone is probed at FUNC+0 too (its first instruction,
+# inside the prologue), unless VALUES_NO_ENTRY is set.
 site_addrs() {  # BIN SRC SPECS: addresses of the sites that have variables
 	local kind spec
 	while read -r kind spec; do
 		[ "$kind" = p ] || continue
 		"$R" -d "$1" "$(expand "$spec" "$2")" 2>/dev/null
+		[[ -z ${VALUES_NO_ENTRY:-} && $spec =~ ^[A-Za-z_][A-Za-z0-9_]*$ ]] &&
+			"$R" -d "$1" "$spec+0" 2>/dev/null
 	done < "$3" | awk '$1 == "site" { a = $NF; next } /^    / && a { print a } { a = "" }' |
 		sort -u
 }
@@ -138,8 +142,11 @@ values_add() {  # NAME BIN SRC SPECS [ARG...]
 	# Inside a prologue gdb reads slots not written yet: parameters read
 	# as passed are compared with gdb's values where the prologue ends.
 	loc_vars 'as passed' "$bin" "${addrs[@]}" > "$out/$k.passed"
+	# (only where the prologue ends on an instruction: in optimised code
+	# perf-run takes the entry alone, entry+1, for the prologue)
 	"$R" -d "$bin" "${addrs[@]}" 2>/dev/null |
-		awk '$1 == "site" { a = $NF } $1 == "prologue" { print a, $3 }' > "$out/$k.body"
+		awk '$1 == "site" { a = $NF } $1 == "prologue" { print $3, a }' | on_insn "$bin" |
+		awk '{ print $2, $1 }' > "$out/$k.body"
 	"$R" -a "$bin" "${addrs[@]}" > "$out/$k.nopiece" 2>/dev/null
 	gdb_values "$out/$k" "${addrs[*]} $(awk '{ print $2 }' "$out/$k.body" | sort -u)" "$bin" "$@"
 	# Only the first hit is compared (gdb stops there once): the others
