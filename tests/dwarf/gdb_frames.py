@@ -92,6 +92,41 @@ def flatten(name, v, out):
         out.append((name, "<%s>" % e))
 
 
+MEMBERS = int(os.environ.get("VALUES_MEMBERS", "3"))
+
+
+def through_pointer(name, v, out):
+    """The first MEMBERS scalar members of the struct v points to, as
+    NAME->MEMBER (perf-run reads them with args.NAME->MEMBER)."""
+    try:
+        t = v.type.strip_typedefs()
+        if v.is_optimized_out or t.code != gdb.TYPE_CODE_PTR or int(v) == 0:
+            return
+        tt = t.target().strip_typedefs()
+        if tt.code not in (gdb.TYPE_CODE_STRUCT, gdb.TYPE_CODE_UNION):
+            return
+        n = 0
+        for f in tt.fields():
+            if n >= MEMBERS:
+                break
+            if f.is_base_class or not f.name or f.artificial or not hasattr(f, "bitpos") \
+                    or f.bitsize:
+                continue
+            ft = f.type.strip_typedefs()
+            if ft.code not in (gdb.TYPE_CODE_INT, gdb.TYPE_CODE_CHAR, gdb.TYPE_CODE_BOOL,
+                               gdb.TYPE_CODE_PTR, gdb.TYPE_CODE_ENUM):
+                continue
+            try:
+                text = scalar(v.dereference()[f.name], ft)
+            except gdb.error:
+                continue  # not readable there: not compared
+            if text is not None:
+                out.append(("%s->%s" % (name, f.name), text))
+                n += 1
+    except gdb.error:
+        pass
+
+
 def flatten_members(name, v, t, out):
     """Members of a partly optimised-out aggregate, each with its own state."""
     try:
@@ -165,7 +200,10 @@ while len(seen) < len(ADDRS):
             names.add(sym.name)
             out = []
             try:
-                flatten(sym.name, sym.value(f), out)
+                val = sym.value(f)
+                flatten(sym.name, val, out)
+                if f == fr:
+                    through_pointer(sym.name, val, out)
             except gdb.error as e:
                 out.append((sym.name, "<%s>" % e))
             for n, text in out:

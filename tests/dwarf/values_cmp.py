@@ -99,9 +99,18 @@ def read_triples(path):
 def read_ours(path):
     vals, seen, addr = {}, set(), None
     # Bytes as latin-1, as gdb_frames.py turns char arrays into text.
+    member = None  # "@m ADDR P->M": the next line is its value (print())
     with open(path, encoding="latin-1") as f:
         for line in f:
             line = line.rstrip("\n")
+            if member:
+                vals.setdefault(member, line)
+                member = None
+                continue
+            if line.startswith("@m "):
+                a = line.split()
+                member = (int(a[1], 16), a[2])
+                continue
             if line.startswith("@0x"):
                 addr = int(line[1:], 16)
                 continue

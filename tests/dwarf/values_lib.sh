@@ -123,6 +123,37 @@ gdb_values() {  # OUT ADDRS BIN [ARG...]
 	sed -n 's/^@i //p' "$o.gdbout" > "$o.inl"
 }
 
+# "ADDR P->M" of the members gdb read through a struct pointer P at ADDR
+# (tests/dwarf/gdb_frames.py, VALUES_MEMBERS of each) that perf-run can read
+# P at: each read with args.P->M as well.
+members() {  # K BIN ADDRS...
+	local k=$1 bin=$2
+	shift 2
+	"$R" -d "$bin" "$@" 2>/dev/null | awk '
+		$1 == "site" { a = $NF; next }
+		/^    (inlined )?(param|var) / && !/optimised:|unsupported:|implicit/ {
+			n = $0; sub(/:.*/, "", n); k = split(n, w, " "); print a, w[k] }' \
+		> "$out/$k.readable"
+	awk 'NR == FNR { ok[$1 " " $2] = 1; next }
+	     $2 ~ /->/ { p = $2; sub(/->.*/, "", p); if (ok[$1 " " p]) print $1, $2 }' \
+		"$out/$k.readable" "$out/$k.gdb" | sort -u > "$out/$k.members"
+}
+
+# The perf-run script for binary K: print(args) at each address's first
+# hit, and each member of $out/K.members after a line "@m ADDR P->M".
+values_script() {  # K BIN ADDRS...
+	local k=$1 bin=$2 i a m script="END { clear(@seen); } "
+	shift 2
+	local addrs=("$@")
+	for i in "${!addrs[@]}"; do
+		a=${addrs[i]}
+		m=$(awk -v a="$a" '$1 == a { printf "printf(\"@m %s %s\\n\"); print(args.%s); ", a, $2, $2 }' \
+			"$out/$k.members")
+		script+="uprobe:$bin:$a /@seen[$i] == 0/ { @seen[$i] = 1; printf(\"@$a\\n\"); print(args); $m} "
+	done
+	printf '%s' "$script"
+}
+
 values_add() {  # NAME BIN SRC SPECS [ARG...]
 	local k=${#bins[@]} name=$1 bin=$2 src=$3 specs=$4 a i script addrs
 	shift 4
@@ -149,13 +180,15 @@ values_add() {  # NAME BIN SRC SPECS [ARG...]
 		awk '{ print $2, $1 }' > "$out/$k.body"
 	"$R" -a "$bin" "${addrs[@]}" > "$out/$k.nopiece" 2>/dev/null
 	gdb_values "$out/$k" "${addrs[*]} $(awk '{ print $2 }' "$out/$k.body" | sort -u)" "$bin" "$@"
+	members "$k" "$bin" "${addrs[@]}"
 	# Only the first hit is compared (gdb stops there once): the others
 	# print nothing, so a hot line costs the trap alone.
-	script="END { clear(@seen); } "
-	for i in "${!addrs[@]}"; do
-		a=${addrs[i]}
-		script+="uprobe:$bin:$a /@seen[$i] == 0/ { @seen[$i] = 1; printf(\"@$a\\n\"); print(args); } "
-	done
+	script=$(values_script "$k" "$bin" "${addrs[@]}")
+	if ! "$PERF_RUN" --dump probes -e "$script" >/dev/null 2>"$out/$k.members.err"; then
+		: > "$out/$k.members"  # a member perf-run refuses: none read, and said
+		echo "members through pointers not read: $(head -1 "$out/$k.members.err")" >&2
+		script=$(values_script "$k" "$bin" "${addrs[@]}")
+	fi
 	timeout 300 $run "$PERF_RUN" -q -o "$out/$k.ours" -e "$script" -- setarch -R "$bin" "$@" \
 		> /dev/null 2> "$out/$k.err"
 	perf_events "$k" "$bin" "${addrs[@]}"
