@@ -49,6 +49,16 @@ struct dw_probe *dwv_probe_new(struct dw_mod *m, Dwarf_Off cu_off, Dwarf_Off sco
 	return p;
 }
 
+/* A DIE's name, also through DW_AT_specification (the definition of a
+ * C++ class's static member has none of its own). */
+static const char *die_name(Dwarf_Die *d)
+{
+	Dwarf_Attribute a;
+	const char *n = dwarf_diename(d);
+
+	return n ? n : dwarf_formstring(dwarf_attr_integrate(d, DW_AT_name, &a));
+}
+
 /* sp_var: d is a variable of the real function itself (not of a copy
  * inlined into it), whose prologue the site may be in. */
 static void make_var(struct dw_probe *p, Dwarf_Die *d, struct dwl_ctx *ctx, struct dw_var *v,
@@ -57,7 +67,7 @@ static void make_var(struct dw_probe *p, Dwarf_Die *d, struct dwl_ctx *ctx, stru
 	char tn[256];
 
 	memset(v, 0, sizeof(*v));
-	v->name = dwarf_diename(d);
+	v->name = die_name(d);
 	v->type = dwt_type_of(p->m->types, d);
 	dwt_name_of(d, tn, sizeof(tn));
 	v->type_name = strdup(tn);
@@ -240,12 +250,45 @@ static struct dw_var *new_global(struct dw_probe *p)
 	return &p->globals[p->nglobals++];
 }
 
-/* A CU-level variable of the site's CU; one it only declares (extern) is
- * placed through the symbol table. */
+/* The definition of variable name among the children of scope and in the
+ * namespaces below it (a C++ class's static member is defined at unit or
+ * namespace level, named through DW_AT_specification); else, in *decl, a
+ * declaration of it.  True if defined. */
+static bool global_in(Dwarf_Die *scope, const char *name, Dwarf_Die *def, Dwarf_Die *decl,
+		      bool *have_decl, int depth)
+{
+	Dwarf_Attribute a;
+	Dwarf_Die d;
+
+	if (depth > 16 || dwarf_child(scope, &d) != 0)
+		return false;
+	do {
+		int tag = dwarf_tag(&d);
+		if (tag == DW_TAG_namespace) {
+			if (global_in(&d, name, def, decl, have_decl, depth + 1))
+				return true;
+			continue;
+		}
+		const char *n = die_name(&d);
+		if (tag != DW_TAG_variable || !n || strcmp(n, name))
+			continue;
+		if (dwarf_attr(&d, DW_AT_declaration, &a)) {
+			if (!*have_decl)
+				*decl = d;
+			*have_decl = true;
+			continue;
+		}
+		*def = d;
+		return true;
+	} while (dwarf_siblingof(&d, &d) == 0);
+	return false;
+}
+
+/* A variable of the site's CU at unit or namespace level; one it only
+ * declares (extern) is placed through the symbol table. */
 static const struct dw_var *find_global(struct dw_probe *p, const char *name)
 {
 	Dwarf_Die cu, scope, sp, d, decl;
-	Dwarf_Attribute a;
 	struct dwl_ctx ctx;
 	bool have_decl = false;
 	uint64_t addr;
@@ -253,23 +296,15 @@ static const struct dw_var *find_global(struct dw_probe *p, const char *name)
 	for (int i = 0; i < p->nglobals; i++)
 		if (!strcmp(p->globals[i].name, name))
 			return &p->globals[i];
-	if (!site_dies(p, &cu, &scope, &sp) || dwarf_child(&cu, &d) != 0)
+	if (!site_dies(p, &cu, &scope, &sp))
 		return NULL;
 	site_ctx(p, &cu, &sp, &ctx);
-	do {
-		const char *n = dwarf_diename(&d);
-		if (dwarf_tag(&d) != DW_TAG_variable || !n || strcmp(n, name))
-			continue;
-		if (dwarf_attr(&d, DW_AT_declaration, &a)) {
-			decl = d;
-			have_decl = true;
-			continue;
-		}
+	if (global_in(&cu, name, &d, &decl, &have_decl, 0)) {
 		struct dw_var *v = new_global(p);
 		make_var(p, &d, &ctx, v, false);
 		v->is_global = true;
 		return v;
-	} while (dwarf_siblingof(&d, &d) == 0);
+	}
 	if (!have_decl || !object_symbol(p->m, name, &addr))
 		return NULL;
 	struct dw_var *v = new_global(p);
