@@ -166,7 +166,7 @@ def as_text(mine, gdb):
 
 
 def top_name(key):
-    return (key[0], key[1].split(".")[0].split("[")[0])
+    return (key[0], key[1].split("->")[0].split(".")[0].split("[")[0])
 
 
 def compare(label, mine, gdb, verbose, xmm=frozenset(), third=None, gdb_entry=frozenset(),
