@@ -112,9 +112,13 @@ static char *decl_name(Dwarf_Die *d)
 {
 	Dwarf_Die *scopes = NULL;
 	int n = dwarf_getscopes_die(d, &scopes);
-	char *q = strdup(""), *t;
+	char *q, *t;
 
-	if (!q)
+	if (n <= 0) {
+		free(scopes);
+		return NULL;
+	}
+	if (!(q = strdup("")))
 		abort();
 	for (int i = n - 2; i >= 0 && q; i--) {  /* scopes[n-1] is the unit */
 		const char *name = dwarf_diename(&scopes[i]);
@@ -129,7 +133,7 @@ static char *decl_name(Dwarf_Die *d)
 		q = t;
 	}
 	free(scopes);
-	return n > 0 ? q : (free(q), NULL);
+	return q;
 }
 
 /* A definition's shape: its size and its members' names and offsets. */
@@ -162,8 +166,10 @@ int dwd_definition(struct dwd_index **ixp, Dwarf_Die *d, Dwarf_Die *def, int *n)
 	size_t lo = 0, hi;
 
 	*n = 0;
-	if (!name || !dbg)
-		return free(name), 0;
+	if (!name || !dbg) {
+		free(name);
+		return 0;
+	}
 	if (!*ixp)
 		*ixp = build(dbg);
 	struct dwd_index *ix = *ixp;

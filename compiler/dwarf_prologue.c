@@ -166,7 +166,7 @@ static void classify_array(Dwarf_Die *t, uint64_t off, struct argcls *a, int dep
 			return;  /* a flexible array member: no bytes */
 		count = ub + 1;
 	}
-	if (count * (Dwarf_Word)es > 16) {
+	if (count > 16 || count * (Dwarf_Word)es > 16) {  /* (no overflow: count is small) */
 		mark(a, off, 17, CL_MEM);
 		return;
 	}
@@ -351,7 +351,8 @@ void dwp_var_loc(Dwarf_Die *var, const struct dwl_ctx *c, struct dw_loc *out)
 		return;
 	}
 	Dwarf_Word cc = udata(c->sp_die, DW_AT_calling_convention, DW_CC_normal);
-	if (cc != DW_CC_normal || dwarf_child(c->sp_die, &d) != 0) {
+	/* DW_CC_program: gcc's main, which libc calls as any function */
+	if ((cc != DW_CC_normal && cc != DW_CC_program) || dwarf_child(c->sp_die, &d) != 0) {
 		unavailable(out, "'%s' cannot be read at 0x%llx, in %s's prologue, where its stack "
 			    "slot is not written yet: %s does not follow the standard calling "
 			    "convention", name, at, fn, fn);

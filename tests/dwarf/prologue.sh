@@ -107,6 +107,14 @@ refused() {
 	fi
 }
 
+# main+0 at -O0: argc as libc passed it (gcc marks main DW_CC_program).
+main_argc() {
+	local bin=$1 got
+	got=$("$P" -q -e "uprobe:$bin:main+0 { printf(\"argc=%d\\n\", args.argc); exit(); }" \
+		-c "$bin 3" 2>/dev/null | grep '^argc=')
+	if [ "$got" = "argc=2" ]; then ok; else bad "$bin:main+0: read '$got', libc passed argc=2"; fi
+}
+
 for cc in gcc clang-19; do
 	command -v $cc >/dev/null || { echo "SKIP: no $cc"; skip=$((skip + 1)); continue; }
 	for o in 0 1 2 3; do
@@ -120,6 +128,7 @@ for cc in gcc clang-19; do
 		done
 	done
 	bin=$tmp/pro_${cc%-19}_O0
+	main_argc "$bin"
 	refused "$bin" pm+0 args.m "SSE registers"
 	refused "$bin" pm+0 args.d "SSE registers"
 	refused "$bin" pi+0 args.local "not set up yet"
