@@ -3,7 +3,7 @@
 # gdb's (tests/dwarf/values.sh).
 #
 #   values_cmp.py [-v] [--xmm XMM] [--gdb-entry ENTRY INLINE] [--gdb2 GDB2]
-#                 [--no-piece ABSENT] [--passed PASSED BODY] GDB OURS [PERF]
+#                 [--no-piece ABSENT] [--passed PASSED BODY PROLOGUE] GDB OURS [PERF]
 #   values_cmp.py GDB OURS --differing    addresses where OURS differs
 #   values_cmp.py --sum CC LEVEL < count lines   one summary line
 #
@@ -21,7 +21,10 @@
 # gdb reads and perf-run does not ("DWARF uninit", not counted either).
 # PASSED: "ADDR NAME" of the parameters perf-run reads inside a prologue as
 # the call passed them; BODY: "ADDR BODY", the end of that prologue, where
-# gdb's values are the truth for them (see compare()).
+# gdb's values are the truth for them (see compare()), where that is an
+# instruction; PROLOGUE: "END ADDR" of every address inside a prologue
+# (in optimised code only the entry, END = entry + 1), where what gdb shows
+# and perf-run refuses (a local's slot) is counted apart as "prologue".
 # Only the first hit of each address counts.  Prints one line of counts:
 #   "ours read A (equal E, differ D, unstable U, gdb has none N), lacking L
 #   (xmm X) of gdb G, gdb invents I, DWARF uninit U; perf ..." (lacking: values gdb shows that are not
@@ -170,7 +173,8 @@ def top_name(key):
 
 
 def compare(label, mine, gdb, verbose, xmm=frozenset(), third=None, gdb_entry=frozenset(),
-            gdb2=None, absent=frozenset(), uninit=frozenset(), passed=None):
+            gdb2=None, absent=frozenset(), uninit=frozenset(), passed=None,
+            in_prologue=frozenset()):
     """Counts of mine against gdb: (read, equal, differ, unstable, gdb has
     none, lacking, of those xmm-only, gdb's values).  Unstable: mine, gdb's
     and third's (perf probe's) are three different values, as memory not
@@ -255,7 +259,7 @@ def compare(label, mine, gdb, verbose, xmm=frozenset(), third=None, gdb_entry=fr
     known, invents = set_apart(known, absent, "gdb invents: DWARF gives no piece for it")
     known, unreliable = set_apart(known, uninit,
                                   "DWARF: maybe uninitialised, DW_OP_GNU_uninit")
-    known, prologue = set_apart(known, {k for k in known if k[0] in passed},
+    known, prologue = set_apart(known, {k for k in known if k[0] in in_prologue},
                                 "in the prologue: gdb reads a stack slot not written yet")
     for k in known:
         if not unknown(mine.get(k)):
@@ -341,12 +345,13 @@ def main():
         absent = read_xmm(args[1])
         uninit = read_xmm(args[1], "uninit")
         args = args[2:]
-    passed = {}
-    if args and args[0] == "--passed":  # "ADDR NAME" as passed, "ADDR BODY" prologue ends
+    passed, in_prologue = {}, set()
+    if args and args[0] == "--passed":  # PASSED BODY PROLOGUE (see the top)
         names = read_xmm(args[1])
         for a, b in read_xmm(args[2]):
             passed[a] = (int(b, 16), {nm for x, nm in names if x == a})
-        args = args[3:]
+        in_prologue = {int(a, 16) for _, a in read_xmm(args[3])}
+        args = args[4:]
     gdb = read_triples(args[0])
     ours = read_ours(args[1])
     if args and args[-1] == "--differing":  # the addresses where ours differ, for --gdb2
@@ -359,7 +364,7 @@ def main():
         return 0
     perf = read_triples(args[2]) if len(args) > 2 and args[2] != "--differing" else None
     res = [("ours", compare("ours", ours, gdb, verbose, xmm, perf, gdb_entry, gdb2,
-                                absent, uninit, passed))]
+                                absent, uninit, passed, in_prologue | set(passed)))]
     if perf is not None:
         res.append(("perf", compare("perf", perf, gdb, verbose, third=ours)))
     print("; ".join(("%s " + FIELDS) % ((k,) + r) for k, r in res))

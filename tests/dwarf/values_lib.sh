@@ -176,8 +176,8 @@ values_add() {  # NAME BIN SRC SPECS [ARG...]
 	# (only where the prologue ends on an instruction: in optimised code
 	# perf-run takes the entry alone, entry+1, for the prologue)
 	"$R" -d "$bin" "${addrs[@]}" 2>/dev/null |
-		awk '$1 == "site" { a = $NF } $1 == "prologue" { print $3, a }' | on_insn "$bin" |
-		awk '{ print $2, $1 }' > "$out/$k.body"
+		awk '$1 == "site" { a = $NF } $1 == "prologue" { print $3, a }' > "$out/$k.prologue"
+	on_insn "$bin" < "$out/$k.prologue" | awk '{ print $2, $1 }' > "$out/$k.body"
 	"$R" -a "$bin" "${addrs[@]}" > "$out/$k.nopiece" 2>/dev/null
 	gdb_values "$out/$k" "${addrs[*]} $(awk '{ print $2 }' "$out/$k.body" | sort -u)" "$bin" "$@"
 	members "$k" "$bin" "${addrs[@]}"
@@ -231,7 +231,7 @@ values_report() {  # GROUP
 			if res=$(python3 "$top/tests/dwarf/values_cmp.py" ${VALUES_VERBOSE:-} \
 				--xmm "$out/$k.xmm" --gdb-entry "$out/$k.entry" "$out/$k.inl" \
 				--gdb2 "$out/$k.again.gdb" --no-piece "$out/$k.nopiece" \
-				--passed "$out/$k.passed" "$out/$k.body" \
+				--passed "$out/$k.passed" "$out/$k.body" "$out/$k.prologue" \
 				"$out/$k.gdb" "$out/$k.ours" "$out/$k.perf"); then
 				passed=$((passed + 1))
 			else
