@@ -584,34 +584,10 @@ static int find_lazy(struct rs *r, Dwarf_Die *rt)
 
 /* ---- functions ---- */
 
-/* perf's skip_prologue: for an unoptimised CU only (no location lists),
- * the second line-table row of the function. */
+/* perf's skip_prologue (dwarf_fidx.c). */
 static uint64_t skip_prologue(struct rs *r, Dwarf_Die *sp, uint64_t entry)
 {
-	Dwarf_Lines *lines;
-	Dwarf_Addr high, addr;
-	size_t n, i, idx;
-	int lno0, lno;
-	bool pe;
-
-	if (dwf_optimized(&r->m->funcs, &r->cu) || dwarf_highpc(sp, &high) ||
-	    dwarf_getsrclines(&r->cu, &lines, &n))
-		return entry;
-	if (!dwf_line_at(&r->m->funcs, &r->cu, entry, &idx) ||
-	    dwarf_lineno(dwarf_onesrcline(lines, idx), &lno0))
-		return entry;
-	Dwarf_Line *l = NULL;
-	for (i = idx; i < n; i++) {
-		l = dwarf_onesrcline(lines, i);
-		if (dwarf_lineaddr(l, &addr) || dwarf_lineno(l, &lno) || dwarf_lineprologueend(l, &pe))
-			return entry;
-		if (addr >= high || pe || lno != lno0 || i != idx)
-			break;
-	}
-	dwarf_lineaddr(l, &addr);
-	if (addr >= high && i > 0)
-		dwarf_lineaddr(dwarf_onesrcline(lines, i - 1), &addr);
-	return addr;
+	return dwf_body_start(&r->m->funcs, &r->cu, sp, entry);
 }
 
 static void func_site(struct rs *r, Dwarf_Die *inst, uint64_t addr)
@@ -868,6 +844,8 @@ static int make_sites(struct rs *r, struct probe_site **sites, int *nsites)
 		if (r->v[i].cu_off)  /* else an address outside every CU: no DWARF view */
 			s[i].dw = dwv_probe_new(r->m, r->v[i].cu_off, r->v[i].scope_off,
 						r->v[i].addr, s[i].func);
+		if (s[i].dw && r->at_entry)
+			dwv_probe_perf_view(s[i].dw);
 		if (s[i].dw && r->v[i].shares)
 			shared_note(&s[i], r->v[i].shares);
 	}

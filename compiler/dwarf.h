@@ -84,6 +84,8 @@ struct dw_loc {
 	struct dw_piece *pieces;   /* DWR_PIECES */
 	int npieces;
 	bool uses_entry_value;     /* some DWL_ENTRY_VALUE appears (needs an entry probe) */
+	bool as_passed;            /* a parameter read inside the prologue where the call
+				    * passed it (registers, stack), not where DWARF says */
 	bool maybe_uninit;         /* DWR_OPTIMIZED for DW_OP_GNU_uninit: DWARF says the
 				    * location may not hold the value (gdb reads it) */
 	struct dw_loc *target;     /* DWR_IMPLICIT_PTR: the pointee's location at the site */

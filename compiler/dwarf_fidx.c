@@ -159,6 +159,13 @@ static bool row_addr(Dwarf_Lines *lines, size_t i, uint64_t *a)
 	return true;
 }
 
+static bool ends_sequence(Dwarf_Lines *lines, size_t i)
+{
+	bool end;
+
+	return !dwarf_lineendsequence(dwarf_onesrcline(lines, i), &end) && end;
+}
+
 /* libdw sorts a unit's rows by address; checked once, as a row whose
  * address cannot be read or an unsorted table leaves only the scan. */
 static bool sorted(Dwarf_Lines *lines, size_t n)
@@ -186,7 +193,7 @@ bool dwf_line_at(struct dwf_cache **c, Dwarf_Die *cu, uint64_t addr, size_t *idx
 		x->lines_sorted = sorted(lines, n);
 	if (!x->lines_sorted) {
 		for (size_t i = 0; i < n; i++)
-			if (row_addr(lines, i, &a) && a == addr) {
+			if (row_addr(lines, i, &a) && a == addr && !ends_sequence(lines, i)) {
 				*idx = i;
 				return true;
 			}
@@ -199,10 +206,76 @@ bool dwf_line_at(struct dwf_cache **c, Dwarf_Die *cu, uint64_t addr, size_t *idx
 		else
 			hi = mid;
 	}
+	/* A sequence ending at addr (the function before, in a section of
+	 * its own: C++ templates and inline functions) is no row of it. */
+	while (lo < n && row_addr(lines, lo, &a) && a == addr && ends_sequence(lines, lo))
+		lo++;
 	if (lo == n || !row_addr(lines, lo, &a) || a != addr)
 		return false;
 	*idx = lo;
 	return true;
+}
+
+uint64_t dwf_body_start(struct dwf_cache **c, Dwarf_Die *cu, Dwarf_Die *sp, uint64_t entry)
+{
+	Dwarf_Lines *lines;
+	Dwarf_Addr high, addr;
+	size_t n, i, idx;
+	int lno0, lno;
+	bool pe;
+
+	if (dwf_optimized(c, cu) || dwarf_highpc(sp, &high) || dwarf_getsrclines(cu, &lines, &n))
+		return entry;
+	if (!dwf_line_at(c, cu, entry, &idx) || dwarf_lineno(dwarf_onesrcline(lines, idx), &lno0))
+		return entry;
+	Dwarf_Line *l = NULL;
+	for (i = idx; i < n; i++) {
+		l = dwarf_onesrcline(lines, i);
+		if (dwarf_lineaddr(l, &addr) || dwarf_lineno(l, &lno) || dwarf_lineprologueend(l, &pe))
+			return entry;
+		if (addr >= high || pe || lno != lno0 || i != idx)
+			break;
+	}
+	dwarf_lineaddr(l, &addr);
+	if (addr >= high && i > 0)
+		dwarf_lineaddr(dwarf_onesrcline(lines, i - 1), &addr);
+	return addr;
+}
+
+/* The first row in [entry, high) flagged prologue_end (clang flags one
+ * in optimised code too; gcc none); 0 if none. */
+static uint64_t flagged_end(struct dwf_cache **c, Dwarf_Die *cu, uint64_t entry, uint64_t high)
+{
+	Dwarf_Lines *lines;
+	Dwarf_Addr addr;
+	size_t n, idx;
+	bool pe;
+
+	if (dwarf_getsrclines(cu, &lines, &n) || !dwf_line_at(c, cu, entry, &idx))
+		return 0;
+	for (size_t i = idx; i < n; i++) {
+		Dwarf_Line *l = dwarf_onesrcline(lines, i);
+		if (dwarf_lineaddr(l, &addr) || addr >= high || addr < entry)
+			return 0;
+		if (!dwarf_lineprologueend(l, &pe) && pe)
+			return addr;
+	}
+	return 0;
+}
+
+uint64_t dwf_prologue_end(struct dwf_cache **c, Dwarf_Die *cu, Dwarf_Die *sp, uint64_t entry)
+{
+	Dwarf_Addr high;
+	uint64_t end;
+
+	if (!dwf_optimized(c, cu)) {
+		end = dwf_body_start(c, cu, sp, entry);
+		return end > entry ? end : entry + 1;
+	}
+	if (dwarf_highpc(sp, &high))
+		return entry + 1;
+	end = flagged_end(c, cu, entry, high);
+	return end > entry ? end : entry + 1;
 }
 
 void dwf_free(struct dwf_cache *c)

@@ -851,6 +851,76 @@ static void dwl_var_loc_raw(Dwarf_Die *var, const struct dwl_ctx *c, struct dw_l
 	translate_expr(&a, ops, n, c, out, depth);
 }
 
+bool dwl_in_prologue(const struct dwl_ctx *c)
+{
+	return c->body && c->func_entry && c->addr >= c->func_entry && c->addr < c->body;
+}
+
+/* A register's value as the call passed it: the register itself at the
+ * function's entry, its entry value (keyed by the frame's CFA) after. */
+static void emit_arg_reg(struct prog *p, const struct dwl_ctx *c, int reg)
+{
+	if (c->addr == c->func_entry) {
+		emit(p, DWL_REG, reg, 0, 0);
+		return;
+	}
+	emit_cfa(p, c, 0);
+	emit(p, DWL_ENTRY_VALUE, reg, 0, 0);
+	p->entry = true;
+}
+
+void dwl_arg_loc(const struct dwl_ctx *c, const int *regs, int n, unsigned size, bool aggregate,
+		 bool byref, struct dw_loc *out)
+{
+	struct prog p = { 0 };
+	char *err = NULL;
+
+	memset(out, 0, sizeof(*out));
+	if (byref || !aggregate) {
+		emit_arg_reg(&p, c, regs[0]);
+		out->kind = byref ? DWR_MEMORY : DWR_VALUE;
+		out->prog = p.v;
+		out->n = p.n;
+		prog_take(&p, out);
+		out->as_passed = true;
+		return;
+	}
+	out->kind = DWR_PIECES;
+	out->as_passed = true;
+	for (int i = 0; i < n && 8u * i < size; i++) {
+		emit_arg_reg(&p, c, regs[i]);
+		if (p.entry)
+			out->uses_entry_value = true;
+		if (p.err && !err)
+			err = p.err;
+		else
+			free(p.err);
+		p.err = NULL;
+		p.entry = false;
+		add_piece(out, size - 8u * i < 8 ? size - 8u * i : 8, DWR_VALUE, &p);
+	}
+	if (err) {
+		dwl_loc_free(out);
+		memset(out, 0, sizeof(*out));
+		out->kind = DWR_UNSUPPORTED;
+		out->why = err;
+	}
+}
+
+void dwl_stack_arg_loc(const struct dwl_ctx *c, int64_t off, struct dw_loc *out)
+{
+	struct prog p = { 0 };
+
+	memset(out, 0, sizeof(*out));
+	emit_cfa(&p, c, 0);
+	emit(&p, DWL_PLUS_CONST, 0, 0, off);
+	out->kind = DWR_MEMORY;
+	out->as_passed = true;
+	out->prog = p.v;
+	out->n = p.n;
+	prog_take(&p, out);
+}
+
 void dwl_addr_loc(uint64_t addr, bool pie, struct dw_loc *out)
 {
 	struct prog p = { 0 };
@@ -948,4 +1018,6 @@ void dw_loc_print(FILE *out, const struct dw_loc *l)
 	}
 	if (l->uses_entry_value)
 		fputs(" (entry value)", out);
+	if (l->as_passed)
+		fputs(" (as passed)", out);
 }

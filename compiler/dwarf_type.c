@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dwarf_decl.h"
 #include "lib/types.h"
 
 struct slot {
@@ -27,6 +28,7 @@ struct dwt_cache {
 	size_t cap, n;
 	char **names;           /* strings the types point to */
 	size_t nnames, capnames;
+	struct dwd_index *defs; /* definitions of declared-only records, on first use */
 };
 
 struct dwt_cache *dwt_new(void)
@@ -50,6 +52,7 @@ void dwt_free(struct dwt_cache *c)
 		free(c->names[i]);
 	free(c->names);
 	free(c->v);
+	dwd_free(c->defs);
 	free(c);
 }
 
@@ -191,6 +194,82 @@ static const char *tag_name(struct dwt_cache *c, Dwarf_Die *d, const char *kw)
 	return keep(c, s);
 }
 
+/* A record this unit only declares: the type of the unit that defines it,
+ * or one without fields whose name says why it has none. */
+static const struct type *declared(struct dwt_cache *c, Dwarf_Die *d, bool is_union)
+{
+	Dwarf_Die def;
+	int n;
+	const char *kw = is_union ? "union" : "struct";
+	int r = dwd_definition(&c->defs, d, &def, &n);
+	const struct type *t;
+	char *s;
+
+	if (r == 1) {
+		put(c, dwarf_dieoffset(d), NULL);  /* a cycle back here reads as no type */
+		t = convert(c, &def);
+		put(c, dwarf_dieoffset(d), t);
+		return t;
+	}
+	if (r == 0) {
+		t = type_record(tag_name(c, d, kw), is_union, 0, NULL, 0);
+	} else {
+		if (asprintf(&s, "%s %s (%d units define it differently)",
+			     kw, dwarf_diename(d) ?: "(anonymous)", n) < 0)
+			abort();
+		t = type_record(keep(c, s), is_union, 0, NULL, 0);
+	}
+	put(c, dwarf_dieoffset(d), t);
+	return t;
+}
+
+/* True if record d has a direct data member called name. */
+static bool has_member(Dwarf_Die *d, const char *name)
+{
+	Dwarf_Die m;
+	const char *n;
+
+	if (dwarf_child(d, &m) != 0)
+		return false;
+	do {
+		if (dwarf_tag(&m) == DW_TAG_member && (n = dwarf_diename(&m)) && !strcmp(n, name))
+			return true;
+	} while (dwarf_siblingof(&m, &m) == 0);
+	return false;
+}
+
+/* A C++ base class's fields, as members of the derived record d at the
+ * base's offset (gdb reaches a std::vector's _M_impl so), those a member
+ * of d hides left out; a virtual base (its offset an expression read at
+ * run time) is not reached.  Appends to *f, which holds n; the new n. */
+static int base_fields(struct dwt_cache *c, Dwarf_Die *d, Dwarf_Die *inh, struct field **f, int n)
+{
+	Dwarf_Attribute a;
+	Dwarf_Word off = 0;
+	Dwarf_Op *ops;
+	size_t nops;
+
+	if (dwarf_attr(inh, DW_AT_data_member_location, &a) && dwarf_formudata(&a, &off) &&
+	    (dwarf_getlocation(&a, &ops, &nops) || nops != 1 || ops[0].atom != DW_OP_plus_uconst))
+		return n;
+	if (dwarf_attr(inh, DW_AT_data_member_location, &a) && dwarf_formudata(&a, &off))
+		off = ops[0].number;
+	const struct type *bt = dwt_type_of(c, inh);
+	if (!bt || bt->kind != T_RECORD)
+		return n;
+	for (int i = 0; i < bt->nfields; i++) {
+		if (bt->fields[i].name[0] && has_member(d, bt->fields[i].name))
+			continue;
+		*f = realloc(*f, (n + 1) * sizeof(**f));
+		if (!*f)
+			abort();
+		(*f)[n] = bt->fields[i];
+		(*f)[n].offset += (uint32_t)off;
+		n++;
+	}
+	return n;
+}
+
 /* The record exists (cached) before its members are converted; its field
  * array is filled in afterwards.  types.c allocates record fields with
  * malloc and frees them in type_free_all(), so replacing them keeps its
@@ -200,16 +279,25 @@ static const struct type *record(struct dwt_cache *c, Dwarf_Die *d, bool is_unio
 	Dwarf_Attribute a;
 	Dwarf_Die m;
 	int size = dwarf_bytesize(d);
+
+	if (dwarf_attr(d, DW_AT_declaration, &a))
+		return declared(c, d, is_union);
 	const struct type *rec = type_record(tag_name(c, d, is_union ? "union" : "struct"),
 					     is_union, size > 0 ? (uint32_t)size : 0, NULL, 0);
 	struct field *f = NULL;
 	int n = 0;
 
 	put(c, dwarf_dieoffset(d), rec);
-	if (dwarf_attr(d, DW_AT_declaration, &a) || dwarf_child(d, &m) != 0)
+	if (dwarf_child(d, &m) != 0)
 		return rec;
 	do {
-		if (dwarf_tag(&m) != DW_TAG_member)
+		if (dwarf_tag(&m) == DW_TAG_inheritance) {
+			n = base_fields(c, d, &m, &f, n);
+			continue;
+		}
+		/* a static member is no part of the object */
+		if (dwarf_tag(&m) != DW_TAG_member || dwarf_attr(&m, DW_AT_declaration, &a) ||
+		    dwarf_attr(&m, DW_AT_external, &a))
 			continue;
 		const struct type *ft = dwt_type_of(c, &m);
 		if (!ft)

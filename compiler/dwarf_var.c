@@ -13,6 +13,8 @@
 #include <string.h>
 
 #include "dwarf_loc.h"
+#include "dwarf_fidx.h"
+#include "dwarf_prologue.h"
 #include "dwarf_spec.h"
 #include "dwarf_type.h"
 #include "dwarf_walk.h"
@@ -29,6 +31,8 @@ struct dw_probe {
 	struct dw_var *globals;
 	int nglobals;
 	char *note;             /* why this address, for -v; NULL if nothing to say */
+	bool perf_view;         /* perf probe -V's view: no prologue rule */
+	uint64_t body;          /* the end of the prologue the site is in; 0 if not in one */
 };
 
 struct dw_probe *dwv_probe_new(struct dw_mod *m, Dwarf_Off cu_off, Dwarf_Off scope_off,
@@ -45,24 +49,41 @@ struct dw_probe *dwv_probe_new(struct dw_mod *m, Dwarf_Off cu_off, Dwarf_Off sco
 	return p;
 }
 
-static void make_var(struct dw_probe *p, Dwarf_Die *d, struct dwl_ctx *ctx, struct dw_var *v)
+/* A DIE's name, also through DW_AT_specification (the definition of a
+ * C++ class's static member has none of its own). */
+static const char *die_name(Dwarf_Die *d)
+{
+	Dwarf_Attribute a;
+	const char *n = dwarf_diename(d);
+
+	return n ? n : dwarf_formstring(dwarf_attr_integrate(d, DW_AT_name, &a));
+}
+
+/* sp_var: d is a variable of the real function itself (not of a copy
+ * inlined into it), whose prologue the site may be in. */
+static void make_var(struct dw_probe *p, Dwarf_Die *d, struct dwl_ctx *ctx, struct dw_var *v,
+		     bool sp_var)
 {
 	char tn[256];
 
 	memset(v, 0, sizeof(*v));
-	v->name = dwarf_diename(d);
+	v->name = die_name(d);
 	v->type = dwt_type_of(p->m->types, d);
 	dwt_name_of(d, tn, sizeof(tn));
 	v->type_name = strdup(tn);
 	v->is_param = dwarf_tag(d) == DW_TAG_formal_parameter;
 	dwarf_decl_line(d, &v->decl_line);
-	dwl_var_loc(d, ctx, &v->loc);
+	if (sp_var && dwp_applies(d, ctx))
+		dwp_var_loc(d, ctx, &v->loc);
+	else
+		dwl_var_loc(d, ctx, &v->loc);
 }
 
 struct collect {
 	struct dw_probe *p;
 	struct dwl_ctx *ctx;
 	bool in_inline;
+	bool of_sp;             /* the walk is in the real function's own scopes */
 	Dwarf_Off stop;         /* outer walk: the probed inlined copy, not entered */
 };
 
@@ -82,7 +103,7 @@ static int collect_cb(Dwarf_Die *d, void *arg)
 
 	if ((tag == DW_TAG_variable || tag == DW_TAG_formal_parameter) && dwarf_diename(d)) {
 		struct dw_var *v = new_local(p);
-		make_var(p, d, c->ctx, v);
+		make_var(p, d, c->ctx, v, c->of_sp && !c->in_inline);
 		v->in_inline = c->in_inline;
 		v->in_outer = c->stop != 0;
 		return DWW_SIBLING;
@@ -94,7 +115,7 @@ static int collect_cb(Dwarf_Die *d, void *arg)
 	if (tag == DW_TAG_inlined_subroutine && c->stop)
 		return dwarf_dieoffset(d) == c->stop ? DWW_SIBLING : DWW_CONT;
 	if (tag == DW_TAG_inlined_subroutine) {
-		struct collect inner = { p, c->ctx, true, 0 };
+		struct collect inner = { p, c->ctx, true, false, 0 };
 		dww_walk_children(d, collect_cb, &inner);
 	}
 	return DWW_SIBLING;
@@ -103,7 +124,7 @@ static int collect_cb(Dwarf_Die *d, void *arg)
 /* An inlined or out-of-line copy may drop a parameter or local entirely:
  * the abstract function still names it, so it reads as optimised out
  * instead of unknown. */
-static void add_abstract(struct dw_probe *p, Dwarf_Die *scope, struct dwl_ctx *ctx)
+static void add_abstract(struct dw_probe *p, Dwarf_Die *scope, struct dwl_ctx *ctx, bool of_sp)
 {
 	Dwarf_Attribute a;
 	Dwarf_Die o, d;
@@ -123,7 +144,7 @@ static void add_abstract(struct dw_probe *p, Dwarf_Die *scope, struct dwl_ctx *c
 			       !strcmp(p->locals[i].name, n);
 		if (have)
 			continue;
-		make_var(p, &d, ctx, new_local(p));
+		make_var(p, &d, ctx, new_local(p), of_sp);
 	} while (dwarf_siblingof(&d, &d) == 0);
 }
 
@@ -137,9 +158,12 @@ static void site_ctx(struct dw_probe *p, Dwarf_Die *cu, Dwarf_Die *sp, struct dw
 {
 	Dwarf_Addr entry;
 
-	*ctx = (struct dwl_ctx){ p->addr, sp, cu, p->m->cfi_eh, p->m->cfi_dbg, p->m->pie, 0 };
-	if (dws_entrypc(sp, &entry) == 0)
+	*ctx = (struct dwl_ctx){ p->addr, sp, cu, p->m->cfi_eh, p->m->cfi_dbg, p->m->pie, 0, 0 };
+	if (dws_entrypc(sp, &entry) == 0) {
 		ctx->func_entry = entry;
+		if (!p->perf_view && p->addr >= entry)
+			ctx->body = dwf_prologue_end(&p->m->funcs, cu, sp, entry);
+	}
 }
 
 /* Own variables first (dw_vars returns those), then inlined callees'. */
@@ -152,16 +176,19 @@ static void build_locals(struct dw_probe *p)
 		return;
 	struct dwl_ctx ctx;
 	site_ctx(p, &cu, &sp, &ctx);
+	if (dwl_in_prologue(&ctx))
+		p->body = ctx.body;
 	/* At an inlined copy, gdb shows the variables of the functions it is
 	 * inlined into too (its older frames): first, so the copy's own win
 	 * a name. */
-	if (dwarf_dieoffset(&scope) != dwarf_dieoffset(&sp)) {
-		struct collect o = { p, &ctx, false, dwarf_dieoffset(&scope) };
+	bool at_sp = dwarf_dieoffset(&scope) == dwarf_dieoffset(&sp);
+	if (!at_sp) {
+		struct collect o = { p, &ctx, false, true, dwarf_dieoffset(&scope) };
 		dww_walk_children(&sp, collect_cb, &o);
 	}
-	struct collect c = { p, &ctx, false, 0 };
+	struct collect c = { p, &ctx, false, at_sp, 0 };
 	dww_walk_children(&scope, collect_cb, &c);
-	add_abstract(p, &scope, &ctx);
+	add_abstract(p, &scope, &ctx, at_sp);
 	struct dw_var *v = malloc((p->nlocals ? p->nlocals : 1) * sizeof(*v));
 	int k = 0;
 	if (!v)
@@ -223,12 +250,45 @@ static struct dw_var *new_global(struct dw_probe *p)
 	return &p->globals[p->nglobals++];
 }
 
-/* A CU-level variable of the site's CU; one it only declares (extern) is
- * placed through the symbol table. */
+/* The definition of variable name among the children of scope and in the
+ * namespaces below it (a C++ class's static member is defined at unit or
+ * namespace level, named through DW_AT_specification); else, in *decl, a
+ * declaration of it.  True if defined. */
+static bool global_in(Dwarf_Die *scope, const char *name, Dwarf_Die *def, Dwarf_Die *decl,
+		      bool *have_decl, int depth)
+{
+	Dwarf_Attribute a;
+	Dwarf_Die d;
+
+	if (depth > 16 || dwarf_child(scope, &d) != 0)
+		return false;
+	do {
+		int tag = dwarf_tag(&d);
+		if (tag == DW_TAG_namespace) {
+			if (global_in(&d, name, def, decl, have_decl, depth + 1))
+				return true;
+			continue;
+		}
+		const char *n = die_name(&d);
+		if (tag != DW_TAG_variable || !n || strcmp(n, name))
+			continue;
+		if (dwarf_attr(&d, DW_AT_declaration, &a)) {
+			if (!*have_decl)
+				*decl = d;
+			*have_decl = true;
+			continue;
+		}
+		*def = d;
+		return true;
+	} while (dwarf_siblingof(&d, &d) == 0);
+	return false;
+}
+
+/* A variable of the site's CU at unit or namespace level; one it only
+ * declares (extern) is placed through the symbol table. */
 static const struct dw_var *find_global(struct dw_probe *p, const char *name)
 {
 	Dwarf_Die cu, scope, sp, d, decl;
-	Dwarf_Attribute a;
 	struct dwl_ctx ctx;
 	bool have_decl = false;
 	uint64_t addr;
@@ -236,27 +296,19 @@ static const struct dw_var *find_global(struct dw_probe *p, const char *name)
 	for (int i = 0; i < p->nglobals; i++)
 		if (!strcmp(p->globals[i].name, name))
 			return &p->globals[i];
-	if (!site_dies(p, &cu, &scope, &sp) || dwarf_child(&cu, &d) != 0)
+	if (!site_dies(p, &cu, &scope, &sp))
 		return NULL;
 	site_ctx(p, &cu, &sp, &ctx);
-	do {
-		const char *n = dwarf_diename(&d);
-		if (dwarf_tag(&d) != DW_TAG_variable || !n || strcmp(n, name))
-			continue;
-		if (dwarf_attr(&d, DW_AT_declaration, &a)) {
-			decl = d;
-			have_decl = true;
-			continue;
-		}
+	if (global_in(&cu, name, &d, &decl, &have_decl, 0)) {
 		struct dw_var *v = new_global(p);
-		make_var(p, &d, &ctx, v);
+		make_var(p, &d, &ctx, v, false);
 		v->is_global = true;
 		return v;
-	} while (dwarf_siblingof(&d, &d) == 0);
+	}
 	if (!have_decl || !object_symbol(p->m, name, &addr))
 		return NULL;
 	struct dw_var *v = new_global(p);
-	make_var(p, &decl, &ctx, v);
+	make_var(p, &decl, &ctx, v, false);
 	dwl_loc_free(&v->loc);
 	dwl_addr_loc(addr, p->m->pie, &v->loc);
 	v->is_global = true;
@@ -428,6 +480,8 @@ void dw_probe_dump(FILE *out, struct dw_probe *p)
 	}
 	if (p && p->note)
 		fprintf(out, "    note %s\n", p->note);
+	if (p && p->body)
+		fprintf(out, "    prologue until 0x%llx\n", (unsigned long long)p->body);
 }
 
 static void vars_free(struct dw_var *v, int n)
@@ -437,6 +491,11 @@ static void vars_free(struct dw_var *v, int n)
 		dwl_loc_free(&v[i].loc);
 	}
 	free(v);
+}
+
+void dwv_probe_perf_view(struct dw_probe *p)
+{
+	p->perf_view = true;
 }
 
 void dwv_probe_set_note(struct dw_probe *p, const char *note)

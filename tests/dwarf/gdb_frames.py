@@ -36,6 +36,9 @@ def scalar(v, t):
         if str(v).endswith("<synthetic pointer>"):  # DW_OP_implicit_pointer: no value
             return "<synthetic pointer>"          # (int() of it would give 0)
         return "0x%x" % (int(v) & 0xFFFFFFFFFFFFFFFF)
+    if code in (gdb.TYPE_CODE_REF, getattr(gdb, "TYPE_CODE_RVALUE_REF", gdb.TYPE_CODE_REF)):
+        # a C++ reference: perf-run reads it as the address it binds to
+        return "0x%x" % (int(v.referenced_value().address) & 0xFFFFFFFFFFFFFFFF)
     if code == gdb.TYPE_CODE_ENUM:
         n = int(v)
         for f in t.fields():
@@ -69,7 +72,9 @@ def flatten(name, v, out):
             return
         if t.code in (gdb.TYPE_CODE_STRUCT, gdb.TYPE_CODE_UNION):
             for f in t.fields():
-                if f.name and not f.artificial:
+                if f.is_base_class:  # perf-run has a C++ base's members as its own
+                    flatten(name, v.cast(f.type), out)
+                elif f.name and not f.artificial and hasattr(f, "bitpos"):  # not static
                     flatten("%s.%s" % (name, f.name), v[f.name], out)
             return
         if t.code == gdb.TYPE_CODE_ARRAY:
@@ -85,6 +90,41 @@ def flatten(name, v, out):
         out.append((name, scalar(v, t)))
     except gdb.error as e:
         out.append((name, "<%s>" % e))
+
+
+MEMBERS = int(os.environ.get("VALUES_MEMBERS", "3"))
+
+
+def through_pointer(name, v, out):
+    """The first MEMBERS scalar members of the struct v points to, as
+    NAME->MEMBER (perf-run reads them with args.NAME->MEMBER)."""
+    try:
+        t = v.type.strip_typedefs()
+        if v.is_optimized_out or t.code != gdb.TYPE_CODE_PTR or int(v) == 0:
+            return
+        tt = t.target().strip_typedefs()
+        if tt.code not in (gdb.TYPE_CODE_STRUCT, gdb.TYPE_CODE_UNION):
+            return
+        n = 0
+        for f in tt.fields():
+            if n >= MEMBERS:
+                break
+            if f.is_base_class or not f.name or f.artificial or not hasattr(f, "bitpos") \
+                    or f.bitsize:
+                continue
+            ft = f.type.strip_typedefs()
+            if ft.code not in (gdb.TYPE_CODE_INT, gdb.TYPE_CODE_CHAR, gdb.TYPE_CODE_BOOL,
+                               gdb.TYPE_CODE_PTR, gdb.TYPE_CODE_ENUM):
+                continue
+            try:
+                text = scalar(v.dereference()[f.name], ft)
+            except gdb.error:
+                continue  # not readable there: not compared
+            if text is not None:
+                out.append(("%s->%s" % (name, f.name), text))
+                n += 1
+    except gdb.error:
+        pass
 
 
 def flatten_members(name, v, t, out):
@@ -160,7 +200,10 @@ while len(seen) < len(ADDRS):
             names.add(sym.name)
             out = []
             try:
-                flatten(sym.name, sym.value(f), out)
+                val = sym.value(f)
+                flatten(sym.name, val, out)
+                if f == fr:
+                    through_pointer(sym.name, val, out)
             except gdb.error as e:
                 out.append((sym.name, "<%s>" % e))
             for n, text in out:

@@ -1,6 +1,7 @@
 #!/bin/bash
 # values.sh - variable values against gdb: the test programs
-# tests/progs/dwarf_*.c built with gcc and clang-19 at -O0..-O3; at every
+# tests/progs/dwarf_*.c (and tests/dwarf/cxx/*.cc with g++ and clang++-19)
+# built with gcc and clang-19 at -O0..-O3; at every
 # address the `p` specs of tests/dwarf/PROG.specs resolve to, perf-run's
 # values against gdb's and perf probe's (tests/dwarf/values_lib.sh).
 #
@@ -19,7 +20,7 @@ PERF_RUN=${PERF_RUN:-$top/build/perf-run}
 case $PERF_RUN in /*) ;; *) PERF_RUN=$top/$PERF_RUN;; esac
 VALUES_VERBOSE=
 [ "${1:-}" = -v ] && { VALUES_VERBOSE=-v; shift; }
-progs=(${*:-dwarf_types dwarf_scopes dwarf_inline dwarf_pieces dwarf_real dwarf_implptr dwarf_oddpieces})
+progs=(${*:-dwarf_types dwarf_scopes dwarf_inline dwarf_pieces dwarf_real dwarf_implptr dwarf_oddpieces shop})
 
 . "$top/tests/dwarf/values_lib.sh"
 values_init "$top/build/dwarf-values/$$"   # per run: suites may run side by side
@@ -28,9 +29,13 @@ for cc in ${VALUES_CCS:-gcc clang-19}; do
 	for lvl in ${VALUES_LEVELS:-0 1 2 3}; do
 		for prog in "${progs[@]}"; do
 			bin=$out/$prog-$cc-O$lvl
-			$cc -g -O$lvl -o "$bin" "$top/tests/progs/$prog.c" 2>/dev/null || rm -f "$bin"
-			values_add "$cc -O$lvl $prog" "$bin" "$top/tests/progs/$prog.c" \
-				"$top/tests/dwarf/$prog.specs"
+			src=$top/tests/progs/$prog.c comp=$cc
+			if [ ! -e "$src" ]; then  # C++: tests/dwarf/cxx/PROG.cc
+				src=$top/tests/dwarf/cxx/$prog.cc comp=${cc/gcc/g++}
+				comp=${comp/clang-/clang++-}
+			fi
+			$comp -g -O$lvl -o "$bin" "$src" 2>/dev/null || rm -f "$bin"
+			values_add "$cc -O$lvl $prog" "$bin" "$src" "$top/tests/dwarf/$prog.specs"
 		done
 	done
 done

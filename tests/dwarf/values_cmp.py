@@ -3,7 +3,7 @@
 # gdb's (tests/dwarf/values.sh).
 #
 #   values_cmp.py [-v] [--xmm XMM] [--gdb-entry ENTRY INLINE] [--gdb2 GDB2]
-#                 [--no-piece ABSENT] GDB OURS [PERF]
+#                 [--no-piece ABSENT] [--passed PASSED BODY PROLOGUE] GDB OURS [PERF]
 #   values_cmp.py GDB OURS --differing    addresses where OURS differs
 #   values_cmp.py --sum CC LEVEL < count lines   one summary line
 #
@@ -19,6 +19,12 @@
 # ("gdb invents"; not counted in gdb's values); and "ADDR NAME uninit" of
 # those of variables whose location DWARF marks DW_OP_GNU_uninit, which
 # gdb reads and perf-run does not ("DWARF uninit", not counted either).
+# PASSED: "ADDR NAME" of the parameters perf-run reads inside a prologue as
+# the call passed them; BODY: "ADDR BODY", the end of that prologue, where
+# gdb's values are the truth for them (see compare()), where that is an
+# instruction; PROLOGUE: "END ADDR" of every address inside a prologue
+# (in optimised code only the entry, END = entry + 1), where what gdb shows
+# and perf-run refuses (a local's slot) is counted apart as "prologue".
 # Only the first hit of each address counts.  Prints one line of counts:
 #   "ours read A (equal E, differ D, unstable U, gdb has none N), lacking L
 #   (xmm X) of gdb G, gdb invents I, DWARF uninit U; perf ..." (lacking: values gdb shows that are not
@@ -96,9 +102,18 @@ def read_triples(path):
 def read_ours(path):
     vals, seen, addr = {}, set(), None
     # Bytes as latin-1, as gdb_frames.py turns char arrays into text.
+    member = None  # "@m ADDR P->M": the next line is its value (print())
     with open(path, encoding="latin-1") as f:
         for line in f:
             line = line.rstrip("\n")
+            if member:
+                vals.setdefault(member, line)
+                member = None
+                continue
+            if line.startswith("@m "):
+                a = line.split()
+                member = (int(a[1], 16), a[2])
+                continue
             if line.startswith("@0x"):
                 addr = int(line[1:], 16)
                 continue
@@ -154,11 +169,12 @@ def as_text(mine, gdb):
 
 
 def top_name(key):
-    return (key[0], key[1].split(".")[0].split("[")[0])
+    return (key[0], key[1].split("->")[0].split(".")[0].split("[")[0])
 
 
 def compare(label, mine, gdb, verbose, xmm=frozenset(), third=None, gdb_entry=frozenset(),
-            gdb2=None, absent=frozenset(), uninit=frozenset()):
+            gdb2=None, absent=frozenset(), uninit=frozenset(), passed=None,
+            in_prologue=frozenset()):
     """Counts of mine against gdb: (read, equal, differ, unstable, gdb has
     none, lacking, of those xmm-only, gdb's values).  Unstable: mine, gdb's
     and third's (perf probe's) are three different values, as memory not
@@ -173,8 +189,26 @@ def compare(label, mine, gdb, verbose, xmm=frozenset(), third=None, gdb_entry=fr
     not read and gdb shows one, gdb made it up: counted as invented, not as
     gdb's.  uninit: values whose location DWARF marks as maybe not holding
     them (DW_OP_GNU_uninit); where mine is not read, gdb's is counted apart
-    (it reads them, and is wrong at some), not as gdb's."""
+    (it reads them, and is wrong at some), not as gdb's.  passed: ADDR →
+    (BODY, the parameters perf-run reads there as the call passed them):
+    ADDR is inside a prologue, where gdb reads stack slots not written yet;
+    those parameters are compared with gdb's values at BODY, past the
+    prologue, in the same call, and what gdb shows there of the rest (not
+    read by mine) is counted apart as "prologue"."""
     n = equal = differ = unstable = nogdb = lacking = in_xmm = 0
+    passed = passed or {}
+    body_only = {b for b, _ in passed.values()} - {k[0] for k in mine}
+    gdb_at = gdb
+    gdb = {k: g for k, g in gdb.items() if k[0] not in body_only}
+    def is_passed(key):
+        b = passed.get(key[0])
+        return b is not None and top_name(key)[1] in b[1]
+    for key in [k for k in gdb if is_passed(k)]:
+        g = gdb_at.get((passed[key[0]][0], key[1]))
+        if g is None:
+            del gdb[key]
+        else:
+            gdb[key] = g
     mine = as_text(mine, gdb)
     # perf probe fetches a whole struct as its first bytes: not compared
     records = {top_name(k) for k in gdb if "." in k[1] or "[" in k[1]}
@@ -189,6 +223,10 @@ def compare(label, mine, gdb, verbose, xmm=frozenset(), third=None, gdb_entry=fr
                 print("  %s 0x%x %s: %s, gdb %s" % (label, key[0], key[1], v, g or "has none"))
         elif same(v, g):
             equal += 1
+        elif is_passed(key):  # gdb past the prologue, in the same call: no second guess
+            differ += 1
+            if verbose:
+                print("  %s 0x%x %s: %s, gdb past the prologue %s" % (label, key[0], key[1], v, g))
         elif third and not unknown(third.get(key)) and not same(third[key], g) \
                 and not same(v, third[key]) and not same(third[key], v):
             unstable += 1
@@ -221,6 +259,8 @@ def compare(label, mine, gdb, verbose, xmm=frozenset(), third=None, gdb_entry=fr
     known, invents = set_apart(known, absent, "gdb invents: DWARF gives no piece for it")
     known, unreliable = set_apart(known, uninit,
                                   "DWARF: maybe uninitialised, DW_OP_GNU_uninit")
+    known, prologue = set_apart(known, {k for k in known if k[0] in in_prologue},
+                                "in the prologue: gdb reads a stack slot not written yet")
     for k in known:
         if not unknown(mine.get(k)):
             continue
@@ -230,11 +270,12 @@ def compare(label, mine, gdb, verbose, xmm=frozenset(), third=None, gdb_entry=fr
         if verbose:
             print("  %s 0x%x %s: %s, gdb %s%s" % (label, k[0], k[1], mine.get(k, "none"), gdb[k],
                                                  " (xmm)" if x else ""))
-    return n, equal, differ, unstable, nogdb, lacking, in_xmm, len(known), invents, unreliable
+    return (n, equal, differ, unstable, nogdb, lacking, in_xmm, len(known), invents, unreliable,
+            prologue)
 
 
 FIELDS = ("read %d (equal %d, differ %d, unstable %d, gdb has none %d), lacking %d (xmm %d) "
-          "of gdb %d, gdb invents %d, DWARF uninit %d")
+          "of gdb %d, gdb invents %d, DWARF uninit %d, prologue %d")
 NF = FIELDS.count("%d")
 
 
@@ -275,6 +316,9 @@ def summarise(cc, lvl):
           % (cc, lvl, o[8]))
     print("%-8s -O%s: DWARF uninit: %d (gdb reads a location DWARF marks DW_OP_GNU_uninit; "
           "-v lists them)" % (cc, lvl, o[9]))
+    print("%-8s -O%s: prologue: %d (gdb reads a slot not written yet; perf-run reads "
+          "parameters as passed, compared with gdb's past the prologue; -v lists them)"
+          % (cc, lvl, o[10]))
 
 
 def main():
@@ -301,6 +345,13 @@ def main():
         absent = read_xmm(args[1])
         uninit = read_xmm(args[1], "uninit")
         args = args[2:]
+    passed, in_prologue = {}, set()
+    if args and args[0] == "--passed":  # PASSED BODY PROLOGUE (see the top)
+        names = read_xmm(args[1])
+        for a, b in read_xmm(args[2]):
+            passed[a] = (int(b, 16), {nm for x, nm in names if x == a})
+        in_prologue = {int(a, 16) for _, a in read_xmm(args[3])}
+        args = args[4:]
     gdb = read_triples(args[0])
     ours = read_ours(args[1])
     if args and args[-1] == "--differing":  # the addresses where ours differ, for --gdb2
@@ -313,7 +364,7 @@ def main():
         return 0
     perf = read_triples(args[2]) if len(args) > 2 and args[2] != "--differing" else None
     res = [("ours", compare("ours", ours, gdb, verbose, xmm, perf, gdb_entry, gdb2,
-                                absent, uninit))]
+                                absent, uninit, passed, in_prologue | set(passed)))]
     if perf is not None:
         res.append(("perf", compare("perf", perf, gdb, verbose, third=ours)))
     print("; ".join(("%s " + FIELDS) % ((k,) + r) for k, r in res))

@@ -46,11 +46,15 @@ values_init() {  # DIR
 	values_cleanup
 }
 
+# A function named alone is probed at FUNC+0 too (its first instruction,
+# inside the prologue), unless VALUES_NO_ENTRY is set.
 site_addrs() {  # BIN SRC SPECS: addresses of the sites that have variables
 	local kind spec
 	while read -r kind spec; do
 		[ "$kind" = p ] || continue
 		"$R" -d "$1" "$(expand "$spec" "$2")" 2>/dev/null
+		[[ -z ${VALUES_NO_ENTRY:-} && $spec =~ ^[A-Za-z_][A-Za-z0-9_]*$ ]] &&
+			"$R" -d "$1" "$spec+0" 2>/dev/null
 	done < "$3" | awk '$1 == "site" { a = $NF; next } /^    / && a { print a } { a = "" }' |
 		sort -u
 }
@@ -119,6 +123,37 @@ gdb_values() {  # OUT ADDRS BIN [ARG...]
 	sed -n 's/^@i //p' "$o.gdbout" > "$o.inl"
 }
 
+# "ADDR P->M" of the members gdb read through a struct pointer P at ADDR
+# (tests/dwarf/gdb_frames.py, VALUES_MEMBERS of each) that perf-run can read
+# P at: each read with args.P->M as well.
+members() {  # K BIN ADDRS...
+	local k=$1 bin=$2
+	shift 2
+	"$R" -d "$bin" "$@" 2>/dev/null | awk '
+		$1 == "site" { a = $NF; next }
+		/^    (inlined )?(param|var) / && !/optimised:|unsupported:|implicit/ {
+			n = $0; sub(/:.*/, "", n); k = split(n, w, " "); print a, w[k] }' \
+		> "$out/$k.readable"
+	awk 'NR == FNR { ok[$1 " " $2] = 1; next }
+	     $2 ~ /->/ { p = $2; sub(/->.*/, "", p); if (ok[$1 " " p]) print $1, $2 }' \
+		"$out/$k.readable" "$out/$k.gdb" | sort -u > "$out/$k.members"
+}
+
+# The perf-run script for binary K: print(args) at each address's first
+# hit, and each member of $out/K.members after a line "@m ADDR P->M".
+values_script() {  # K BIN ADDRS...
+	local k=$1 bin=$2 i a m script="END { clear(@seen); } "
+	shift 2
+	local addrs=("$@")
+	for i in "${!addrs[@]}"; do
+		a=${addrs[i]}
+		m=$(awk -v a="$a" '$1 == a { printf "printf(\"@m %s %s\\n\"); print(args.%s); ", a, $2, $2 }' \
+			"$out/$k.members")
+		script+="uprobe:$bin:$a /@seen[$i] == 0/ { @seen[$i] = 1; printf(\"@$a\\n\"); print(args); $m} "
+	done
+	printf '%s' "$script"
+}
+
 values_add() {  # NAME BIN SRC SPECS [ARG...]
 	local k=${#bins[@]} name=$1 bin=$2 src=$3 specs=$4 a i script addrs
 	shift 4
@@ -135,16 +170,28 @@ values_add() {  # NAME BIN SRC SPECS [ARG...]
 	[ ${#addrs[@]} -gt 0 ] || return
 	loc_vars 'xmm[0-9]' "$bin" "${addrs[@]}" > "$out/$k.xmm"
 	loc_vars 'entry\(' "$bin" "${addrs[@]}" > "$out/$k.entry"
+	# Inside a prologue gdb reads slots not written yet: parameters read
+	# as passed are compared with gdb's values where the prologue ends.
+	loc_vars 'as passed' "$bin" "${addrs[@]}" > "$out/$k.passed"
+	# (only where the prologue ends on an instruction: in optimised code
+	# perf-run takes the entry alone, entry+1, for the prologue)
+	"$R" -d "$bin" "${addrs[@]}" 2>/dev/null |
+		awk '$1 == "site" { a = $NF } $1 == "prologue" { print $3, a }' > "$out/$k.prologue"
+	on_insn "$bin" < "$out/$k.prologue" | awk '{ print $2, $1 }' > "$out/$k.body"
 	"$R" -a "$bin" "${addrs[@]}" > "$out/$k.nopiece" 2>/dev/null
-	gdb_values "$out/$k" "${addrs[*]}" "$bin" "$@"
+	gdb_values "$out/$k" "${addrs[*]} $(awk '{ print $2 }' "$out/$k.body" | sort -u)" "$bin" "$@"
+	members "$k" "$bin" "${addrs[@]}"
 	# Only the first hit is compared (gdb stops there once): the others
 	# print nothing, so a hot line costs the trap alone.
-	script="END { clear(@seen); } "
-	for i in "${!addrs[@]}"; do
-		a=${addrs[i]}
-		script+="uprobe:$bin:$a /@seen[$i] == 0/ { @seen[$i] = 1; printf(\"@$a\\n\"); print(args); } "
-	done
-	timeout 300 $run "$PERF_RUN" -q -o "$out/$k.ours" -e "$script" -- setarch -R "$bin" "$@" \
+	# (a file: one -e argument of real code's sites passes the 128 KiB an
+	# argument may have)
+	values_script "$k" "$bin" "${addrs[@]}" > "$out/$k.bt"
+	if ! "$PERF_RUN" --dump probes "$out/$k.bt" >/dev/null 2>"$out/$k.members.err"; then
+		: > "$out/$k.members"  # a member perf-run refuses: none read, and said
+		echo "members through pointers not read: $(head -1 "$out/$k.members.err")" >&2
+		values_script "$k" "$bin" "${addrs[@]}" > "$out/$k.bt"
+	fi
+	timeout 300 $run "$PERF_RUN" -q -o "$out/$k.ours" "$out/$k.bt" -- setarch -R "$bin" "$@" \
 		> /dev/null 2> "$out/$k.err"
 	perf_events "$k" "$bin" "${addrs[@]}"
 }
@@ -184,6 +231,7 @@ values_report() {  # GROUP
 			if res=$(python3 "$top/tests/dwarf/values_cmp.py" ${VALUES_VERBOSE:-} \
 				--xmm "$out/$k.xmm" --gdb-entry "$out/$k.entry" "$out/$k.inl" \
 				--gdb2 "$out/$k.again.gdb" --no-piece "$out/$k.nopiece" \
+				--passed "$out/$k.passed" "$out/$k.body" "$out/$k.prologue" \
 				"$out/$k.gdb" "$out/$k.ours" "$out/$k.perf"); then
 				passed=$((passed + 1))
 			else
