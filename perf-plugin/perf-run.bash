@@ -4,7 +4,8 @@
 # Installed as /usr/share/bash-completion/completions/perf-run.
 
 _perf_run_opts='-e --expr -p --pid -c --cmd -o --output -f --format -q --quiet
--v --verbose --unsafe --dump -l --list -L --lines -V --vars --version -h --help'
+-v --verbose --unsafe --dump -l --list -L --lines -V --vars --version -h --help
+--command-status'
 
 _perf_run_probes()
 {

@@ -26,12 +26,14 @@ struct rt_opts {
 	struct child *child;  /* the traced command (-c / --), gated until attach; or NULL */
 	double start_ms;      /* CLOCK_MONOTONIC ms at exec, for "Attached N probes in T ms" */
 	bool dry_run;         /* --dry-run: stop once attached, before BEGIN runs */
+	bool command_status;  /* --command-status: exit with the command's status */
 	struct program *(*recompile)(void *arg, const char *prog);  /* loader.h */
 	void *recompile_arg;
 };
 
 /* Returns the process exit status: 0 on success, 1 on error (already
- * reported on stderr). */
+ * reported on stderr), exit(N)'s N; with command_status, a traced command
+ * that ended on its own gives its status (128+N if killed by signal N). */
 int rt_run(struct program *p, const struct rt_opts *o, struct diag *d);
 
 #endif
