@@ -88,7 +88,12 @@ all: $(BUILD)/perf-run
 deps:
 	@BUILD=$(BUILD) mk/deps.sh
 
+# A fresh tree's first step: says in one sentence which packages are
+# missing (`make deps` installs them) rather than failing in a compile.
+# DEPS_CHECK=0: debian/rules, where Build-Depends are the list.
+DEPS_CHECK ?= 1
 $(LIBPERF_A) &:
+	@[ "$(DEPS_CHECK)" = 0 ] || BUILD=$(BUILD) mk/deps.sh --check-build
 	@BUILD=$(BUILD) mk/libperf.sh
 
 $(BUILD)/perf-run: $(OBJS) $(LIBPERF_A)

@@ -37,8 +37,9 @@ missing_of() {
 	done
 }
 
-if [[ ${1:-} == --check ]]; then
-	missing_of "${BUILD_PKGS[@]}"
+if [[ ${1:-} == --check || ${1:-} == --check-build ]]; then
+	# --check-build (plain make, before libperf): what perf-run itself needs
+	if [[ $1 == --check-build ]]; then missing_of "${SELF_PKGS[@]}"; else missing_of "${BUILD_PKGS[@]}"; fi
 	((${#missing[@]} == 0)) && exit 0
 	n=${#missing[@]}
 	echo "check: the build needs the Debian package$( ((n > 1)) && echo s) ${missing[*]}," \
