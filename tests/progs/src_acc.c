@@ -1,5 +1,5 @@
 /* src_acc N: a loop accumulating into `acc`, probed by source line and
- * lazy pattern (scripts/srcline.bt).  Prints the values a trace must see. */
+ * lazy pattern (tests/runtime/tools.test).  Prints what a trace must see. */
 #include <stdio.h>
 #include <stdlib.h>
 

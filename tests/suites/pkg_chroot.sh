@@ -34,7 +34,7 @@ if [[ ! -f $ROOT/.complete ]]; then
 	# The package's Depends and linux-perf come in now, so that installing
 	# the .deb later needs no network.
 	if ! timeout 900 debootstrap --variant=minbase \
-		--include=libbpf1,libdw1,libelf1,libzstd1,zlib1g,linux-perf \
+		--include=libbpf1,libdw1,libelf1,libzstd1,zlib1g,libllvm19,linux-perf \
 		bookworm "$ROOT.tmp" "$mirror" >"$CACHE/debootstrap.log" 2>&1; then
 		tail -n 3 "$CACHE/debootstrap.log"
 		skip "chroot: debootstrap could not build a root from $mirror (log: $CACHE/debootstrap.log)"
