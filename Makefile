@@ -215,7 +215,7 @@ install: $(INSTALL_DEPS)
 	elif [ -n "$$ep" ]; then \
 		echo "perf exec path $$ep is outside $(PREFIX): perf finds perf-run on PATH"; \
 	fi
-	@echo "tools: $(TOOLS_DIR) (PATH=\$$PATH:$(TOOLS_DIR) runs them by name)"
+	@echo "tools: $(TOOLS_DIR) (PATH=$(TOOLS_DIR):\$$PATH runs them by name, before bpftrace's /usr/sbin/*.bt)"
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/perf-run $(DESTDIR)$(PREFIX)/share/man/man1/perf-run.1 \

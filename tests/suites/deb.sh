@@ -133,7 +133,7 @@ for m in /proc /sys /sys/kernel/tracing /sys/fs/bpf /dev; do
 done
 cp "$deb" "$ROOT/tmp/perf-run.deb"
 cp tests/progs/src_acc "$ROOT/tmp/src_acc"
-C() { timeout -s KILL 300 chroot "$ROOT" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin:/usr/share/perf-run/tools \
+C() { timeout -s KILL 300 chroot "$ROOT" env -i PATH=/usr/share/perf-run/tools:/usr/sbin:/usr/bin:/sbin:/bin \
 	LANG=C.UTF-8 HOME=/root "$@"; }
 # Its Depends (libllvm19 since it is linked shared) come from the mirror
 # when the cached root lacks them.
