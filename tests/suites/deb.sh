@@ -105,7 +105,7 @@ if ((EUID != 0)); then
 	skip "clean root: needs root"
 	finish
 fi
-ROOT=$BUILD/pkgtest/root
+ROOT=${PKGROOT:-$BUILD/pkgtest/root}   # PKGROOT=DIR: another root, made fresh if empty
 mirror=$(sed -n 's/^URIs: *//p' /etc/apt/sources.list.d/debian.sources 2>/dev/null | head -n 1)
 mirror=${mirror:-http://deb.debian.org/debian}
 if [[ ! -f $ROOT/.complete ]]; then
@@ -113,7 +113,7 @@ if [[ ! -f $ROOT/.complete ]]; then
 		skip "clean root: debootstrap is not installed (apt-get install debootstrap)"
 		finish
 	fi
-	mkdir -p "$BUILD/pkgtest"
+	mkdir -p "$BUILD/pkgtest" "$(dirname "$ROOT")"
 	rm -rf "$ROOT.tmp"
 	if ! timeout 600 debootstrap --variant=minbase \
 		--include=libbpf1,libdw1,libelf1,libzstd1,zlib1g,libllvm19,linux-perf \
