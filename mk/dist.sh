@@ -12,7 +12,7 @@ VERSION=${VERSION:?}
 top=perf-run-$VERSION
 out=$BUILD/$top.tar.xz
 
-if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+if [[ $(git rev-parse --show-toplevel 2>/dev/null) == "$PWD" ]]; then   # not a tarball unpacked inside another tree
 	files() { git ls-files -z --cached --others --exclude-standard; }
 	mtime=@$(git log -1 --format=%ct)
 else

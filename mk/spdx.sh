@@ -12,10 +12,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+if [[ $(git rev-parse --show-toplevel 2>/dev/null) == "$PWD" ]]; then   # not a tarball unpacked inside another tree
 	list() { git ls-files -z --cached --others --exclude-standard; }
-else    # an unpacked `make dist` tarball
-	list() { find . -path ./build -prune -o -path ./debian/build -prune -o -type f -print0 | sed -z 's|^\./||'; }
+else    # an unpacked `make dist` tarball (debian/ holds no source of this kind, only build output)
+	list() { find . \( -path ./build -o -path ./debian \) -prune -o -type f -print0 | sed -z 's|^\./||'; }
 fi
 
 missing=0 total=0
