@@ -84,6 +84,10 @@ fi
 check "the source package is 3.0 (quilt) with an orig tarball" bash -c \
 	"grep -qx 'Format: 3.0 (quilt)' '$BUILD/perf-run_$version.dsc' &&
 	 test -f '$BUILD/perf-run_${version%-*}.orig.tar.xz' && test -f '$BUILD/perf-run_$version.debian.tar.xz'"
+check "the orig tarball (make dist) has LICENSE and the Makefile, no debian/ and no build/" bash -c \
+	"tar -tJf '$BUILD/perf-run_${version%-*}.orig.tar.xz' >'$TMP/list' &&
+	 grep -qx 'perf-run-${version%-*}/LICENSE' '$TMP/list' && grep -qx 'perf-run-${version%-*}/Makefile' '$TMP/list' &&
+	 ! grep -Eq '^perf-run-[^/]*/(debian|build)/' '$TMP/list'"
 check "the -dbgsym package is copied" bash -c "ls '$BUILD'/perf-run-dbgsym_${version}_*.deb"
 check "lintian: no error or warning, on the source and the binary package" bash -c \
 	"grep -q 'perf-run source' '$BUILD/deb/lintian.log' || true; ! grep -E '^[EW]: ' '$BUILD/deb/lintian.log'"
