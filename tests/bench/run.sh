@@ -236,12 +236,12 @@ part_a() {
 
 part_b() {
 	local f name tool i
-	set -- scripts/*
+	set -- scripts/*.bt
 	if [ ! -e "$1" ]; then
 		na compile.scripts perf-run ms "scripts/ is empty"
 		return
 	fi
-	for f in scripts/*; do
+	for f in scripts/*.bt; do
 		name=$(basename "$f")
 		for tool in perf-run bpftrace; do
 			if ! have $tool; then
