@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # deps.sh - `make deps`: installs the Debian packages perf-run builds and
 # tests with, then builds libperf (mk/libperf.sh).  A stamp newer than the
 # dpkg database and the libperf archive make a second run a no-op.

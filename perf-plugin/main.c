@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * main.c - the perf-run executable: perf-style options, then the straight
  * line of the pipeline: read the script, start the traced command (held

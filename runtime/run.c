@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * run.c - the runtime's driver: load, attach through the providers, run
  * BEGIN, loop over ring buffer records, and on the way out detach, run

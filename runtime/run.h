@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * run.h - the runtime's one entry point: load a compiled program, attach
  * it, run BEGIN, loop over ring buffer records until exit()/Ctrl-C/the

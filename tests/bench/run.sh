@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
 # run.sh - `make bench`: perf-run against bpftrace and perf on this machine.
 #
 # Every tracer is timed from outside by build/bench/stamp (stamp.c), the same

@@ -2,7 +2,7 @@
  * lazy pattern (tests/runtime/tools.test).  Prints what a trace must see. */
 #include <stdio.h>
 #include <stdlib.h>
-
+// SPDX-License-Identifier: GPL-2.0-only
 __attribute__((noinline)) long accumulate(long n)
 {
 	long acc = 0;

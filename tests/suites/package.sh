@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # package.sh - installing: `make install` / `make uninstall` with PREFIX
 # and DESTDIR into a scratch tree, `perf run` finding the installed binary
 # on PATH and `perf help run` its man page, and `make deb` (dpkg-buildpackage

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # pkg_chroot.sh - the Debian package on a clean root: a Debian 12 minbase
 # chroot made with debootstrap from the mirror of /etc/apt/sources.list.d
 # (cached in $BUILD/pkgtest/root, so a second run takes seconds), where
