@@ -40,7 +40,10 @@ INTERNAL_SRCS := $(shell grep -l '^[[:space:]]*\#[[:space:]]*include[[:space:]]*
 # compiler/ctypes.c loads it (dlopen) only for scripts that declare C types.
 CLANG_LIBS  ?=
 
-WARN        := -Wall -Wextra -Werror
+# WERROR= drops -Werror (debian/rules does: a distribution build must not
+# fail on the warnings of the next compiler or LLVM header).
+WERROR      ?= -Werror
+WARN        := -Wall -Wextra $(WERROR)
 CFLAGS      ?= -O2 -g
 BASE_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) -MMD -MP
 CPPFLAGS_ALL = -I. -I$(LIBPERF_DIR)/include $(LLVM_CFLAGS) $(CPPFLAGS)
@@ -92,7 +95,7 @@ SCRIPTS     := $(wildcard scripts/*.bt)
 BASH_COMPLETION_DIR ?= $(PREFIX)/share/bash-completion/completions
 PERF_EXEC_PATH = $(shell perf --exec-path 2>/dev/null)
 
-.PHONY: all deps test demo install uninstall bench compat clean distclean unit asan progs \
+.PHONY: all deps deps-build test demo install uninstall bench compat clean distclean unit asan progs \
 	test-build check
 .DEFAULT_GOAL := all
 
@@ -101,7 +104,12 @@ all: $(BUILD)/perf-run
 deps:
 	@BUILD=$(BUILD) mk/deps.sh
 
+# A fresh tree's first step: says in one sentence which packages are
+# missing (`make deps` installs them) rather than failing in a compile.
+# DEPS_CHECK=0: debian/rules, where Build-Depends are the list.
+DEPS_CHECK ?= 1
 $(LIBPERF_A) &:
+	@[ "$(DEPS_CHECK)" = 0 ] || BUILD=$(BUILD) mk/deps.sh --check-build
 	@BUILD=$(BUILD) mk/libperf.sh
 
 $(BUILD)/perf-run: $(OBJS) $(LIBPERF_A)
@@ -200,31 +208,45 @@ bench: deps
 	done; echo "bench: no tests/bench/run.sh yet" >&2; exit 1
 
 # perf runs `perf run` as perf-run found in its exec path or on PATH.  The
-# link into the exec path is made only where it stays inside PREFIX, or in
-# a DESTDIR staging tree, never in a system directory outside PREFIX.
-# INSTALL_DEPS= skips `make deps` (debian/rules: dpkg-buildpackage has
+# link into the exec path is made only where it stays inside PREFIX (with
+# or without DESTDIR: PREFIX=/usr/local never writes /usr/lib/perf-core);
+# elsewhere perf finds perf-run on PATH.
+# INSTALL_DEPS= skips `make deps-build` (debian/rules: dpkg-buildpackage has
 # checked Build-Depends, and a package build must not apt-get install).
-INSTALL_DEPS ?= deps
+# `make install` needs only what builds perf-run, not the test peers.
+# The tools (scripts/*.bt, each `#!/usr/bin/env perf-run`) are commands in
+# TOOLS_DIR, off PATH since bpftrace's package owns /usr/sbin/NAME.bt;
+# their examples (scripts/NAME_example.txt) go to EXAMPLES_DIR.
+INSTALL_DEPS ?= deps-build
+TOOLS_DIR    ?= $(PREFIX)/share/perf-run/tools
+EXAMPLES_DIR ?= $(PREFIX)/share/doc/perf-run/examples
+TOOL_EXAMPLES := $(wildcard scripts/*_example.txt)
+deps-build:
+	@BUILD=$(BUILD) mk/deps.sh --build
+
 install: $(INSTALL_DEPS)
 	@$(MAKE) --no-print-directory $(BUILD)/perf-run
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
-		$(DESTDIR)$(PREFIX)/share/perf-run/scripts $(DESTDIR)$(BASH_COMPLETION_DIR)
+		$(DESTDIR)$(TOOLS_DIR) $(DESTDIR)$(BASH_COMPLETION_DIR)
 	install -m 755 $(BUILD)/perf-run $(DESTDIR)$(PREFIX)/bin/perf-run
 	install -m 644 perf-plugin/perf-run.1 $(DESTDIR)$(PREFIX)/share/man/man1/perf-run.1
 	install -m 644 perf-plugin/perf-run.bash $(DESTDIR)$(BASH_COMPLETION_DIR)/perf-run
-	$(if $(SCRIPTS),install -m 644 $(SCRIPTS) $(DESTDIR)$(PREFIX)/share/perf-run/scripts/)
+	$(if $(SCRIPTS),install -m 755 $(SCRIPTS) $(DESTDIR)$(TOOLS_DIR)/)
+	$(if $(TOOL_EXAMPLES),install -d $(DESTDIR)$(EXAMPLES_DIR) && \
+		install -m 644 $(TOOL_EXAMPLES) $(DESTDIR)$(EXAMPLES_DIR)/)
 	@ep='$(PERF_EXEC_PATH)'; \
-	if [ -n "$$ep" ] && { [ -n "$(DESTDIR)" ] || case "$$ep/" in $(PREFIX)/*) true;; *) false;; esac; }; then \
+	if [ -n "$$ep" ] && case "$$ep/" in $(PREFIX)/*) true;; *) false;; esac; then \
 		install -d "$(DESTDIR)$$ep" && ln -sf $(PREFIX)/bin/perf-run "$(DESTDIR)$$ep/perf-run" && \
 		echo "linked $(DESTDIR)$$ep/perf-run"; \
 	elif [ -n "$$ep" ]; then \
 		echo "perf exec path $$ep is outside $(PREFIX): perf finds perf-run on PATH"; \
 	fi
+	@echo "tools: $(TOOLS_DIR) (PATH=$(TOOLS_DIR):\$$PATH runs them by name, before bpftrace's /usr/sbin/*.bt)"
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/perf-run $(DESTDIR)$(PREFIX)/share/man/man1/perf-run.1 \
 		$(DESTDIR)$(BASH_COMPLETION_DIR)/perf-run
-	rm -rf $(DESTDIR)$(PREFIX)/share/perf-run
+	rm -rf $(DESTDIR)$(PREFIX)/share/perf-run $(DESTDIR)$(TOOLS_DIR) $(DESTDIR)$(EXAMPLES_DIR)
 	@ep='$(PERF_EXEC_PATH)'; \
 	if [ -n "$$ep" ] && [ -L "$(DESTDIR)$$ep/perf-run" ] && \
 	   [ "$$(readlink "$(DESTDIR)$$ep/perf-run")" = "$(PREFIX)/bin/perf-run" ]; then \

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * ast.c - syntax tree nodes: allocation, freeing and the --dump ast text.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * ast.h - the syntax tree the parser builds and every later stage reads.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * builtin.c - the builtins' table (builtin.h) and its lookup by name.
  * Needs nothing but libc; the check hooks of the table are expanded by

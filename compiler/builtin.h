@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * builtin.h - one row per builtin of the language: its name, its id, its
  * argument count as a function, what it is (flags), and the functions of

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * cg_dwarf.c - code that reads the traced program's variables at a uprobe
  * site: DWARF location programs (dwarf.h) run as straight-line BPF over

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * cg_emit.c - from the finished LLVM module to a BPF ELF in memory: the
  * module and its debug-info compile unit, LLVM's diagnostics routed to the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * cg_expr.c - code for expressions: literals, builtins, scratch variables,
  * map reads and keys, operators, tracepoint fields.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * cg_formap.c - for ($kv : @m) of newer bpftrace: the body becomes a
  * callback of bpf_for_each_map_elem(), called once per element with $kv =

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * cg_func.c - code for the builtins and functions of bpftrace 0.17 that
  * compute little in the kernel: cpid, numaid, username, sargN, bswap(),

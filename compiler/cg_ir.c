@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * cg_ir.c - the code generator's toolbox, the floor every cg_ file stands
  * on: errors and debug locations, constants, BPF helper calls, temporaries

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * cg_maps.c - the maps and globals of a script's object: the script's maps
  * (program.h's pr_map), the ring buffer and what it is sized to, the stack

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * cg_read.c - every read of traced memory goes through cg_read():
  * bpf_probe_read_user, _kernel, their _str forms and bpf_probe_read_str

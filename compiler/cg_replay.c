@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * cg_replay.c - a syscall entry whose user strings are not paged in yet is
  * run again when the syscall returns.

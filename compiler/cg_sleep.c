@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * cg_sleep.c - sleepable uprobe programs, so that reading traced-program
  * memory that is not paged in yet faults it in instead of reading nothing.

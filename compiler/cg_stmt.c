@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * cg_stmt.c - code for statements and calls: control flow, assignments to
  * scratch variables and maps, in-kernel aggregations (layouts in

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * cg_syscall.c - the one program of a syscalls:* wildcard, attached to
  * raw_syscalls:sys_enter or sys_exit (syscalls.h); its table of probe

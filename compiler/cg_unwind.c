@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * cg_unwind.c - `ustack` unwound in the kernel through CFI, for code built
  * without frame pointers.  From the user registers (the uprobe's context,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * cg_watch.c - the setup program of watchpoint:FUNC+argN (bpftrace 0.17's
  * second watchpoint form): a uprobe at FUNC's entry that sends argN, the

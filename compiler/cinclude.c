@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * cinclude.c - the files a script's #include lines name, checked before
  * libclang reads them (see cinclude.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * cinclude.h - the files a script's #include lines name, checked before
  * libclang reads them.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * codegen.c - the code generator's driver: cg_generate() makes one LLVM
  * module per script and one function per attach point in a section libbpf

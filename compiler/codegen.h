@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * codegen.h - typed AST to a BPF ELF object in memory, through the LLVM 19
  * C API, and the tables of program.h that describe it to the runtime.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * codegen_int.h - what the code generator's files (codegen.c and cg_*.c)
  * share: the generation context, struct cg, and each file's functions,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * compile.c - the compiler's front door: parse, resolve every attach
  * point, check, generate, and hand the runtime a struct program.

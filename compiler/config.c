@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * config.c - config blocks and BPFTRACE_* environment variables (config.h).
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * config.h - newer bpftrace's config variables: a script's
  * `config = { name = value; ... }` block and the BPFTRACE_* environment

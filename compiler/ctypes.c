@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * ctypes.c - a script's C declarations → struct type, through libclang 19.
  *

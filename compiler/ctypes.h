@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * ctypes.h - C declarations written in a script (struct, union, enum,
  * typedef, #include <...>, #define) parsed with libclang 19, the types they

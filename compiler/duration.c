@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * duration.c - duration literals ("5ms"), see duration.h.
  */

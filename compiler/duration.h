@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * duration.h - the duration literals of newer bpftrace (0.20 and later):
  * an integer with one of the suffixes ns, us, ms, s, m, h, d is that many

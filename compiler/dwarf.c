@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * dwarf.c - perf probe specs → probe sites; perf probe -L and -V listings.
  *

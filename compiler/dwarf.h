@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * dwarf.h - perf-probe specs, probe addresses and variables through libdw.
  *

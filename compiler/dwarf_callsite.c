@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * dwarf_callsite.c - DW_OP_GNU_parameter_ref through the callers' call
  * sites: a table from return address to the value that call passed.

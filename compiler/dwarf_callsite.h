@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * dwarf_callsite.h - DW_OP_GNU_parameter_ref: a parameter gcc dropped from
  * a clone (.isra, .constprop, .part), whose value each caller's call site

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * dwarf_fidx.c - a compile unit's real functions by address: each
  * subprogram's address ranges, sorted by start, searched by bisection.

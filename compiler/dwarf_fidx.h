@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * dwarf_fidx.h - a compile unit's real (not inlined) functions by address
  * (internal to the dwarf module).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * dwarf_loc.h - DWARF location expressions → dw_loc stack programs.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * dwarf_rawloc.c - location list entries libdw refuses (see the header).
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * dwarf_reg.c - x86-64 DWARF register numbers: their names for dumps and
  * their offsets in struct pt_regs, where a probe's context has them.  Part

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * dwarf_spec.c - opening binaries with their DWARF (in the file, or by
  * build-id under /usr/lib/debug and in the debuginfod cache), once per

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * dwarf_spec.h - the opened-binary cache and perf probe's spec syntax,
  * shared by the files of the dwarf module (internal).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * dwarf_type.c - DWARF type DIEs → struct type, cached per DIE offset.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * dwarf_type.h - DWARF type DIEs → struct type (types.h), cached per DIE.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * dwarf_var.c - the variables visible at a probe site: parameters and
  * locals in scope (with those of functions inlined there, as perf probe

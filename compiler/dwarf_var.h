@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * dwarf_var.h - variables at a probe site (internal to the dwarf module;
  * the public side is dw_vars / dw_find_var in dwarf.h).

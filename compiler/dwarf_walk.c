@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * dwarf_walk.c - a depth-first walk over a DIE's children (dwarf_walk.h).
  */

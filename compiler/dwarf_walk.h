@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * dwarf_walk.h - a depth-first walk over a DIE's children, as perf's
  * die_find_child: the one DIE walker of the dwarf module.  Internal to it

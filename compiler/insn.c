@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * insn.c - instruction boundaries through LLVM's MC disassembler.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * insn.h - x86-64 instruction boundaries, so that a uprobe at FUNC+OFFS or
  * at a raw address never lands inside an instruction (the kernel would

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * kbtf.c - kernel BTF → struct type, for curtask, raw tracepoint arguments
  * and casts to kernel types.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * kbtf.h - the running kernel's types, read from its BTF
  * (/sys/kernel/btf/vmlinux through libbpf), as struct type (types.h).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * lexer.c - script text to tokens (see lexer.h for the modes).
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * list.c - `perf-run -l`: attach points this machine offers, gathered from
  * the same sources the compiler resolves probes with (tracefs formats,

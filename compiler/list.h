@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * list.h - `perf-run -l [PATTERN]`: the probes this machine offers, one
  * attach point a line, as bpftrace -l prints them.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * parser.c - recursive descent over the token array from lex_all().
  *

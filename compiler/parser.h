@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * parser.h - tokens to the syntax tree of ast.h, by recursive descent.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * probe.h - attach points resolved to places in the kernel or a binary.
  *

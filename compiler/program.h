@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * program.h - what the compiler hands to the runtime: a BPF ELF object in
  * memory and the tables needed to attach its programs, decode its ring

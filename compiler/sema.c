@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * sema.c - semantic analysis of a parsed, resolved program.
  *

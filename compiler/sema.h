@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * sema.h - semantic analysis: names, builtins, function calls and types of
  * a parsed program whose attach points are resolved.

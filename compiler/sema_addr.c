@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * sema_addr.c - builtin functions on memory, addresses and the task:
  * buf, kaddr, percpu_kaddr, kstack/ustack, uaddr, reg, kptr/uptr, ntop,

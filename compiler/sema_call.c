@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * sema_call.c - builtin functions: their arguments' count and types, the
  * printf family's formats against their arguments, and the result type of

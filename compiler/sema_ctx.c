@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * sema_ctx.c - builtin identifiers and the probe's context: argN, sargN,
  * retval, args, DWARF variables and USDT arguments at every site (absent

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * sema_expr.c - operators and their constant folding (folded in place into
  * N_INT nodes), ternaries, tuples, struct fields, indexing, casts and map

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * sema_int.h - what the type checker's files share: the walk's context
  * (struct sctx), its error and type helpers, and the functions one part

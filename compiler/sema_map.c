@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * sema_map.c - map typing: a map's key and value types learned from its
  * uses and assignments (map_get, map_keys, map_assign, unify, widen), and

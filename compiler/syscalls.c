@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * syscalls.c - the split of
  * a wildcard into one raw_syscalls program plus the perf events left over.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * syscalls.h - a wildcard over syscall tracepoints attached once.
  *

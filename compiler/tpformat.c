@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * tpformat.c - parse tracefs format files into record types.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * tpformat.h - tracepoint fields from tracefs `format` files, as a record
  * type whose field offsets are from the start of the tracepoint context.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * usdt.c - read SystemTap SDT notes with libelf.
  *

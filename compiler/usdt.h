@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * usdt.h - SystemTap SDT notes (.note.stapsdt) of a binary: probe sites,
  * semaphores and argument specs.

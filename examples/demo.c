@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* demo.c - the program `make demo` traces: calls work(us) 300 times with
  * sleep lengths spread over 1 us .. 2 ms, so a histogram of work's argument
  * has a visible shape.  Prints its own count and total to stderr. */

@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-only */ /*
  * fuzz_elf.c - libFuzzer target for the readers of ELF files that other
  * users control and perf-run reads as root (docs/SECURITY.md): the input
  * is an ELF file (a file in /tmp), read as perf-run reads a traced binary:

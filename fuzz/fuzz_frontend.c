@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-only */ /*
  * fuzz_frontend.c - libFuzzer target for the front end: script text through
  * the lexer, parser, attach-point resolution and semantic checks, the same
  * stages pr_compile() runs before code generation.

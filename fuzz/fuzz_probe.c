@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-only */ /*
  * fuzz_probe.c - libFuzzer target for attach-point resolution: one attach
  * point's text ("uprobe:./tests/progs/loop:func+4", "interval:ms:5", ...)
  * through probe_resolve() and, on success, probe_dump().

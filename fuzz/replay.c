@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-only */ /*
  * replay.c - runs a fuzz target over files without libFuzzer, so that the
  * kept corpus is exercised by any compiler (the ASan build of gcc in the
  * test suite): every argument is a file or a directory of files, each given

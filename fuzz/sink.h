@@ -2,7 +2,7 @@
  * (stderr if it cannot be). */
 #ifndef PR_FUZZ_SINK_H
 #define PR_FUZZ_SINK_H
-
+// SPDX-License-Identifier: GPL-2.0-only
 #include <stdio.h>
 
 static inline FILE *sink(void)

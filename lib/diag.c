@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * diag.c - error and warning reports that point into the script.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * diag.h - source positions and error reports that point into the script.
  *

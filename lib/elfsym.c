@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * elfsym.c - function symbols and file offsets of ELF files through libelf,
  * and the dynamic loader's search for a library named in an attach point.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * elfsym.h - what a uprobe needs from an ELF file without DWARF: function
  * symbols, virtual address to file offset, and finding a library by name

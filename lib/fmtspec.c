@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * fmtspec.c - one printf conversion parsed (the grammar is in fmtspec.h).
  * Relies on nothing but libc: runtime/format.c links it as sema does.

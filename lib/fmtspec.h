@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * fmtspec.h - the grammar of one printf conversion, shared by the checker
  * (sema_call.c, check_format) and the printer (runtime/format.c), so the

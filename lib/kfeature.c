@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * kfeature.c - kernel feature tests by trivial program loads, see kfeature.h.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * kfeature.h - what the running kernel accepts, found by loading a trivial
  * BPF program ("return 0") with the attributes in question: the verifier

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * objcache.c - BPF objects kept by the LLVM IR they were compiled from.
  *

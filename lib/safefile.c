@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * safefile.c - see safefile.h.  The reopen through /proc/self/fd opens the
  * very inode the O_PATH descriptor holds: a path replaced between the two

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * safefile.h - opening the files that another user or a traced process
  * may control, as perf-run (usually root) must: docs/SECURITY.md says

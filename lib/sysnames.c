@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * sysnames.c - syscall numbers by name and names by number, from the C
  * library's headers (the Makefile makes build/gen/sysnums.h) and a short

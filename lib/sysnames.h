@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * sysnames.h - syscall numbers and names: the compiler's syscalls:*
  * wildcards (syscalls.h) and the runtime's syscall_name().

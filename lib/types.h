@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * types.h - the types of script values, of tracepoint fields and of the
  * traced program's DWARF types, in one representation.

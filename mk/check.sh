@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # check.sh - `make check`: the fast loop, for any user, installing nothing
 # (CI runs it before `make test`).  It builds perf-run, the unit programs and
 # the test programs, runs the unit programs that need no root, the golden
 # diagnostics compile-only (COMPILE_ONLY=1 tests/run-errors.sh: --dump, so
-# nothing is loaded and no root is needed) and the layering rules
-# (mk/layers.sh).  A missing build dependency is said in one sentence
-# (mk/deps.sh --check) and the check stops; nothing is installed.
+# nothing is loaded and no root is needed), the layering rules
+# (mk/layers.sh) and the SPDX lines (mk/spdx.sh).  A missing build
+# dependency is said in one sentence (mk/deps.sh --check) and the check
+# stops; nothing is installed.
 # Last line: `check: N passed, N failed, N skipped in T s (each stage's time)`;
 # exits 1 on a failure.
 set -uo pipefail
@@ -61,6 +63,10 @@ fi
 
 stage layers
 if BUILD=$BUILD mk/layers.sh; then ((passed++)); else ((failed++)); fi
+
+# Every source file names its licence (mk/spdx.sh prints those that do not).
+stage spdx
+if mk/spdx.sh >"$LOG/spdx.log" 2>&1; then ((passed++)); else grep -v '^spdx: all' "$LOG/spdx.log"; ((failed++)); fi
 
 stage end >/dev/null
 echo "check: $passed passed, $failed failed, $skipped skipped in $(secs "$t0") s ($times)"

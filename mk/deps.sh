@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # deps.sh - `make deps`: installs the Debian packages perf-run builds and
 # tests with, then builds libperf (mk/libperf.sh).  A stamp newer than the
 # dpkg database and the libperf archive make a second run a no-op.
 # `deps.sh --check` (make check) installs nothing: it says which packages
-# the build lacks, in one sentence, and fails.
+# the build lacks, in one sentence, and fails.  `deps.sh --build` (make
+# install) installs only what builds perf-run itself (SELF_PKGS), none of
+# the test peers.  Missing packages are installed with --no-upgrade: an
+# installed package is never upgraded by it.
 set -euo pipefail
 
 BUILD=${BUILD:-build}
@@ -16,13 +20,14 @@ DPKG_STATUS=/var/lib/dpkg/status
 # (with libc6-dev-i386) builds the 32-bit test programs.  liblzma-dev and
 # libbz2-dev: build/perf-run links libdw statically, and libdw reads
 # compressed debuginfo with them.  libclang-19-dev: ctypes.c's clang-c headers.
-# protobuf-c-compiler, libprotobuf-c-dev, golang-github-google-pprof-dev:
-# -f pprof's profile.proto compiled at build time (mk/pprof.mk).
-# libmicrohttpd-dev: exporter.c's header (--listen; the library is dlopen()ed).
-BUILD_PKGS=(gcc make pkg-config llvm-19-dev libclang-19-dev libbpf-dev libelf-dev
+# g++: lib/demangle.cc.  protobuf-c-compiler, libprotobuf-c-dev,
+# golang-github-google-pprof-dev: -f pprof's profile.proto compiled at build
+# time (mk/pprof.mk).  libmicrohttpd-dev: exporter.c's header (--listen; the
+# library is dlopen()ed).
+SELF_PKGS=(gcc g++ make pkg-config llvm-19-dev libclang-19-dev libbpf-dev libelf-dev
       libdw-dev zlib1g-dev libzstd-dev liblzma-dev libbz2-dev linux-source-6.1 xz-utils
-      systemtap-sdt-dev gcc-multilib g++
       libmicrohttpd-dev protobuf-c-compiler libprotobuf-c-dev golang-github-google-pprof-dev)
+BUILD_PKGS=("${SELF_PKGS[@]}" systemtap-sdt-dev gcc-multilib)
 # bpftrace, linux-perf and gdb are peers the tests and benchmarks compare
 # with; libc6-dbg is separate debuginfo found by build-id, as users have it.
 # libclang-rt-19-dev is clang-19's libFuzzer, for the fuzz targets of
@@ -38,8 +43,9 @@ missing_of() {
 	done
 }
 
-if [[ ${1:-} == --check ]]; then
-	missing_of "${BUILD_PKGS[@]}"
+if [[ ${1:-} == --check || ${1:-} == --check-build ]]; then
+	# --check-build (plain make, before libperf): what perf-run itself needs
+	if [[ $1 == --check-build ]]; then missing_of "${SELF_PKGS[@]}"; else missing_of "${BUILD_PKGS[@]}"; fi
 	((${#missing[@]} == 0)) && exit 0
 	n=${#missing[@]}
 	echo "check: the build needs the Debian package$( ((n > 1)) && echo s) ${missing[*]}," \
@@ -52,10 +58,16 @@ if [[ -f $STAMP && $STAMP -nt $DPKG_STATUS && -f $BUILD/libperf/libperf.a &&
 	exit 0
 fi
 
+if [[ ${1:-} == --build ]]; then
+	PKGS=("${SELF_PKGS[@]}")
+	STAMP=$BUILD/.deps-build-ok
+	[[ -f $STAMP && $STAMP -nt $DPKG_STATUS && -f $BUILD/libperf/libperf.a &&
+	   $BUILD/libperf/libperf.a -nt $TARBALL ]] && exit 0
+fi
 missing_of "${PKGS[@]}"
 
 if ((${#missing[@]})); then
-	cmd=(apt-get install -y --no-install-recommends "${missing[@]}")
+	cmd=(apt-get install -y --no-install-recommends --no-upgrade "${missing[@]}")
 	if ((EUID != 0)); then
 		echo "deps: missing packages: ${missing[*]}" >&2
 		echo "deps: run as root: apt-get update && ${cmd[*]}" >&2

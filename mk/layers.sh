@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # layers.sh - the layering rules of docs/ARCHITECTURE.md ("Conventions"),
 # checked by `make check` after a build; prints each offence, exits 1 if any.
 #  1. no cycle in the symbol graph of the modules' objects in build/obj (nm:

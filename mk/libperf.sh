@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # libperf.sh - builds libperf.a and libapi.a from the kernel source tarball
 # (Debian does not package libperf) into build/libperf, with the public
 # headers in build/libperf/include and the source tree's internal headers in

@@ -1,28 +1,29 @@
-# llvm-static.mk - build/perf-run links LLVM statically, only the BPF back
-# end and what it needs, into a position-dependent executable.
+# llvm-static.mk - how build/perf-run links LLVM.  Two ways, both PIE:
 #
-# Why: with the shared libLLVM-19 (and its libz3, libxml2, ICU, libedit...)
-# the dynamic loader alone takes 15-20 ms of every run, relocating some
-# 350,000 addresses and resolving 14,000 symbols, before main() — more
-# than the whole rest of a one-liner's way to "Attached".  Linked from
-# the static archives (llvm-19-dev ships them) only the BPF target is
-# there, and a non-PIE executable has almost nothing left to relocate.
-# The unit tests and the ASan build keep the shared library: their link
-# stays fast and their start-up is not measured.  LLVM_STATIC=0 goes back
-# to the shared library for build/perf-run as well.
+# LLVM_STATIC=1 (the default of a source build): only the BPF back end and
+# what it needs, from the static archives llvm-19-dev ships, with libstdc++,
+# libbpf, libdw, libelf and their compression libraries static too; only
+# libc and libm are left to the loader.  Why: with the shared libLLVM-19
+# (and the libz3, libxml2, ICU, libedit it pulls in) the loader relocates
+# some 345,000 addresses, binds 14,000 symbols and runs LLVM's static
+# constructors before main(): `perf-run -e 'BEGIN{exit()}'` took 24 ms
+# against 5.5 ms (20 runs each, 2-core machine, Dec 2026), most of a
+# one-liner's way to "Attached".  The executable is a PIE all the same
+# (about 1 ms of that 5.5 against a non-PIE): perf-run parses, as root,
+# files other users control (their ELF, DWARF, .eh_frame, debug files:
+# docs/SECURITY.md), and those parsers must not sit at fixed addresses.
 #
-# libstdc++, libgcc, libbpf, libdw, libelf and the compression libraries
-# they use are linked statically too: loading and binding them took about
-# 2 ms of every run (libstdc++.so alone had 1,700 symbol bindings); only
-# libc and libm are left to the loader.
+# LLVM_STATIC=0: the shared libLLVM-19 and the system's shared libraries,
+# as Debian links every program: no convenience copy of LLVM (Policy 4.13),
+# so LLVM's security updates reach perf-run.  debian/rules builds so.
 #
-# STATIC_SYSLIBS=0 keeps LLVM static but links those system C libraries
-# as shared ones again: the Debian package does (debian/rules), since Debian
-# wants its libraries linked, not copied (Policy 4.13; lintian's
-# embedded-library), and their security updates to reach perf-run.
+# STATIC_SYSLIBS=0 with LLVM_STATIC=1 keeps LLVM static but the system C
+# libraries shared.
 #
-# libclang is not affected: compiler/ctypes.c dlopen()s it RTLD_LOCAL, and
-# the LLVM it brings (the shared one) stays separate from ours, since this
+# The unit tests and the ASan build always use the shared library: their
+# link stays fast and their start-up is not measured.  libclang is not
+# affected: compiler/ctypes.c dlopen()s it RTLD_LOCAL, and the LLVM it
+# brings (the shared one) stays separate from a static copy, since this
 # executable exports no LLVM symbol.
 
 LLVM_STATIC ?= 1
@@ -44,5 +45,5 @@ else
 # LLVM's static libLLVMSupport needs zstd
 $(BUILD)/perf-run: SYS_LIBS = -lbpf -ldw -lelf -lz -lzstd
 endif
-$(BUILD)/perf-run: LDFLAGS += -no-pie -static-libgcc
+$(BUILD)/perf-run: LDFLAGS += -pie -static-libgcc
 endif

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * main.c - the perf-run executable: perf-style options, then the straight
  * line of the pipeline: read the script, start the traced command (held
@@ -44,6 +45,7 @@ struct opts {
 	unsigned dump;
 	const char *list_pat;
 	const char *lines_spec, *vars_spec;
+	bool command_status;      /* --command-status */
 	char **params;
 	int nparams;
 	char **named;     /* --name[=value] after "--", for getopt() (newer bpftrace) */
@@ -55,6 +57,7 @@ struct opts {
 
 enum { OPT_UNSAFE = 256, OPT_DUMP, OPT_VERSION, OPT_DRY_RUN, OPT_NO_DEMANGLE, OPT_LISTEN,
        OPT_MAX_SERIES };
+enum { OPT_COMMAND_STATUS = 320 };
 
 /* The option table, in the order --help prints it. */
 static const struct opt_help {
@@ -71,6 +74,7 @@ static const struct opt_help {
 	{ { "unsafe", no_argument, NULL, OPT_UNSAFE }, NULL, NULL, "allow system()" },
 	{ { "dump", required_argument, NULL, OPT_DUMP }, NULL, "ast|ir|bpf|probes", "print a stage of the compiler and stop" },
 	{ { "dry-run", no_argument, NULL, OPT_DRY_RUN }, NULL, NULL, "load and attach the probes, then stop without running BEGIN" },
+	{ { "command-status", no_argument, NULL, OPT_COMMAND_STATUS }, NULL, NULL, "exit with the traced command's status, as perf stat and perf record do" },
 	{ { "list", optional_argument, NULL, 'l' }, "l", "[PATTERN]", "list probes (all types, or TYPE:PATTERN, uprobe:BIN:FUNC*)" },
 	{ { "lines", required_argument, NULL, 'L' }, "L", "BIN:SPEC", "probeable lines, as perf probe -L" },
 	{ { "vars", required_argument, NULL, 'V' }, "V", "BIN:SPEC", "variables at a probe point, as perf probe -V" },
@@ -186,6 +190,7 @@ static int parse_one(struct opts *o, int c, const char *arg)
 	case OPT_VERSION: o->version = true; break;
 	case OPT_DRY_RUN: o->dry_run = true; break;
 	case OPT_NO_DEMANGLE: o->no_demangle = true; break;
+	case OPT_COMMAND_STATUS: o->command_status = true; break;
 	case OPT_DUMP: return parse_dump(arg, &o->dump);
 	case OPT_LISTEN: return parse_listen(o, arg);
 	case OPT_MAX_SERIES: return parse_max_series(o, arg);
@@ -527,6 +532,7 @@ static int run(const struct opts *o, double start)
 	struct rt_opts ro = {
 		.out = out, .format = o->format, .quiet = o->quiet, .verbose = o->verbose,
 		.pid = pid, .child = cp, .start_ms = start, .dry_run = o->dry_run,
+		.command_status = o->command_status,
 		.recompile = recompile, .recompile_arg = &(struct recompile){ &src, &co },
 		.prof_fd = prof_fd, .prof_path = o->out, .cmdline = o->argv,
 		.listen = o->listen, .max_series = o->max_series,

@@ -5,7 +5,7 @@
 
 _perf_run_opts='-e --expr -p --pid -c --cmd -o --output -f --format -q --quiet
 -v --verbose --unsafe --dump -l --list -L --lines -V --vars --version -h --help --no-demangle
---listen --max-series'
+--listen --max-series --command-status'
 
 _perf_run_probes()
 {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * cgpath.c - cgroup_path(): a cgroup id (the kernfs inode of its
  * directory, as bpf_get_current_cgroup_id() gives it) found by walking

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * cgpath.h - cgroup_path(id [, filter]): the paths of a cgroup id in the
  * mounted cgroup hierarchies, as bpftrace 0.17 prints them.

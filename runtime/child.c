@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * child.c - the traced command.  It is forked before compiling so that its
  * pid and executable are known to the compiler, then waits on a pipe

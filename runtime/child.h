@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * child.h - the traced command of -c / --: forked before compiling (so its
  * pid is known), held before exec until every probe is attached, then

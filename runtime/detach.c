@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * detach.c - closes many links on up to DT_THREADS threads: each thread
  * takes the next link or fd from a shared counter.  See detach.h for why.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * detach.h - releasing the links and fds of many attached programs at once.
  *

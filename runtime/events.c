@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * events.c - one ring buffer record at a time: its first u64 picks the
  * action in program.h's table, whose arguments sit at the offsets the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * events.h - ring buffer records to actions: printf, print, clear, zero,
  * time, exit, system, cat, join; and printing maps for print() and at exit.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * format.c - printf-style formatting of record arguments and the text of
  * typed values.  We parse the conversions ourselves rather than hand the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * format.h - printf-style formatting of ring buffer record arguments, and
  * the text of one typed value as bpftrace prints it (map keys and values,

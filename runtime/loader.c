@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * loader.c - libbpf open and load.  libbpf's own chatter is only shown with
  * -v; the verifier log goes into one large buffer so that a rejection can

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * loader.h - the compiled BPF ELF into the kernel through libbpf, and a
  * verifier rejection turned into one error at the script line it came from.

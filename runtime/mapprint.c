@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * mapprint.c - maps from the kernel to text.  Values are folded across CPUs
  * as program.h lays them out; the text copies bpftrace 0.17 byte for byte

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * mapprint.h - reading script maps from the kernel, folding per-CPU values,
  * sorting and printing them exactly as bpftrace 0.17 does (text), or as

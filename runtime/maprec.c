@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * maprec.c - mappings from perf records.  A dummy software event on the
  * process (inherited by its threads) with mmap2 and comm_exec set makes

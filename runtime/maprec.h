@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * maprec.h - a process's executable mappings as the kernel announces them
  * (perf's PERF_RECORD_MMAP2 and exec COMM records, the way `perf record`

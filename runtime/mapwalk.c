@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * mapwalk.c - a walk over a BPF map's keys that always ends (mapwalk.h
  * says why): each key is kept in a small open-addressing set, so a key

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * mapwalk.h - a walk over the keys of a BPF map that always ends.
  *

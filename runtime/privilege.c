@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * privilege.c - the capability check made before anything is compiled or
  * loaded, so that an unprivileged run ends with one sentence instead of a

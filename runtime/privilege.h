@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * privilege.h - whether this process may trace: loading BPF programs needs
  * CAP_BPF, attaching them to perf events (uprobes, tracepoints, profile)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * prov_kernel.c - kernel function probes (kprobe, kretprobe, fentry,
  * fexit) and raw tracepoints.  Kernels built without kprobes, or that

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * prov_perf.c - profile, interval, software and hardware probes: perf
  * events opened through libperf, one BPF perf_event link per event fd.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * prov_special.c - BEGIN and END.  They attach to nothing: run.c runs
  * their raw tracepoint programs once with BPF_PROG_TEST_RUN (BEGIN once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * prov_tracepoint.c - tracepoint:CAT:NAME through the tracepoint PMU
  * (bpf_program__attach_tracepoint), or as raw tracepoint NAME where the

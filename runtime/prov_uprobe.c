@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * prov_uprobe.c - uprobe, uretprobe and usdt: one perf event of the uprobe
  * PMU per site (bpf_program__attach_uprobe_opts), owned by its fd, so no

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * provider.h - one probe type's way of attaching a loaded BPF program; what
  * it attached is links and fds, which detach.c releases for all types at

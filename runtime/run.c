@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * run.c - the runtime's driver: load, attach through the providers, run
  * BEGIN, loop over ring buffer records, and on the way out detach, run
@@ -359,6 +360,21 @@ static void rt_child_gone(struct rt *r)
 	char *text = child_maps_text(c);
 	sym_refresh_text(r->sym, c->pid, text);
 	free(text);
+}
+
+/* --command-status: the status perf stat and perf record give, that of
+ * the command, when it ended on its own (not stopped by exit() or a
+ * signal to perf-run, when perf-run killed it): its exit code, or 128+N
+ * if a signal N killed it, as a shell reports it. */
+static int rt_command_status(const struct rt *r)
+{
+	const struct child *c = r->o->child;
+
+	if (!c || !c->exited || r->ev.exit_requested || rt_stop_sig)
+		return 0;
+	if (WIFEXITED(c->status))
+		return WEXITSTATUS(c->status);
+	return WIFSIGNALED(c->status) ? 128 + WTERMSIG(c->status) : 0;
 }
 
 /* symbols.h's fallback for the traced command: its mappings from the perf
@@ -889,6 +905,8 @@ int rt_run(struct program *p, const struct rt_opts *o, struct diag *d)
 		int fin = rt_finish(&r);
 		ret = fin && r.ev.write_errno == EPIPE ? 128 + SIGPIPE :
 		      fin || failed ? 1 : (int)(r.ev.exit_code & 0xff);
+		if (ret == 0 && o->command_status)
+			ret = rt_command_status(&r);
 	}
 	rt_cleanup(&r);
 	return ret;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * run.h - the runtime's one entry point: load a compiled program, attach
  * it, run BEGIN, loop over ring buffer records until exit()/Ctrl-C/the
@@ -29,6 +30,7 @@ struct rt_opts {
 	struct child *child;  /* the traced command (-c / --), gated until attach; or NULL */
 	double start_ms;      /* CLOCK_MONOTONIC ms at exec, for "Attached N probes in T ms" */
 	bool dry_run;         /* --dry-run: stop once attached, before BEGIN runs */
+	bool command_status;  /* --command-status: exit with the command's status */
 	struct program *(*recompile)(void *arg, const char *prog);  /* loader.h */
 	void *recompile_arg;
 	int prof_fd;          /* RT_PERF, RT_PPROF: the -o file, written at exit */
@@ -39,7 +41,8 @@ struct rt_opts {
 };
 
 /* Returns the process exit status: 0 on success, 1 on error (already
- * reported on stderr). */
+ * reported on stderr), exit(N)'s N; with command_status, a traced command
+ * that ended on its own gives its status (128+N if killed by signal N). */
 int rt_run(struct program *p, const struct rt_opts *o, struct diag *d);
 
 #endif

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * stackids.c - giving `ustack` ids back (the order of the steps and why:
  * stackids.h).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * symbols.c - kernel symbols from /proc/kallsyms (read once, sorted, binary
  * searched) and user symbols through libdw's Dwfl, one Dwfl per pid.  A

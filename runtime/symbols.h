@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * symbols.h - addresses to names: kernel addresses through /proc/kallsyms,
  * user addresses of a process through libdw (Dwfl), cached per pid.

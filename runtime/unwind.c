@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * unwind.c - unwind rows of `ustack` through CFI (see unwind.h).  libdw
  * computes the frame at each pc (dwarf_cfi_addrframe): this file only

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * unwind.h - the unwind tables of `ustack` through CFI: for every object
  * the trace can see (the binaries of the uprobes, the traced command, the

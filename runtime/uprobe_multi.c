@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * uprobe_multi.c - uprobe_multi links through the raw bpf(2) syscall.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * uprobe_multi.h - one BPF link for many uprobes of one binary.
  *

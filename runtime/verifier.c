@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * verifier.c - from a verifier log to one sentence at a place in the
  * script.  The log names the failing instruction ("23: (15) if r0 ...");

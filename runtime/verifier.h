@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * verifier.h - a verifier rejection turned into one sentence at the script
  * construct that caused it: the failing instruction is found in the log,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * watchdog.c - a process that lets a stopped -p process go if perf-run
  * dies without doing it (why: watchdog.h).  The child runs only

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # run-errors.sh - golden diagnostics: runs `perf-run tests/errors/NAME.bt`
 # for every script there and compares its stderr byte for byte with
 # NAME.err; the run must also fail (exit status 1).  Optional NAME.args

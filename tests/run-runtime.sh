@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # run-runtime.sh - runs the runtime cases of tests/runtime/*.test: real
 # probes on the real kernel, checked against what the test programs do.
 # The case format is described in tests/README.md.  Run from the top of the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # run.sh - what `make test` runs: builds perf-run, the unit tests, the
 # ASan+UBSan build and the test programs, then runs the unit tests (plain
 # and ASan), the golden diagnostics (run-errors.sh) and the runtime cases

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # bigcfi_gen.sh N PAD OUT - builds OUT, a large program for the start-up
 # of ustack through CFI (tests/bench/ustack.sh): N functions big_f0..,
 # written in assembly with their CFI (.cfi_* directives: four rows each,

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # compare.sh - two results.tsv files of `make bench` side by side: for each
 # metric, perf-run's median before and after, and each as a ratio to the
 # other tools' medians of the same file (bpftrace, perf...).  Lower ratios

@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-only */ /*
  * cputime.c - runs a command and writes the CPU time it used (user + system,
  * from wait4()) as "cpu_ns=N" on stderr: the traced side of the tracepoint
  * per-hit case (dd), where the cost of a probe is the CPU time it adds to

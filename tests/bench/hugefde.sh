@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # hugefde.sh [N...] - cost of the unwind tables of one FDE with many rows
 # (review item N6; tests/bench/hugefde_gen.sh: late_a with ~2N rows), for
 # N = 5000 20000 50000 by default, tables built afresh (PERF_RUN_NO_CACHE=1):

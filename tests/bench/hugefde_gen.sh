@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # hugefde_gen.sh N OUT - builds OUT.so and OUT, whose late_a has one FDE
 # of about 2N rows: N x (nop; .cfi_adjust_cfa_offset 8; nop;
 # .cfi_adjust_cfa_offset -8), a CFA program of ~4N bytes (N=50000: a 300

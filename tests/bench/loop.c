@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-only */ /*
  * loop.c - the traced side of the per-hit benchmarks: calls hit() N times,
  * at most R times a second if R is given, and prints the
  * nanoseconds the loop took (loop_ns= on stderr), so that a tracer's start-up and exit are not

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
 # pagein.sh - reads of user memory that is not paged in yet (issue 17).
 #
 #  1. opens: `str(args->filename)` at sys_enter_openat over cat, ls and date

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
 # run.sh - `make bench`: perf-run against bpftrace and perf on this machine.
 #
 # Every tracer is timed from outside by build/bench/stamp (stamp.c), the same
@@ -236,12 +237,12 @@ part_a() {
 
 part_b() {
 	local f name tool i
-	set -- scripts/*
+	set -- scripts/*.bt
 	if [ ! -e "$1" ]; then
 		na compile.scripts perf-run ms "scripts/ is empty"
 		return
 	fi
-	for f in scripts/*; do
+	for f in scripts/*.bt; do
 		name=$(basename "$f")
 		for tool in perf-run bpftrace; do
 			if ! have $tool; then

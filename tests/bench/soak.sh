@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
 # soak.sh - sustained load, as an SRE would leave a tracer running
 # (issue 27): for SOAK_SECONDS (600) each, perf-run and then bpftrace 0.17
 # run the same script over the same workload:

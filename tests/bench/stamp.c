@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-only */ /*
  * stamp.c - times a tracer from exec to "attached", and what it costs.
  *
  * Runs CMD with its stdout and stderr on pipes and timestamps (CLOCK_MONOTONIC,

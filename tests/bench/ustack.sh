@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # ustack.sh - cost of `@[ustack] = count()` per hit, from the kernel's own
 # BPF statistics (kernel.bpf_stats_enabled: run_time_ns / run_cnt of the
 # tracer's programs, in /proc/PID/fdinfo): perf-run's CFI unwinder, its

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # compat/run.sh - runs every program of tests/compat/*.compat under
 # bpftrace 0.17 and under perf-run on the same workload, and compares what
 # they print; then starts each of bpftrace's tools (/usr/sbin/*.bt, run from

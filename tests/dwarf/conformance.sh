@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
 # conformance.sh - the dwarf module against perf probe, on the test programs
 # tests/progs/dwarf_*.c (and tests/dwarf/twocu/, two compile units with a
 # static function of the same name) built with gcc and clang-19 at -O0..-O3.

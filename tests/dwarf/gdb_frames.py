@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # gdb_frames.py - ground truth for tests/dwarf/values.sh, run inside gdb:
 #   VALUES_ADDRS="0x1139 0x1150" VALUES_BIN=/abs/bin gdb -q -batch -nx -x gdb_frames.py --args BIN
 # Breaks at each address (a virtual address in the file; the load bias of a

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
 # perf_triples.py - `perf script` output of the events values_lib.sh adds
 # ("GROUP:pK_ADDR") to "K ADDR NAME VALUE" lines, ADDR where the event
 # really fired (perf moves FUNC+0 past the prologue of unoptimised code),

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
 # realcode.sh - the values check of values.sh on real C code: Debian 12
 # source packages (lua5.4, zlib, cjson) built with gcc and clang-19 at
 # -O0..-O3 with -g, each run on a deterministic workload.

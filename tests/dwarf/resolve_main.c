@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-only */ /*
  * resolve_main.c - a small driver of the dwarf module for the conformance
  * script: prints what perf-run would probe, in forms easy to compare with
  * `perf probe -D`, `-V` and `-L`.

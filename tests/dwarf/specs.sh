@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # specs.sh - sourced by conformance.sh and values.sh: the .specs files
 # name source lines by marker comments, so specs survive edits of the
 # test programs.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
 # values.sh - variable values against gdb: the test programs
 # tests/progs/dwarf_*.c (and tests/dwarf/cxx/*.cc with g++ and clang++-19)
 # built with gcc and clang-19 at -O0..-O3; at every

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
 # values_cmp.py - compares variable values read at probe addresses with
 # gdb's (tests/dwarf/values.sh).
 #

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # values_lib.sh - sourced by values.sh and realcode.sh: variable values
 # perf-run reads at probe addresses against gdb's and perf probe's.
 #

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # guest.sh - runs inside the qemu guest (see init), from the top of the
 # host's tree mounted read-only: the kernel-probe cases of tests/kernel/
 # with the host's build of perf-run.  Its output, ending with the

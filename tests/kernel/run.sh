@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # run.sh - `make test-kernel`: the kprobe/kretprobe/fentry cases of
 # tests/kernel/*.test on a kernel that has kprobes.  The host kernel has
 # none, so this boots Debian's linux-image kernel under qemu-system-x86

@@ -1,4 +1,4 @@
-/* bpfids: lists the BPF objects the kernel holds, one a line, for tests
+/* SPDX-License-Identifier: GPL-2.0-only */ /* bpfids: lists the BPF objects the kernel holds, one a line, for tests
  * that compare the kernel's lists before and after killing perf-run:
  *   prog ID NAME
  *   map ID NAME

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # cfi_ra_patch.sh FILE: see the docstring below (python3 does the work).
 exec python3 - "$1" <<'EOF'
 """cfi_ra_patch.sh FILE: rewrites, in place, every CIE's initial rule

@@ -1,4 +1,4 @@
-/* ctypes_prog N: passes N records through take(void *p), a target for
+/* SPDX-License-Identifier: GPL-2.0-only */ /* ctypes_prog N: passes N records through take(void *p), a target for
  * casts to C types that a script declares itself ((struct view *)arg0):
  * the argument is void *, so the program's DWARF does not type it, and the
  * script's names (view, vpoint, ...) are not the program's.  Prints what a

@@ -1,4 +1,4 @@
-/* dlopener LIB N: loads LIB with dlopen() only now, well after the trace
+/* SPDX-License-Identifier: GPL-2.0-only */ /* dlopener LIB N: loads LIB with dlopen() only now, well after the trace
  * started, and calls its dlo_func(i) N times: a probe on a library that is
  * not mapped yet when it is attached must fire. */
 #include <dlfcn.h>

@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-only */ /*
  * dwarf_callsite.c - a parameter gcc -O2 drops from a clone
  * (use.constprop.0.isra.0) and describes by DW_OP_GNU_parameter_ref: the
  * first call site gives its value (&a), the second does not (a pointer

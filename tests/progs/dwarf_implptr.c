@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-only */ /*
  * dwarf_implptr.c - values gdb reads where the machine code keeps no
  * address: a pointer to a local the compiler holds in registers (gcc -O2
  * describes it with DW_OP_implicit_pointer; gdb prints it as

@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-only */ /*
  * dwarf_inline.c - inlining target: a static inline helper inlined into
  * several callers (and kept out of line once through its address), a
  * parameter unused after the entry, and values the optimiser turns into

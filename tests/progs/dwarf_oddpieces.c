@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-only */ /*
  * dwarf_oddpieces.c - pieces of sizes a register does not hold whole:
  * clang -O1 and up keeps a 24-bit and a 48-bit bitfield as 3- and 6-byte
  * stack values (DW_OP_convert to unsigned_24 / unsigned_48, DW_OP_piece 3

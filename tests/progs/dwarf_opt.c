@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-only */ /*
  * dwarf_opt.c - DWARF of optimised code (built -O2, mk/progs-extra.mk):
  * constants of narrow unsigned types, return values of every scalar kind,
  * floating point in memory and in xmm registers, offsets into a function.

@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-only */ /*
  * dwarf_pieces.c - values DWARF splits into pieces (DW_OP_piece): small
  * structs passed and kept by value in registers, one whose second half is
  * optimised out, and a loop body the compiler duplicates (a line with

@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-only */ /*
  * dwarf_real.c - the forms tests/dwarf/realcode.sh found on real code
  * (cjson, lua, zlib) that perf-run read wrong: floating-point constants
  * DWARF gives as DW_OP_implicit_value, an int constant 255 given in one

@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-only */ /*
  * dwarf_scopes.c - scopes target: locals in nested blocks, shadowing, a
  * loop with accumulators, static locals, file statics and globals.
  * tests/dwarf/conformance.sh probes lines by pattern (the ACC markers).

@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-only */ /*
  * dwarf_types.c - DWARF type conversion target: structs, unions, bitfields,
  * arrays, enums, pointers to structs, strings, typedefs, const, globals.
  * tests/dwarf/conformance.sh probes show_req, show_shape and set_flags.

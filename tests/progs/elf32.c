@@ -1,4 +1,4 @@
-/* elf32 N: a 32-bit (i386, gcc -m32) target, built at -O0 (elf32) and -O2
+/* SPDX-License-Identifier: GPL-2.0-only */ /* elf32 N: a 32-bit (i386, gcc -m32) target, built at -O0 (elf32) and -O2
  * (elf32_o2) by mk/progs-extra.mk where -m32 links.  N times it calls
  *   add3(i, -5, 0x7ffffff0)   returns i - 5 + 0x7ffffff0 (an int)
  *   neg(i)                    returns -i - 1 (negative: retval sign-extends)

@@ -1,4 +1,4 @@
-/* execer N PROG [ARGS...]: calls efunc(i) N times, then replaces itself
+/* SPDX-License-Identifier: GPL-2.0-only */ /* execer N PROG [ARGS...]: calls efunc(i) N times, then replaces itself
  * with PROG (same pid): a traced command that execs another program. */
 #include <stdio.h>
 #include <stdlib.h>

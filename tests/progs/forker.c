@@ -1,4 +1,4 @@
-/* forker N [orphan]: calls func(i) N times, forks a child that calls func
+/* SPDX-License-Identifier: GPL-2.0-only */ /* forker N [orphan]: calls func(i) N times, forks a child that calls func
  * N times too, waits for it, then calls func N more times.  A trace of the
  * command (-c, bpftrace's meaning: that process, not its children) sees 2N
  * calls.  With "orphan" the parent does not wait: it exits while the child

@@ -1,4 +1,4 @@
-/* funcs_prog N: targets for bpftrace's builtin functions (tests/runtime/
+/* SPDX-License-Identifier: GPL-2.0-only */ /* funcs_prog N: targets for bpftrace's builtin functions (tests/runtime/
  * funcs.test).  N times it calls
  *   stack8(1, 2, ..., 8)       the 7th and 8th arguments go on the stack
  *                              (sarg0 = 7, sarg1 = 8 at the entry)

@@ -1,4 +1,4 @@
-/* greet N: calls greet(name) N times with a fixed string and handle(r)
+/* SPDX-License-Identifier: GPL-2.0-only */ /* greet N: calls greet(name) N times with a fixed string and handle(r)
  * with r->len = 1..N, for str() of a user pointer and DWARF arguments
  * (args.name, args.r->len).  Prints what a trace must see to stderr. */
 #include <stdio.h>

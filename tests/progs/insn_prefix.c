@@ -1,4 +1,4 @@
-/* insn_prefix N: calls pad(i) N times; pad's line 10 is a `cs nopw` (the
+/* SPDX-License-Identifier: GPL-2.0-only */ /* insn_prefix N: calls pad(i) N times; pad's line 10 is a `cs nopw` (the
  * alignment NOP compilers emit) and line 11 a `lock addl`, the prefixes the
  * kernel's uprobes refuse.  Prints sum=N(N-1) (pad returns 2(x+1)-2). */
 #include <stdio.h>

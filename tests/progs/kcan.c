@@ -1,4 +1,4 @@
-/* kcan WHAT: asks this kernel whether it can do WHAT, for the cases that
+/* SPDX-License-Identifier: GPL-2.0-only */ /* kcan WHAT: asks this kernel whether it can do WHAT, for the cases that
  * need it (REQUIRES ./tests/progs/kcan WHAT).  Exits 0 if it can; else
  * prints why in one line on stdout (the runners show it in the SKIP line)
  * and exits 1.  Tests never assume the developers' kernel: machines of

@@ -1,4 +1,4 @@
-/* libunwind_late.so.c: the library tests/progs/unwind_late loads with
+/* SPDX-License-Identifier: GPL-2.0-only */ /* libunwind_late.so.c: the library tests/progs/unwind_late loads with
  * dlopen() after the trace has started, built -O2 -fomit-frame-pointer
  * (mk/progs-extra.mk) as distributions build: late_a -> late_b -> late_c
  * -> the caller's callback, so that a stack through it needs its CFI,

@@ -1,4 +1,4 @@
-/* libunwind_remap.so.c: remap_spin(counter) counts *counter down to 0 in
+/* SPDX-License-Identifier: GPL-2.0-only */ /* libunwind_remap.so.c: remap_spin(counter) counts *counter down to 0 in
  * a 4 KB frame; built a second time with -DREMAP_SMALL_FRAME as
  * libunwind_remap_b.so, whose remap_spin has the same size at the same
  * offset but a 16-byte frame.  unwind_remap maps one then the other at the

@@ -1,4 +1,4 @@
-/* loop N: calls func(i) for i in 0..N-1 through run(); the probe target
+/* SPDX-License-Identifier: GPL-2.0-only */ /* loop N: calls func(i) for i in 0..N-1 through run(); the probe target
  * of most runtime cases.  func returns i * 2, so over loop N the arguments
  * sum to N(N-1)/2 and the return values to N(N-1).  It prints those totals
  * to stderr as it computed them, so a case can cross-check its expectation

@@ -1,4 +1,4 @@
-/* mallocer [SECONDS]: malloc(4242) and free every millisecond for SECONDS
+/* SPDX-License-Identifier: GPL-2.0-only */ /* mallocer [SECONDS]: malloc(4242) and free every millisecond for SECONDS
  * (default 30): a long-running target for -p PID with probes on libc. */
 #include <stdlib.h>
 #include <time.h>

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # many_gen.sh - writes and builds a program with N distinct noinline
 # functions f0..f(N-1) whose main calls each of them K times (K is the
 # program's first argument, default 1): the target for batch attach tests

@@ -1,4 +1,4 @@
-/* manystacks N BITS [US]: calls leaf() N times, each time through BITS
+/* SPDX-License-Identifier: GPL-2.0-only */ /* manystacks N BITS [US]: calls leaf() N times, each time through BITS
  * levels of left()/right() chosen by the bits of the call's number, so
  * that call i has a user stack of its own while i < 2^BITS: more distinct
  * stacks than ustack keeps ids for (16384).  With US, sleeps US

@@ -1,4 +1,4 @@
-/* opener PATH [N]: opens PATH read-only N times (default 1), for
+/* SPDX-License-Identifier: GPL-2.0-only */ /* opener PATH [N]: opens PATH read-only N times (default 1), for
  * tracepoint cases that read a string argument (sys_enter_openat filename).
  * Missing files are fine: the syscall is what is traced. */
 #include <fcntl.h>

@@ -1,4 +1,4 @@
-/* pagein N [open [PATH]]: N times, maps a fresh memfd of two pages (a string in
+/* SPDX-License-Identifier: GPL-2.0-only */ /* pagein N [open [PATH]]: N times, maps a fresh memfd of two pages (a string in
  * the first, struct rec in the second) and passes pointers into it to
  * take(s, r) without touching either page, so a probe on take() finds them
  * not yet paged in; with `open`, passes the string to open(2) instead (it

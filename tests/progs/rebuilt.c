@@ -1,4 +1,4 @@
-/* rebuilt [N]: the program a test rewrites in place (cp of rebuilt_b over
+/* SPDX-License-Identifier: GPL-2.0-only */ /* rebuilt [N]: the program a test rewrites in place (cp of rebuilt_b over
  * a copy of rebuilt keeps the file's inode, as GNU ld does).  Built twice
  * from this file, -O2 without frame pointers: without REBUILT_B main ->
  * a1 -> a2 -> getppid(); with it main -> b1 -> b2 -> b3 -> getppid(), in

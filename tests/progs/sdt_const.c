@@ -1,4 +1,4 @@
-/* sdt_const: fires the USDT probe perfrun:konst once with constant
+/* SPDX-License-Identifier: GPL-2.0-only */ /* sdt_const: fires the USDT probe perfrun:konst once with constant
  * arguments of narrow types, which compilers write into the note as
  * immediates ("1@$-1" for an unsigned char 255): a trace must see 255,
  * 65535, -1 and 4294967295, as printed here. */

@@ -1,4 +1,4 @@
-/* sdt_share: USDT probes whose programs may be shared (codegen.c,
+/* SPDX-License-Identifier: GPL-2.0-only */ /* sdt_share: USDT probes whose programs may be shared (codegen.c,
  * gen_shared).  Once each, in this order:
  *   share:reg_a(x=11), share:reg_b(x=22)   one register, as its argument:
  *                                          one program

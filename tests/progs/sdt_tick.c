@@ -1,4 +1,4 @@
-/* sdt_tick N: fires the USDT probe perfrun:tick N times with arguments i
+/* SPDX-License-Identifier: GPL-2.0-only */ /* sdt_tick N: fires the USDT probe perfrun:tick N times with arguments i
  * and N, through a semaphore so that the probe costs nothing untraced. */
 #define _SDT_HAS_SEMAPHORES 1
 #include <stdio.h>

@@ -1,4 +1,4 @@
-/* share_prog N: uprobe sites whose programs may be shared (codegen.c,
+/* SPDX-License-Identifier: GPL-2.0-only */ /* share_prog N: uprobe sites whose programs may be shared (codegen.c,
  * gen_shared).  N times it calls
  *   sh_a(10 + i), sh_b(20 + i)        x in the same register at the entry:
  *                                     one program for both

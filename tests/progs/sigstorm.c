@@ -1,4 +1,4 @@
-/* sigstorm N [DELAY_MS [FILE]]: after DELAY_MS ms, sends itself SIGUSR1 N
+/* SPDX-License-Identifier: GPL-2.0-only */ /* sigstorm N [DELAY_MS [FILE]]: after DELAY_MS ms, sends itself SIGUSR1 N
  * times, each handled before the next (a signal handler counts them), then
  * prints "signals=N tracer=T" (T: TracerPid of /proc/self/status) on stdout
  * and, with FILE, into FILE: a traced command's signals must not wait on

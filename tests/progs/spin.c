@@ -1,4 +1,4 @@
-/* spin [MS]: stays busy in user space for MS milliseconds (default 1000) of
+/* SPDX-License-Identifier: GPL-2.0-only */ /* spin [MS]: stays busy in user space for MS milliseconds (default 1000) of
  * wall-clock time. profile:hz:N fires on wall-clock time, so it can sample
  * this program at most about N * MS / 1000 times; fewer when the machine is
  * busy. Counting its own CPU time instead would not bound the samples: in a

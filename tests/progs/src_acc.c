@@ -1,8 +1,8 @@
 /* src_acc N: a loop accumulating into `acc`, probed by source line and
- * lazy pattern (scripts/srcline.bt).  Prints the values a trace must see. */
+ * lazy pattern (tests/runtime/tools.test).  Prints what a trace must see. */
 #include <stdio.h>
 #include <stdlib.h>
-
+// SPDX-License-Identifier: GPL-2.0-only
 __attribute__((noinline)) long accumulate(long n)
 {
 	long acc = 0;

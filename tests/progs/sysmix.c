@@ -1,4 +1,4 @@
-/* sysmix N [cachestat]: makes known syscalls for the syscalls:* wildcard
+/* SPDX-License-Identifier: GPL-2.0-only */ /* sysmix N [cachestat]: makes known syscalls for the syscalls:* wildcard
  * cases: getppid() N times, getpgid(0) 2N times, close(-1) 3N times (each
  * failing with EBADF), and stat("/") N times through the raw syscall
  * (traced as sys_enter_newstat); with "cachestat", x86-64's syscall 451

@@ -1,4 +1,4 @@
-/* ticker N MS: prints "ticker started", calls tick(i) and tock(i) N times,
+/* SPDX-License-Identifier: GPL-2.0-only */ /* ticker N MS: prints "ticker started", calls tick(i) and tock(i) N times,
  * sleeping MS milliseconds between calls, then prints "ticks=N": a slow,
  * long-lived target (for -p, for killing the tracer while attached, for
  * replacing the binary once it runs). */

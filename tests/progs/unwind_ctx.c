@@ -1,4 +1,4 @@
-/* unwind_ctx N: runs ctx_a on a stack of its own (makecontext) whose
+/* SPDX-License-Identifier: GPL-2.0-only */ /* unwind_ctx N: runs ctx_a on a stack of its own (makecontext) whose
  * end, an unmapped guard page, lies a few hundred bytes above ctx_leaf's
  * frame; ctx_a -> ctx_b -> ctx_leaf, N times.  A user stack read there
  * cannot take the top 1 KB in one read.  Built -O2 without frame

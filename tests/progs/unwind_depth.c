@@ -1,4 +1,4 @@
-/* unwind_depth D...: for each D, calls rec(D) twice; rec recurses D times
+/* SPDX-License-Identifier: GPL-2.0-only */ /* unwind_depth D...: for each D, calls rec(D) twice; rec recurses D times
  * down to depth_leaf, so that a user stack at depth_leaf has D + 5 frames
  * (depth_leaf, D + 1 rec, main, __libc_start_call_main, __libc_start_main;
  * _start is a tail call away).  Built -O2 without frame pointers.  Prints

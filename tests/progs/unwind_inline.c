@@ -1,4 +1,4 @@
-/* unwind_inline N: main calls in_top(i) N times; in_top has in_outer
+/* SPDX-License-Identifier: GPL-2.0-only */ /* unwind_inline N: main calls in_top(i) N times; in_top has in_outer
  * inlined into it, and in_outer in_inner, which calls in_leaf (not
  * inlined).  Built -O2 -fomit-frame-pointer with DWARF
  * (mk/progs-extra.mk): a user stack at in_leaf shows the two inlined

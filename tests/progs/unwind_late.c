@@ -1,4 +1,4 @@
-/* unwind_late LIB N MS: loads LIB (tests/progs/libunwind_late.so) with
+/* SPDX-License-Identifier: GPL-2.0-only */ /* unwind_late LIB N MS: loads LIB (tests/progs/libunwind_late.so) with
  * dlopen() only now, then calls its late_a(i, late_cb) N times, MS ms
  * apart; late_a -> late_b -> late_c -> late_cb, here.  A user stack at
  * late_cb crosses the library, whose unwind tables the tracer loads when

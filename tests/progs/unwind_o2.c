@@ -1,4 +1,4 @@
-/* unwind_o2 N: main calls funcA(i) N times; funcA -> funcB -> funcC ->
+/* SPDX-License-Identifier: GPL-2.0-only */ /* unwind_o2 N: main calls funcA(i) N times; funcA -> funcB -> funcC ->
  * funcD, each noipa and doing work after its call (no tail call), built
  * -O2 -fomit-frame-pointer (mk/progs-extra.mk, with gcc and with clang) as
  * distributions build: user stacks at funcD need CFI to reach main.

@@ -1,4 +1,4 @@
-/* unwind_remap A.so B.so ROUNDS N: maps A's file at one address, calls
+/* SPDX-License-Identifier: GPL-2.0-only */ /* unwind_remap A.so B.so ROUNDS N: maps A's file at one address, calls
  * its entry point (remap_spin, counting N down) from run_obj, unmaps it,
  * maps B's file at the same address and does the same, ROUNDS times.  A
  * profile's stacks in remap_spin must reach main through run_obj either

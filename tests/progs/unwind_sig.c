@@ -1,4 +1,4 @@
-/* unwind_sig N: main calls sig_a(i) N times; sig_a -> sig_b, which
+/* SPDX-License-Identifier: GPL-2.0-only */ /* unwind_sig N: main calls sig_a(i) N times; sig_a -> sig_b, which
  * raise()s SIGUSR1, whose handler on_usr1 calls sig_probe.  Built -O2
  * -fomit-frame-pointer (mk/progs-extra.mk): a user stack at sig_probe
  * goes through the kernel's signal frame (__restore_rt) to the code the

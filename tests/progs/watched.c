@@ -1,4 +1,4 @@
-/* watched N: maps a page at the fixed address 0x10000000 (as bpftrace's
+/* SPDX-License-Identifier: GPL-2.0-only */ /* watched N: maps a page at the fixed address 0x10000000 (as bpftrace's
  * own watchpoint test program does), then writes i to its first 8 bytes
  * for i = 1..N and reads it back once: a target for watchpoint probes.
  * Prints what a trace must see to stderr. */

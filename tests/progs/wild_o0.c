@@ -2,7 +2,7 @@
  * built -O0 (mk/progs-extra.mk): their parameters live in stack slots that
  * the prologue writes, for args at a wildcard. */
 #include <stdio.h>
-
+// SPDX-License-Identifier: GPL-2.0-only
 __attribute__((noinline)) int wa(int x) { return x + 1; }
 __attribute__((noinline)) int wb(int y, int x) { return x + y; }
 

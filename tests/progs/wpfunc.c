@@ -1,4 +1,4 @@
-/* wpfunc N [K [MS]]: calls increment(0, &v[i % K]) N times, K (default 1)
+/* SPDX-License-Identifier: GPL-2.0-only */ /* wpfunc N [K [MS]]: calls increment(0, &v[i % K]) N times, K (default 1)
  * distinct ints, after sleeping MS milliseconds (for -p PID): a target for bpftrace's watchpoint:increment+arg1 form,
  * where a uprobe at increment() watches the int its arg1 points to.  A
  * synchronous watchpoint stops the process (SIGSTOP) at increment()'s entry

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # completion.sh - the bash completion of perf-run (perf-plugin/perf-run.bash):
 # it registers itself (complete -p), completes options, -f and --dump
 # values, and probe names after -e and -l from what `perf-run -l` prints,

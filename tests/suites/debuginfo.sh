@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
 # debuginfo.sh - separate debuginfo found by build-id: a test program split
 # with objcopy into a stripped binary and its .debug file, placed as
 # DIR/.build-id/NN/REST.debug; perf-run looks there when

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
 # dwarf_values.sh - the values perf-run reads at probe addresses against
 # gdb's (and perf probe's, counted) on tests/progs/dwarf_*.c built with gcc
 # and clang-19 at -O0..-O3: tests/dwarf/values.sh, whose per-level counts

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # faults.sh - what a tracer must survive, checked against the kernel's own
 # state rather than the tracer's word:
 #   - SIGKILL while attached (uprobe, uprobe_multi, tracepoint, profile,

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # fuzz.sh - a short, bounded fuzz run of the front end, of attach-point
 # parsing and of the ELF readers (fuzz/fuzz_*.c), and a replay of the kept corpus (fuzz/corpus/)
 # and of the golden error scripts (tests/errors/*.bt).  No crash, no

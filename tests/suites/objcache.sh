@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
 # objcache.sh - the compiled-object cache (lib/objcache.h): a second
 # run of the same script reuses the BPF object and prints the same results;
 # an entry that does not match byte for byte, that another user could

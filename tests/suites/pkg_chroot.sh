@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # pkg_chroot.sh - the Debian package on a clean root: a Debian 12 minbase
 # chroot made with debootstrap from the mirror of /etc/apt/sources.list.d
 # (cached in $BUILD/pkgtest/root, so a second run takes seconds), where
@@ -34,7 +35,7 @@ if [[ ! -f $ROOT/.complete ]]; then
 	# The package's Depends and linux-perf come in now, so that installing
 	# the .deb later needs no network.
 	if ! timeout 900 debootstrap --variant=minbase \
-		--include=libbpf1,libdw1,libelf1,libzstd1,zlib1g,linux-perf \
+		--include=libbpf1,libdw1,libelf1,libzstd1,zlib1g,libllvm19,linux-perf \
 		bookworm "$ROOT.tmp" "$mirror" >"$CACHE/debootstrap.log" 2>&1; then
 		tail -n 3 "$CACHE/debootstrap.log"
 		skip "chroot: debootstrap could not build a root from $mirror (log: $CACHE/debootstrap.log)"

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # unwind_perf.sh - ustack through CFI against perf's own DWARF unwinder,
 # frame by frame: the same uprobe (funcD of unwind_o2, built -O2 without
 # frame pointers by gcc and by clang; malloc in libc under ls) through

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * test_builtin.c - the builtins' table (compiler/builtin.h) and the printf
  * conversion grammar (lib/fmtspec.h): every row found by its own name

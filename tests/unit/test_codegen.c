@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * test_codegen.c - sema and code generation checked on the real kernel.
  *

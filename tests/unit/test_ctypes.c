@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * test_ctypes.c - unit tests of C types from script declarations
  * (compiler/ctypes.c, libclang) and from kernel BTF (compiler/kbtf.c).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * test_dwarf.c - the dwarf module against running processes.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * test_elfsym.c - symbol lookup: a literal name through .gnu.hash finds what
  * reading every symbol finds, patterns and their literal prefix, and 32-bit

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * test_frontend.c - unit tests of the front end: diag, lexer, parser, ast.
  *

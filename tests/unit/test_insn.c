@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * test_insn.c - instruction boundaries: inside a multi-byte instruction,
  * on a boundary, at the end of the bytes, after a long (15-byte) one, and

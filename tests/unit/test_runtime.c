@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * test_runtime.c - unit tests of the runtime's output: printf conversions
  * (format.c), hist/lhist/stats/key printing in text and JSON (mapprint.c)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * test_syscalls.c - syscall numbers of syscalls:* events, and how
  * sys_split() divides a wildcard between one raw_syscalls program and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * test_tpformat.c - which tracefs events are kernel tracepoints, the ones a
  * program without `args` attaches as raw tracepoints: not syscalls:*, not

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * test_unwind.c - the unwind rows of ustack (runtime/unwind.c) for libc
  * and for unwind_o2 (gcc -O2, no frame pointers), checked against what the

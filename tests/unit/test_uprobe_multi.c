@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * test_uprobe_multi.c - uprobe_multi links on the running kernel.
  *

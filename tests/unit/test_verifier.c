@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * test_verifier.c - runtime/verifier.c without the kernel: scripts are
  * compiled for real (the BTF line info comes from LLVM), the verifier's

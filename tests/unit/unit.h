@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * unit.h - the few helpers the C unit tests share: count checks, print one
  * line per failure, and end with "N passed, N failed".

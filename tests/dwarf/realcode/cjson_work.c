@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-only */ /*
  * cjson_work.c - the deterministic workload of the cjson corpus binaries
  * (tests/dwarf/realcode.sh): parses each JSON file named on the command
  * line, prints it formatted and unformatted, duplicates and compares it,

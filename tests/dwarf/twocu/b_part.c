@@ -2,7 +2,7 @@
 static __attribute__((noinline)) int helper(int x)
 {
 	int y = x - 4; /* KEEP */
-
+// SPDX-License-Identifier: GPL-2.0-only
 	return y * y;
 }
 

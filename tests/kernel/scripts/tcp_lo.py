@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-only
 # tcp_lo.py - a workload for bpftrace's TCP and UNIX-socket tools in the
 # test guest: a loopback TCP listener, a connection to it that sends 3000
 # bytes and is accepted, read and closed; then a UNIX stream socketpair that
