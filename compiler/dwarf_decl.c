@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-only */ /*
  * dwarf_decl.c - declared-only records completed from the unit that
  * defines them: an index of every unit's struct, class and union
  * definitions (at file scope, in namespaces, nested in classes) by

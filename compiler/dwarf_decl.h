@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-only */ /*
  * dwarf_decl.h - a struct, class or union that a unit only declares
  * (DW_AT_declaration: `typedef struct lua_State lua_State;` in a file that
  * never includes its definition), completed from the unit that defines it,

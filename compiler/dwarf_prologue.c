@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-only */ /*
  * dwarf_prologue.c - variables inside a function's prologue: parameters
  * where the SysV x86-64 ABI passed them, by the classification of its
  * section 3.2.3 (each eightbyte of an argument INTEGER, SSE or MEMORY;

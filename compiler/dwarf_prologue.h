@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-only */ /*
  * dwarf_prologue.h - variables read inside a function's prologue
  * (internal to the dwarf module).
  *

@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-only */ /*
  * demangle.cc - the C face of LLVM's demanglers (demangle.h).  The only
  * C++ file of perf-run: LLVM-C has no demangling.  Nothing here throws
  * (LLVM's demanglers do not), and every result is malloc'd for C callers.

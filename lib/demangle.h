@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-only */ /*
  * demangle.h - C++ (Itanium ABI) and Rust (legacy and v0) symbol names
  * made readable, through LLVM's demanglers (lib/demangle.cc: LLVM's
  * demangling API is C++ only, so this one file is C++ behind a C face).

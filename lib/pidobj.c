@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-only */ /*
  * pidobj.c - see pidobj.h.  /proc/PID/maps gives each mapping's device,
  * inode and the path the process sees; the file is opened through
  * /proc/PID/map_files, whose link reaches the mapped inode whatever the

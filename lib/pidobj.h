@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-only */ /*
  * pidobj.h - the files a running process maps, and paths as that process
  * sees them (its mount namespace, its root), opened the way
  * docs/SECURITY.md asks: the path /proc/PID/maps prints is a name to show

@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-only */ /*
  * exporter.c - the HTTP side of --listen (exporter.h).
  *
  * libmicrohttpd runs in its external epoll mode: no thread of its own; its

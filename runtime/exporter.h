@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-only */ /*
  * exporter.h - `--listen ADDR:PORT`: every script map served over HTTP at
  * /metrics as Prometheus metrics (promfmt.h), by libmicrohttpd run from
  * run.c's event loop: its epoll fd is polled beside the ring buffer's and

@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-only */ /*
  * out_perfdata.c - profile.h's samples as a perf.data file, laid out as
  * perf's perf.data-file-format.txt describes: the file header, one event
  * attribute per map (a software cpu-clock event named after the map, its

@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-only */ /*
  * out_perfdata.h - -f perf: the samples of profile.h as a perf.data file
  * (tools/perf/Documentation/perf.data-file-format.txt) that perf report,
  * perf script and perf annotate read and symbolise themselves.

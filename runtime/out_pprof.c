@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-only */ /*
  * out_pprof.c - profile.h's samples as pprof's profile.proto, packed by
  * protobuf-c (the message code is generated at build time from the
  * .proto Debian ships, build/gen/profile.pb-c.[ch]) and gzipped by zlib,

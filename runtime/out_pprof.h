@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-only */ /*
  * out_pprof.h - -f pprof: the samples of profile.h as a gzipped
  * profile.proto (github.com/google/pprof), which `go tool pprof` and the
  * profile servers that take pprof read.

@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-only */ /*
  * profile.c - stack-keyed maps as samples for the profile writers
  * (profile.h).  A map's print is read while its stack ids and the traced
  * processes are still there: each (pid, address) becomes one location,

@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-only */ /*
  * profile.h - the samples that -f perf and -f pprof write: each print of a
  * stack-keyed map adds its entries (as -f folded's lines add up in a flame
  * graph), every frame resolved while its process and its stack ids are

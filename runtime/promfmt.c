@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-only */ /*
  * promfmt.c - script maps as Prometheus text (0.0.4) or OpenMetrics 1.0
  * text (promfmt.h).  Both formats share the sample lines; they differ in
  * the names a counter's HELP and TYPE lines carry, in what HELP escapes

@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-only */ /*
  * promfmt.h - script maps as Prometheus metrics, in the text exposition
  * format 0.0.4 or in OpenMetrics 1.0 text: metric names, label values and
  * help text escaped as each format wants them, which kind of metric each

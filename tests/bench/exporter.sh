@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # exporter.sh - what --listen costs: the same script on the same workload,
 # plain and with --listen scraped every 100 ms (curl, a new connection each
 # time), BENCH_RUNS runs each (median [min-max]):

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # formats.sh - the cost of writing a 10,000-stack map in each output
 # format: @[ustack] = count() on leaf() of tests/progs/manystacks 10000 14
 # (each call a distinct user stack of about 16 frames), written as text,

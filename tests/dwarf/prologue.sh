@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
 # prologue.sh - parameters read inside a function's prologue, where -O0
 # DWARF names stack slots not written yet: tests/progs/dwarf_prologue.c
 # built with gcc and clang-19 at -O0..-O3, each function probed as `f`

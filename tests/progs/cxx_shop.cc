@@ -1,4 +1,4 @@
-/* cxx_shop N [MS]: C++ names for demangling: a namespaced class with
+/* SPDX-License-Identifier: GPL-2.0-only */ /* cxx_shop N [MS]: C++ names for demangling: a namespaced class with
  * overloads and const methods, a template with two instances, and
  * shop::bump, whose first instruction has a LOCK prefix (the kernel's
  * uprobes refuse it: a wildcard skips it).  run(n) calls, per i < n,

@@ -1,4 +1,4 @@
-/* dwarf_prologue: parameters of every SysV x86-64 class, for reads inside
+/* SPDX-License-Identifier: GPL-2.0-only */ /* dwarf_prologue: parameters of every SysV x86-64 class, for reads inside
  * a function's prologue (f+0, f+N before the body, *ADDR), where -O0 DWARF
  * names stack slots the prologue has not written yet.  tests/dwarf/
  * prologue.sh builds it with gcc and clang at -O0..-O3.  Each call prints

@@ -1,4 +1,4 @@
-/* flame [MS]: burns CPU for MS milliseconds (default 1000) of wall-clock
+/* SPDX-License-Identifier: GPL-2.0-only */ /* flame [MS]: burns CPU for MS milliseconds (default 1000) of wall-clock
  * time in a known shape for profile formats: main -> run -> descend
  * (three levels of recursion) -> hot, three quarters of the work, and
  * main -> run -> cold, one quarter.  Prints "hot=H cold=C" (calls) on

@@ -1,4 +1,4 @@
-/* libsdt_lib.so: a library with a USDT probe, perfrun:lib, behind a
+/* SPDX-License-Identifier: GPL-2.0-only */ /* libsdt_lib.so: a library with a USDT probe, perfrun:lib, behind a
  * semaphore (set by the tracer in each process that maps the library),
  * and perfrun:inl, a name its program sdt_multi also has (with a semaphore
  * too, as every probe of a file built with _SDT_HAS_SEMAPHORES has one, but

@@ -1,4 +1,4 @@
-/* libswap.so.c - two libraries from one source for swapper (tests/progs/
+/* SPDX-License-Identifier: GPL-2.0-only */ /* libswap.so.c - two libraries from one source for swapper (tests/progs/
  * swapper.c): libswap.so has sw_run -> a_outer -> a_leaf, libswap_b.so
  * has b_pad0, b_pad1, then sw_run -> b_outer -> b_leaf, so that a pc of one
  * falls in a differently named function of the other at the same address.

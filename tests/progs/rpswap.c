@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-only */ /*
  * rpswap DIR thread|shared - a program that changes a file name while the
  * open(2) that uses it blocks (reliability-2 N8): a tracer that reads the
  * name when the call returns must not print the new one.

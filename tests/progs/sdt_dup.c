@@ -1,4 +1,4 @@
-/* sdt_dup N: calls fire(i) N times; fire holds the USDT probe perfrun:dup
+/* SPDX-License-Identifier: GPL-2.0-only */ /* sdt_dup N: calls fire(i) N times; fire holds the USDT probe perfrun:dup
  * whose note is there twice at one address (as a marker duplicated where a
  * linker or compiler merges code), written here as sys/sdt.h writes a note.
  * A trace must count N hits, not 2N.  perfrun:once is an ordinary probe

@@ -1,4 +1,4 @@
-/* sdt_multi N [MS]: USDT probes as optimised code has them, built -O2 and
+/* SPDX-License-Identifier: GPL-2.0-only */ /* sdt_multi N [MS]: USDT probes as optimised code has them, built -O2 and
  * linked with libsdt_lib.so (whose probe perfrun:lib has a semaphore):
  * perfrun:inl is in an always-inline function that two callers inline, so
  * its note is there twice (two locations of one probe); perfrun:idx passes

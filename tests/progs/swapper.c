@@ -1,4 +1,4 @@
-/* swapper A.so B.so ROUNDS MS: ROUNDS times, dlopen()s A, runs its sw_run
+/* SPDX-License-Identifier: GPL-2.0-only */ /* swapper A.so B.so ROUNDS MS: ROUNDS times, dlopen()s A, runs its sw_run
  * for MS ms through run_lib, dlclose()s it, then the same with B: the two
  * land at one address, so a frame of A printed after B was mapped there
  * must not be named after B's functions (reliability-2 N10).  Prints

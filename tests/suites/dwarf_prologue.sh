@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
 # dwarf_prologue.sh - parameters read inside a function's prologue against
 # what the program passed: tests/dwarf/prologue.sh (gcc and clang-19,
 # -O0..-O3, probes at f, f+0, 0xENTRY and f+N inside the prologue).

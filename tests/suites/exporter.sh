@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
 # exporter.sh - --listen against a real Prometheus, Debian's `prometheus`
 # package: perf-run counts the calls of tests/progs/loop N (which prints the
 # truth) and serves its maps on 127.0.0.1; a Prometheus started here on

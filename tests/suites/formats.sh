@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # formats.sh - the profile formats against their real consumers: -f perf
 # read by perf report and perf script (and compared with `perf record
 # --call-graph dwarf` of the same workload: the same top functions, the

@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-only */ /*
  * test_demangle.c - lib/demangle.h's two forms of C++ and Rust names:
  * bpftrace's whole name and perf's short one, against what c++filt,
  * bpftrace 0.17 and perf script print for the same symbols.

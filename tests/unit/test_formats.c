@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-only */ /*
  * test_formats.c - the profile writers on samples made by hand (no kernel,
  * no root): out_pprof.c's file gunzipped and unpacked again with
  * protobuf-c, out_perfdata.c's file walked record by record as perf reads

@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-only */ /*
  * test_promfmt.c - unit tests of --listen's text (promfmt.c) on synthetic
  * map data: label values escaped as the exposition formats want (\, ",
  * newline; bytes that are not UTF-8 kept as \xNN, never dropped), metric

@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-only */ /*
  * test_usdt.c - USDT argument specs as compilers write them: registers,
  * constants, memory at a register plus a displacement and the
  * base+index*scale form (gcc -O2's arr[i]); the forms no x86 operand has

@@ -1,4 +1,4 @@
-// shop.cc - C++ for DWARF reach: `this` and its members, members of a base
+/* SPDX-License-Identifier: GPL-2.0-only */ // shop.cc - C++ for DWARF reach: `this` and its members, members of a base
 // class (std::vector's _M_impl is one), references, a template, a method
 // inlined, namespaces and a class-scoped static.  Each call prints to
 // stderr what a trace must read.

@@ -1,4 +1,4 @@
-// cart_def.cc - defines shop::Cart, which cart_use.cc only declares.
+/* SPDX-License-Identifier: GPL-2.0-only */ // cart_def.cc - defines shop::Cart, which cart_use.cc only declares.
 #include <cstdio>
 
 namespace shop {

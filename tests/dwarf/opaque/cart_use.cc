@@ -1,4 +1,4 @@
-// cart_use.cc - only declares shop::Cart (cart_def.cc defines it).
+/* SPDX-License-Identifier: GPL-2.0-only */ // cart_use.cc - only declares shop::Cart (cart_def.cc defines it).
 namespace shop {
 class Cart;
 volatile int sink;

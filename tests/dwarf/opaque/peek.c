@@ -1,4 +1,4 @@
-/* peek.c - only declares struct twice, which state.c and user.c define
+/* SPDX-License-Identifier: GPL-2.0-only */ /* peek.c - only declares struct twice, which state.c and user.c define
  * differently: which one it is cannot be told, and is refused. */
 struct twice;
 

@@ -1,4 +1,4 @@
-/* state.c - defines struct lstate, which user.c only declares (as Lua's
+/* SPDX-License-Identifier: GPL-2.0-only */ /* state.c - defines struct lstate, which user.c only declares (as Lua's
  * lua_State is declared in most of its units): a probe in user.c reads
  * L->hook through the definition here, as gdb does.  Also a union and a
  * struct defined differently in two units (ambiguous: refused). */

@@ -1,4 +1,4 @@
-/* user.c - only declares struct lstate (its definition is in state.c). */
+/* SPDX-License-Identifier: GPL-2.0-only */ /* user.c - only declares struct lstate (its definition is in state.c). */
 typedef struct lstate lstate;
 struct twice { long b, c; };            /* not state.c's struct twice */
 

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # cxx_perf_names.sh FOLDED BIN: each C++ frame of perf-run's folded stacks
 # in FOLDED (perf's form: shop::Cart::add) is a name perf script prints
 # for BIN's code, from a profile of BIN (cxx_shop, run long enough that

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # exporter_drive.sh - the command tests/runtime/exporter.test runs under
 # `perf-run --listen 127.0.0.1:0 ... -- tests/runtime/scripts/exporter_drive.sh MODE N`:
 # it finds the port its parent perf-run listens on, runs `sysmix N` (whose
