@@ -32,9 +32,13 @@ passed=0 failed=0
 
 mkdir -p "$out" || exit 1
 cc_main="gcc -std=gnu11 -Wall -Wextra -Werror -g -I$top"
-if ! $cc_main -o "$out/resolve_main" "$top/tests/dwarf/resolve_main.c" \
+# elfsym.c matches C++ names through lib/demangle.cc (LLVM's demanglers)
+if ! g++ -std=c++17 -fno-exceptions -fno-rtti -g -I"$top" -I/usr/lib/llvm-19/include \
+	-c -o "$out/demangle.o" "$top/lib/demangle.cc" ||
+   ! $cc_main -o "$out/resolve_main" "$top/tests/dwarf/resolve_main.c" \
 	"$top"/compiler/dwarf*.c "$top/lib/types.c" "$top/lib/elfsym.c" \
-	"$top/lib/safefile.c" -ldw -lelf -lz; then
+	"$top/lib/safefile.c" "$out/demangle.o" -L/usr/lib/llvm-19/lib -lLLVM-19 -lstdc++ \
+	-ldw -lelf -lz; then
 	echo "cannot build resolve_main"; echo "0 passed, 1 failed"; exit 1
 fi
 R=$out/resolve_main

@@ -38,9 +38,13 @@ values_init() {  # DIR
 	out=$1
 	mkdir -p "$out" || exit 1
 	R=$out/resolve_main
-	if ! gcc -std=gnu11 -Wall -Wextra -Werror -g -I"$top" -o "$R" \
+	# elfsym.c matches C++ names through lib/demangle.cc (LLVM's demanglers)
+	if ! g++ -std=c++17 -fno-exceptions -fno-rtti -g -I"$top" -I/usr/lib/llvm-19/include \
+		-c -o "$out/demangle.o" "$top/lib/demangle.cc" ||
+	   ! gcc -std=gnu11 -Wall -Wextra -Werror -g -I"$top" -o "$R" \
 		"$top/tests/dwarf/resolve_main.c" "$top"/compiler/dwarf*.c "$top/lib/types.c" \
-		"$top/lib/elfsym.c" "$top/lib/safefile.c" -ldw -lelf -lz; then
+		"$top/lib/elfsym.c" "$top/lib/safefile.c" "$out/demangle.o" \
+		-L/usr/lib/llvm-19/lib -lLLVM-19 -lstdc++ -ldw -lelf -lz; then
 		echo "cannot build resolve_main"; echo "0 passed, 1 failed"; exit 1
 	fi
 	trap 'values_cleanup; [ -n "${VALUES_KEEP:-}" ] || rm -rf "$out"' EXIT
