@@ -25,6 +25,7 @@
 
 #include "dwarf.h"
 #include "lib/elfsym.h"
+#include "lib/kfeature.h"
 #include "insn.h"
 #include "kbtf.h"
 #include "tpformat.h"
@@ -980,6 +981,23 @@ static bool kallsyms_has(const char *pattern, const char *mod)
 	return found;
 }
 
+/* struct pt_regs offsets of the x86-64 argument registers: di, si, dx,
+ * cx, r8, r9. */
+static const uint32_t kprobe_arg_regs[6] = { 112, 104, 96, 88, 72, 64 };
+
+/* A kprobe wildcard without offset goes through one kprobe_multi link
+ * where the kernel has them; PERF_RUN_KPROBE_MULTI=0 forces one kprobe per
+ * function (to compare them: tests/bench/). */
+static bool kmulti_wanted(const struct probe *p, const char *func)
+{
+	const char *env = getenv("PERF_RUN_KPROBE_MULTI");
+
+	if ((p->kind != PK_KPROBE && p->kind != PK_KRETPROBE) || p->period ||
+	    !strpbrk(func, "*?[") || (env && !strcmp(env, "0")))
+		return false;
+	return kfeature_kprobe_multi();
+}
+
 static int parse_kernel(struct pctx *c, const char *rest)
 {
 	struct probe *p = c->p;
@@ -1033,8 +1051,14 @@ static int parse_kernel(struct pctx *c, const char *rest)
 	/* fentry/fexit read their arguments as typed u64 slots, from BTF. */
 	if ((p->kind == PK_FENTRY || p->kind == PK_FEXIT) && !strpbrk(spec, "*?["))
 		p->args = kbtf_func_args(spec);
+	/* At a function's entry the arguments are in the calling convention's
+	 * registers, typed from BTF: args.NAME without debuginfo.  Read only
+	 * if the body reads args (loading the kernel's BTF costs). */
+	if (p->kind == PK_KPROBE && c->o->use_args && !p->period && !strpbrk(spec, "*?[:"))
+		p->args = kbtf_kprobe_args(spec, kprobe_arg_regs, 6);
 	if (add_site(p, spec, 0, p->period))
 		return -1;
+	p->kmulti = !p->unmatched && kmulti_wanted(p, spec);
 	return asprintf(&p->name, "%s:%s", probe_kind_name(p->kind), rest) < 0 ? -1 : 0;
 }
 
@@ -1205,6 +1229,10 @@ void probe_dump(FILE *out, const struct probe *p)
 		fprintf(out, "  raw tracepoints (the program reads no trace record)\n");
 	if (p->path)
 		fprintf(out, "  binary %s\n", p->path);
+	if (p->kmulti)
+		fprintf(out, "  one kprobe_multi link for every matching function\n");
+	else if (p->kind == PK_KPROBE || p->kind == PK_KRETPROBE)
+		fprintf(out, "  one kprobe per function\n");
 	if (p->kind == PK_TRACEPOINT && p->args)
 		for (int i = 0; i < p->args->nfields; i++) {
 			char buf[128];
