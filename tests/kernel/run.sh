@@ -18,6 +18,9 @@
 #   KERNEL_TEST_PKGS     Debian packages it needs (from mk/test-kernel.mk)
 #   KERNEL_TESTS         only these .test files (one word, comma-separated)
 #   KERNEL_VERSIONS      only these /boot kernels (comma-separated releases)
+#   KERNEL_GUEST_SCRIPT  a script of the tree the guest runs instead of the
+#                        cases (tests/bench/kmulti.sh: the kprobe bench)
+#   KERNEL_TEST_SMP      the guest's CPUs (default 2)
 #
 # Last line: `N passed, N failed, N skipped`.  Skips, with the reason, when
 # qemu or a kprobe-capable kernel cannot be had.
@@ -200,10 +203,10 @@ run_guest() {
 	# The guest's console is on stdio; -no-reboot with panic=-1 turns a
 	# panic into an exit instead of a loop.
 	timeout -s KILL "$TIMEOUT" qemu-system-x86_64 \
-		-machine q35,accel=tcg -cpu max -smp 2 -m 2048 \
+		-machine q35,accel=tcg -cpu max -smp "${KERNEL_TEST_SMP:-2}" -m 2048 \
 		-display none -serial stdio -monitor none -no-reboot -nodefaults \
 		-kernel "/boot/vmlinuz-$kver" -initrd "$dir/initramfs.cpio.gz" \
-		-append "console=ttyS0 quiet loglevel=3 panic=-1 PR_TREE=$TREE PR_PERF_RUN=$WORK/perf-run${KERNEL_TESTS:+ PR_TESTS=$KERNEL_TESTS}" \
+		-append "console=ttyS0 quiet loglevel=3 panic=-1 PR_TREE=$TREE PR_PERF_RUN=$WORK/perf-run${KERNEL_TESTS:+ PR_TESTS=$KERNEL_TESTS}${KERNEL_GUEST_SCRIPT:+ PR_SCRIPT=$KERNEL_GUEST_SCRIPT}" \
 		-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap" \
 		</dev/null 2>"$dir/qemu.err" | tr -d '\r' >"$log"
 	st=${PIPESTATUS[0]}
