@@ -28,6 +28,7 @@
 #include "lib/kfeature.h"
 #include "insn.h"
 #include "kbtf.h"
+#include "kdwarf.h"
 #include "tpformat.h"
 #include "lib/types.h"
 #include "usdt.h"
@@ -998,6 +999,31 @@ static bool kmulti_wanted(const struct probe *p, const char *func)
 	return kfeature_kprobe_multi();
 }
 
+/* kprobe:FUNC:LINE, FUNC@FILE:LINE, FILE:LINE (perf probe's kernel
+ * syntax): one kprobe at FUNC+OFF per address the kernel's DWARF gives for
+ * the line (kdwarf.h). */
+static int parse_kernel_line(struct pctx *c, const char *spec, const char *rest)
+{
+	struct probe *p = c->p;
+	struct kdw_site *ks;
+	char err[512];
+	int n;
+
+	if (p->kind != PK_KPROBE)
+		return fail(c, "a source line takes a kprobe, not a %s", probe_kind_name(p->kind));
+	if (p->period)
+		return fail(c, "a source line and an offset cannot be given together");
+	if ((n = kdw_sites(spec, &ks, err, sizeof(err))) < 0)
+		return fail(c, "%s", err);
+	for (int i = 0; i < n; i++)
+		if (add_site(p, ks[i].func, 0, ks[i].offset)) {
+			kdw_sites_free(ks, n);
+			return -1;
+		}
+	kdw_sites_free(ks, n);
+	return asprintf(&p->name, "%s:%s", probe_kind_name(p->kind), rest) < 0 ? -1 : 0;
+}
+
 static int parse_kernel(struct pctx *c, const char *rest)
 {
 	struct probe *p = c->p;
@@ -1027,6 +1053,8 @@ static int parse_kernel(struct pctx *c, const char *rest)
 	}
 	if (!*spec)
 		return fail(c, "expected a kernel function after '%s'", probe_kind_name(p->kind));
+	if (!mod && kdw_is_line_spec(spec))
+		return parse_kernel_line(c, spec, rest);
 	bool found = kallsyms_has(spec, mod);   /* reads all of /proc/kallsyms */
 	if (!found && c->o->missing_ok)
 		p->unmatched = true;   /* dcsnoop's lookup_fast.constprop.* on 6.1 */
@@ -1252,6 +1280,8 @@ void probe_dump(FILE *out, const struct probe *p)
 		if (p->path)
 			fprintf(out, " addr 0x%llx offset 0x%llx", (unsigned long long)s->addr,
 				(unsigned long long)s->offset);
+		else if ((p->kind == PK_KPROBE || p->kind == PK_KRETPROBE) && s->offset)
+			fprintf(out, "+%llu", (unsigned long long)s->offset);
 		fputc('\n', out);
 		if (s->dw)
 			dw_probe_dump(out, s->dw);

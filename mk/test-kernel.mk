@@ -3,9 +3,11 @@
 # has no kprobes): the newest (6.12, kprobe_multi links) and 6.1 (one
 # kprobe per function), one guest each.  The packages below are needed
 # only here, so `make deps` does not install them; tests/kernel/run.sh
-# does, when missing.
+# does, when missing.  linux-image-6.12-amd64-dbg is the 6.12 kernel's
+# DWARF (about 1 GB to download, 6.7 GB installed, once per machine) for
+# tests/kernel/kdwarf.test (kprobe:FUNC:LINE, -V).
 
-KERNEL_TEST_PKGS    := qemu-system-x86 linux-image-amd64 linux-image-6.12-amd64 busybox-static
+KERNEL_TEST_PKGS    := qemu-system-x86 linux-image-amd64 linux-image-6.12-amd64 linux-image-6.12-amd64-dbg busybox-static
 KERNEL_TEST_TIMEOUT ?= 900
 
 .PHONY: test-kernel

@@ -3,12 +3,12 @@
  * fexit) and raw tracepoints.  Kernels built without kprobes, or that
  * refuse fentry programs, are found out before loading (prepare), so the
  * user gets one sentence naming the missing mechanism instead of a
- * verifier or attach error.
+ * verifier or attach error.  A kprobe wildcard is one kprobe_multi link
+ * where the kernel has them (kmulti.h), else one kprobe per function.
  */
 #define _GNU_SOURCE
 #include <ctype.h>
 #include <errno.h>
-#include <fnmatch.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mount.h>

@@ -31,8 +31,7 @@ if [ -z "$kver" ]; then
 fi
 # The guest's environment comes from its kernel command line (init).
 export KERNEL_GUEST_SCRIPT="tests/bench/kmulti_guest.sh${KMULTI_PATTERN:+ KMULTI_PATTERN=$KMULTI_PATTERN}${KMULTI_RUNS:+ KMULTI_RUNS=$KMULTI_RUNS}${KMULTI_TIMEOUT:+ KMULTI_TIMEOUT=$KMULTI_TIMEOUT}"
-# One CPU: a 6.12 guest under TCG with two once died of an int3 in a
-# static-key site of __schedule while text was being patched (QEMU's
-# cross-CPU code modification), and this bench patches the most.
+# One CPU: the kprobe_multi/single ratios do not need two, and this bench
+# patches kernel text the most (see run.sh on MTTCG and int3).
 KERNEL_TEST_SMP=${KMULTI_SMP:-1} KERNEL_VERSIONS=$kver KERNEL_TEST_TIMEOUT=${KMULTI_GUEST_TIMEOUT:-3600} \
 	BUILD=$(dirname "${PERF_RUN:-build/perf-run}") tests/kernel/run.sh | tee "$B/kmulti.txt"
