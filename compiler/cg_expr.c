@@ -582,7 +582,9 @@ static LLVMValueRef field(struct cg *g, struct node *n)
 		cg_error(g, n->loc, "internal error: no field '%s'", n->name);
 		return cg_const(g, 0);
 	}
-	if (g->probe->kind == PK_RAWTP || g->probe->kind == PK_FENTRY || g->probe->kind == PK_FEXIT)
+	/* a kprobe's args are registers of its struct pt_regs context */
+	if (g->probe->kind == PK_RAWTP || g->probe->kind == PK_FENTRY || g->probe->kind == PK_FEXIT ||
+	    g->probe->kind == PK_KPROBE)
 		return cg_to_int_type(g, cg_ctx_load(g, f->offset, 8), t);
 	if (g->probe->sys_raw)
 		return cg_sys_field(g, f, t);

@@ -18,6 +18,7 @@
 #include "codegen.h"
 #include "config.h"
 #include "dwarf.h"
+#include "kbtf.h"
 #include "parser.h"
 #include "program.h"
 #include "sema.h"
@@ -136,6 +137,50 @@ static int split_tracepoint(struct program *p, struct sema_probe *s, struct prob
 	}
 	probe_free(pr);
 	return 1;
+}
+
+/* An fentry/fexit wildcard (kfunc:vfs_*): one probe per matching function
+ * of the kernel's BTF that ftrace can trace, each typed by its own
+ * prototype, as bpftrace 0.17 attaches them (a program is loaded for one
+ * target; the kernel has no multi-function fentry link).  The body's
+ * args.NAME must then be a parameter every match has, by name and type
+ * (sema).  Returns 1 if pr was split (and freed), 0 if not, -1 on error. */
+static int split_fentry(struct program *p, struct sema_probe *s, struct probe *pr,
+			struct loc loc, const struct probe_opts *po, struct diag *d, int *cap)
+{
+	const char *pat = pr->nsites ? pr->sites[0].func : NULL;
+	int plen = (int)strcspn(pr->spec, ":"), n, rc = 0;
+	char **names;
+
+	if ((pr->kind != PK_FENTRY && pr->kind != PK_FEXIT) || !pat || !strpbrk(pat, "*?["))
+		return 0;
+	n = kbtf_funcs_matching(pat, &names);
+	if (n <= 0) {
+		diag_error(d, loc, n < 0 ? "%s: the kernel has no BTF, which fentry/fexit need"
+			   : "%s: no function of the kernel's BTF that ftrace can trace matches",
+			   pr->spec);
+		probe_free(pr);
+		return -1;
+	}
+	if (probes_room(p, cap, n) < 0)
+		rc = -1;
+	for (int i = 0; i < n; i++) {
+		struct probe *one = NULL;
+		char *text = NULL;
+
+		if (!rc && (asprintf(&text, "%.*s:%s", plen, pr->spec, names[i]) < 0 ||
+			    probe_resolve(text, loc, po, d, &one) < 0))
+			rc = -1;
+		else if (!rc) {
+			p->probes[p->nprobes++] = one;
+			s->nprobes++;
+		}
+		free(text);
+		free(names[i]);
+	}
+	free(names);
+	probe_free(pr);
+	return rc < 0 ? -1 : 1;
 }
 
 /* Adds pr to the program, or the probes sys_split() makes of it; the
@@ -271,8 +316,11 @@ static int resolve_probes(struct node *root, const struct pr_compile_opts *o,
 			for (; pr; pr = more) {
 				more = pr->more;
 				pr->more = NULL;
-				if (probes_room(p, &cap, 3) < 0 ||
-				    add_split(p, s, pr, po.no_context, a->loc, &po, d, &cap) < 0)
+				int fe = split_fentry(p, s, pr, a->loc, &po, d, &cap);
+				if (fe)
+					rc = fe < 0 ? -1 : rc;
+				else if (probes_room(p, &cap, 3) < 0 ||
+					 add_split(p, s, pr, po.no_context, a->loc, &po, d, &cap) < 0)
 					rc = -1;
 			}
 		}

@@ -15,6 +15,7 @@
 
 #include <errno.h>
 #include <stdarg.h>
+#include <fnmatch.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -418,7 +419,12 @@ static const struct type *rawtp_record(const char *event, const struct btf_type 
 	return r;
 }
 
-const struct type *kbtf_func_args(const char *func)
+/* func's parameters as a record named "PREFIX:func": parameter i at
+ * offs[i] if offs is given (only the first noffs, and only those of at
+ * most 8 bytes: a larger one takes two registers and moves the rest), else
+ * at 8 * i. */
+static const struct type *func_args(const char *func, const char *prefix,
+				    const uint32_t *offs, int noffs)
 {
 	char *recname;
 	int id;
@@ -434,29 +440,113 @@ const struct type *kbtf_func_args(const char *func)
 	}
 	const struct btf_type *proto = btf__type_by_id(vm, btf__type_by_id(vm, (uint32_t)id)->type);
 	const struct btf_param *p = btf_params(proto);
-	int n = btf_vlen(proto);
+	int n = btf_vlen(proto), k = 0;
 	struct field *f = calloc(n ? (size_t)n : 1, sizeof(*f));
 
 	if (!f)
 		abort();
-	for (int i = 0; i < n; i++) {
+	for (int i = 0; i < n; i++, k++) {
 		const struct type *t = convert(p[i].type);
 		const char *nm = btf__name_by_offset(vm, p[i].name_off);
 		char *alt;
 
+		if (offs && (i >= noffs || !t || t->size > 8))
+			break;
 		if (!nm || !*nm) {
 			if (asprintf(&alt, "arg%d", i) < 0)
 				abort();
 			nm = alt;
 		}
 		f[i] = (struct field){ .name = nm, .type = t ? t : type_int(8, false),
-				       .offset = 8u * (uint32_t)i };
+				       .offset = offs ? offs[i] : 8u * (uint32_t)i };
 	}
-	if (asprintf(&recname, "fentry:%s", func) < 0)
+	if (asprintf(&recname, "%s:%s", prefix, func) < 0)
 		abort();
-	const struct type *r = type_record(recname, false, 8u * (uint32_t)n, f, n);
+	const struct type *r = type_record(recname, false, offs ? 0 : 8u * (uint32_t)k, f, k);
 	free(f);
 	return r;
+}
+
+static int cmp_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The names of available_filter_functions matching pat, sorted; NULL
+ * (and *n = -1) if the list cannot be read. */
+static char **traceable(const char *pat, int *n)
+{
+	static const char *const lists[] = {
+		"/sys/kernel/tracing/available_filter_functions",
+		"/sys/kernel/debug/tracing/available_filter_functions",
+	};
+	FILE *f = fopen(lists[0], "re");
+	char line[512], name[256], **v = NULL;
+	int cap = 0;
+
+	if (!f)
+		f = fopen(lists[1], "re");
+	*n = f ? 0 : -1;
+	while (f && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%255s", name) != 1 || fnmatch(pat, name, 0))
+			continue;
+		if (*n == cap && !(v = realloc(v, (size_t)(cap = cap ? 2 * cap : 64) * sizeof(*v))))
+			abort();
+		if (!(v[(*n)++] = strdup(name)))
+			abort();
+	}
+	if (f)
+		fclose(f);
+	if (*n > 0)
+		qsort(v, (size_t)*n, sizeof(*v), cmp_name);
+	return v;
+}
+
+int kbtf_funcs_matching(const char *pat, char ***out)
+{
+	int nt, n = 0;
+	char **tr = traceable(pat, &nt), **v = NULL;
+
+	*out = NULL;
+	if (!kbtf_load()) {
+		errno = ENODEV;
+		n = -1;
+	}
+	for (unsigned id = 1; n >= 0 && id < btf__type_cnt(vm); id++) {
+		const struct btf_type *bt = btf__type_by_id(vm, id);
+		const char *nm = btf_is_func(bt) ? btf__name_by_offset(vm, bt->name_off) : NULL;
+
+		if (!nm || fnmatch(pat, nm, 0) ||
+		    (nt >= 0 && !(nt && bsearch(&nm, tr, (size_t)nt, sizeof(*tr), cmp_name))))
+			continue;
+		if (!(v = realloc(v, (size_t)(n + 1) * sizeof(*v))) || !(v[n++] = strdup(nm)))
+			abort();
+	}
+	for (int i = 0; i < nt; i++)
+		free(tr[i]);
+	free(tr);
+	if (n > 0) {
+		qsort(v, (size_t)n, sizeof(*v), cmp_name);
+		int k = 1;
+		for (int i = 1; i < n; i++)
+			if (strcmp(v[i], v[k - 1]))
+				v[k++] = v[i];
+			else
+				free(v[i]);
+		n = k;
+	}
+	*out = v;
+	return n;
+}
+
+const struct type *kbtf_func_args(const char *func)
+{
+	return func_args(func, "fentry", NULL, 0);
+}
+
+const struct type *kbtf_kprobe_args(const char *func, const uint32_t *regs, int nregs)
+{
+	return func_args(func, "kprobe", regs, nregs);
 }
 
 const struct type *kbtf_rawtp_args(const char *event)

@@ -37,6 +37,17 @@ const struct type *kbtf_rawtp_args(const char *event);
  * follows the last), named and typed from its BTF prototype.  Returns NULL
  * and sets errno (ENOENT: no such function; ENODEV: no kernel BTF). */
 const struct type *kbtf_func_args(const char *func);
+/* The same at a kprobe on func's entry: parameter i is at regs[i] (the
+ * struct pt_regs offset of the register the calling convention puts it
+ * in), for the first nregs parameters of at most 8 bytes each; the
+ * record stops before the first that is not so. */
+const struct type *kbtf_kprobe_args(const char *func, const uint32_t *regs, int nregs);
+/* The functions of the kernel's BTF matching the fnmatch pattern pat
+ * that ftrace can trace (in available_filter_functions, when it can be
+ * read): the targets of an fentry/fexit wildcard.  Sorted, each once, in a
+ * malloc'd array of malloc'd names; returns their number, or -1 (errno
+ * ENODEV) without kernel BTF. */
+int kbtf_funcs_matching(const char *pat, char ***out);
 /* The value of an enumerator of the kernel's BTF (TCP_ESTABLISHED), as
  * bpftrace 0.17 takes them in expressions; false if there is none. */
 bool kbtf_enum_value(const char *name, int64_t *v);

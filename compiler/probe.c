@@ -29,8 +29,10 @@
 #include "lib/demangle.h"
 #include "lib/elfsym.h"
 #include "lib/pidobj.h"
+#include "lib/kfeature.h"
 #include "insn.h"
 #include "kbtf.h"
+#include "kdwarf.h"
 #include "tpformat.h"
 #include "lib/types.h"
 #include "usdt.h"
@@ -1210,6 +1212,48 @@ static bool kallsyms_has(const char *pattern, const char *mod)
 	return found;
 }
 
+/* struct pt_regs offsets of the x86-64 argument registers: di, si, dx,
+ * cx, r8, r9. */
+static const uint32_t kprobe_arg_regs[6] = { 112, 104, 96, 88, 72, 64 };
+
+/* A kprobe wildcard without offset goes through one kprobe_multi link
+ * where the kernel has them; PERF_RUN_KPROBE_MULTI=0 forces one kprobe per
+ * function (to compare them: tests/bench/). */
+static bool kmulti_wanted(const struct probe *p, const char *func)
+{
+	const char *env = getenv("PERF_RUN_KPROBE_MULTI");
+
+	if ((p->kind != PK_KPROBE && p->kind != PK_KRETPROBE) || p->period ||
+	    !strpbrk(func, "*?[") || (env && !strcmp(env, "0")))
+		return false;
+	return kfeature_kprobe_multi();
+}
+
+/* kprobe:FUNC:LINE, FUNC@FILE:LINE, FILE:LINE (perf probe's kernel
+ * syntax): one kprobe at FUNC+OFF per address the kernel's DWARF gives for
+ * the line (kdwarf.h). */
+static int parse_kernel_line(struct pctx *c, const char *spec, const char *rest)
+{
+	struct probe *p = c->p;
+	struct kdw_site *ks;
+	char err[512];
+	int n;
+
+	if (p->kind != PK_KPROBE)
+		return fail(c, "a source line takes a kprobe, not a %s", probe_kind_name(p->kind));
+	if (p->period)
+		return fail(c, "a source line and an offset cannot be given together");
+	if ((n = kdw_sites(spec, &ks, err, sizeof(err))) < 0)
+		return fail(c, "%s", err);
+	for (int i = 0; i < n; i++)
+		if (add_site(p, ks[i].func, 0, ks[i].offset)) {
+			kdw_sites_free(ks, n);
+			return -1;
+		}
+	kdw_sites_free(ks, n);
+	return asprintf(&p->name, "%s:%s", probe_kind_name(p->kind), rest) < 0 ? -1 : 0;
+}
+
 static int parse_kernel(struct pctx *c, const char *rest)
 {
 	struct probe *p = c->p;
@@ -1239,6 +1283,8 @@ static int parse_kernel(struct pctx *c, const char *rest)
 	}
 	if (!*spec)
 		return fail(c, "expected a kernel function after '%s'", probe_kind_name(p->kind));
+	if (!mod && kdw_is_line_spec(spec))
+		return parse_kernel_line(c, spec, rest);
 	bool found = kallsyms_has(spec, mod);   /* reads all of /proc/kallsyms */
 	if (!found && c->o->missing_ok)
 		p->unmatched = true;   /* dcsnoop's lookup_fast.constprop.* on 6.1 */
@@ -1263,8 +1309,14 @@ static int parse_kernel(struct pctx *c, const char *rest)
 	/* fentry/fexit read their arguments as typed u64 slots, from BTF. */
 	if ((p->kind == PK_FENTRY || p->kind == PK_FEXIT) && !strpbrk(spec, "*?["))
 		p->args = kbtf_func_args(spec);
+	/* At a function's entry the arguments are in the calling convention's
+	 * registers, typed from BTF: args.NAME without debuginfo.  Read only
+	 * if the body reads args (loading the kernel's BTF costs). */
+	if (p->kind == PK_KPROBE && c->o->use_args && !p->period && !strpbrk(spec, "*?[:"))
+		p->args = kbtf_kprobe_args(spec, kprobe_arg_regs, 6);
 	if (add_site(p, spec, 0, p->period))
 		return -1;
+	p->kmulti = !p->unmatched && kmulti_wanted(p, spec);
 	return asprintf(&p->name, "%s:%s", probe_kind_name(p->kind), rest) < 0 ? -1 : 0;
 }
 
@@ -1651,6 +1703,10 @@ void probe_dump(FILE *out, const struct probe *p)
 		fprintf(out, "  raw tracepoints (the program reads no trace record)\n");
 	if (p->path)
 		fprintf(out, "  binary %s\n", p->path);
+	if (p->kmulti)
+		fprintf(out, "  one kprobe_multi link for every matching function\n");
+	else if (p->kind == PK_KPROBE || p->kind == PK_KRETPROBE)
+		fprintf(out, "  one kprobe per function\n");
 	if (p->kind == PK_TRACEPOINT && p->args)
 		for (int i = 0; i < p->args->nfields; i++) {
 			char buf[128];
@@ -1670,6 +1726,8 @@ void probe_dump(FILE *out, const struct probe *p)
 		if (p->path)
 			fprintf(out, " addr 0x%llx offset 0x%llx", (unsigned long long)s->addr,
 				(unsigned long long)s->offset);
+		else if ((p->kind == PK_KPROBE || p->kind == PK_KRETPROBE) && s->offset)
+			fprintf(out, "+%llu", (unsigned long long)s->offset);
 		fputc('\n', out);
 		if (s->dw)
 			dw_probe_dump(out, s->dw);

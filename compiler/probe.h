@@ -121,6 +121,10 @@ struct probe {
 	/* kprobe: its program calls override() (bpf_override_return), which
 	 * the kernel allows only at functions of its error-injection list */
 	bool override;
+	/* kprobe/kretprobe wildcard: one kprobe_multi link for all the
+	 * functions it matches (the kernel has them, no offset, and
+	 * PERF_RUN_KPROBE_MULTI is not 0), else one kprobe per function */
+	bool kmulti;
 };
 
 struct probe_opts {

@@ -452,6 +452,15 @@ const struct type *check_func(struct sctx *c, struct node *n)
 	return NULL;
 }
 
+/* Every probe of the body has args (a kprobe list: each function's). */
+static bool all_have_args(const struct sctx *c)
+{
+	for (int i = 0; i < c->cur->nprobes; i++)
+		if (!c->cur->probes[i]->args)
+			return false;
+	return true;
+}
+
 const struct type *check_args(struct sctx *c, struct node *n)
 {
 	struct probe *p0 = c->cur->probes[0];
@@ -461,7 +470,12 @@ const struct type *check_args(struct sctx *c, struct node *n)
 		return p0->args;
 	if (probe_is(c, K(PK_UPROBE)))
 		return dwarf_args_type();
-	if (probe_is(c, K(PK_URETPROBE)))
+	if (probe_is(c, K(PK_KPROBE)) && all_have_args(c))
+		return p0->args;
+	if (probe_is(c, K(PK_KPROBE)))
+		err(c, n->loc, "args at a kprobe needs kernel functions' entries (no wildcard, "
+		    "offset or module) and the kernel's BTF; use arg0..arg5");
+	else if (probe_is(c, K(PK_URETPROBE)))
 		err(c, n->loc, "args is not available at return probes; use retval");
 	else
 		err(c, n->loc, "args is not available at this probe");

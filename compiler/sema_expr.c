@@ -351,6 +351,13 @@ static const struct type *tuple_elem(struct sctx *c, struct node *n, const struc
 	return a->fields[i].type;
 }
 
+/* Probes whose args differ per probe, read by name in each. */
+static bool shares_args(const struct probe *p)
+{
+	return p->kind == PK_TRACEPOINT || p->kind == PK_FENTRY || p->kind == PK_FEXIT ||
+	       p->kind == PK_KPROBE;
+}
+
 const struct type *check_field(struct sctx *c, struct node *n)
 {
 	const struct type *a = check_expr(c, n->a);
@@ -377,13 +384,24 @@ const struct type *check_field(struct sctx *c, struct node *n)
 		    n->name);
 		return NULL;
 	}
-	/* A body shared by several tracepoints reads each one's own layout. */
+	/* A body shared by several tracepoints reads each one's own layout;
+	 * one shared by several kernel functions (kfunc:vfs_*, a kprobe
+	 * list) each one's parameter of that name, which all must have with
+	 * the same type, wherever it is in their list. */
 	for (int i = 1; i < c->cur->nprobes && n->a->kind == N_IDENT &&
-	     n->a->type->kind != T_PTR && c->cur->probes[0]->kind == PK_TRACEPOINT; i++) {
-		const struct field *g = type_field(c->cur->probes[i]->args, n->name);
+	     n->a->type->kind != T_PTR && shares_args(c->cur->probes[0]); i++) {
+		const struct probe *pi = c->cur->probes[i];
+		const struct field *g = type_field(pi->args, n->name);
 
-		if (!g || !type_equal(g->type, f->type)) {
+		if ((!g || !type_equal(g->type, f->type)) && pi->kind == PK_TRACEPOINT) {
 			err(c, n->loc, "field '%s' differs between the probes of this body", n->name);
+			return NULL;
+		}
+		if (!g || !type_equal(g->type, f->type)) {
+			err(c, n->loc, "args.%s: %s has no parameter '%s' of type %s, as %s has; a body "
+			    "shared by several functions reads only the parameters all of them have, "
+			    "by name and type", n->name, pi->name, n->name,
+			    tname(f->type, b1, sizeof(b1)), c->cur->probes[0]->name);
 			return NULL;
 		}
 	}
@@ -400,7 +418,8 @@ bool is_tp_field(struct sctx *c, const struct node *n)
 {
 	return n->kind == N_FIELD && n->a->kind == N_IDENT && n->a->type->kind != T_PTR &&
 	       (c->cur->probes[0]->kind == PK_TRACEPOINT || c->cur->probes[0]->kind == PK_RAWTP ||
-		c->cur->probes[0]->kind == PK_FENTRY || c->cur->probes[0]->kind == PK_FEXIT);
+		c->cur->probes[0]->kind == PK_FENTRY || c->cur->probes[0]->kind == PK_FEXIT ||
+		c->cur->probes[0]->kind == PK_KPROBE);
 }
 
 /* A char array in memory where a value is wanted (a printf argument, a

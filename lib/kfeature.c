@@ -30,3 +30,37 @@ int kfeature_load_trivial(uint32_t prog_type, uint32_t expected_attach, uint32_t
 	fd = syscall(__NR_bpf, BPF_PROG_LOAD, &a, sizeof(a));
 	return fd < 0 ? -errno : (int)fd;
 }
+
+/*
+ * A kernel without CONFIG_FPROBE knows the attach type but refuses the
+ * link with EOPNOTSUPP before looking at it; one with it checks the count
+ * next and refuses zero functions with EINVAL.  Nothing is attached either
+ * way.  Older kernels (before 5.18) refuse the program's load.
+ */
+static bool kfeature_probe_kprobe_multi(void)
+{
+	int prog = kfeature_load_trivial(BPF_PROG_TYPE_KPROBE, BPF_TRACE_KPROBE_MULTI, 0);
+	union bpf_attr a;
+	long fd;
+
+	if (prog < 0)
+		return false;
+	memset(&a, 0, sizeof(a));
+	a.link_create.prog_fd = (uint32_t)prog;
+	a.link_create.attach_type = BPF_TRACE_KPROBE_MULTI;
+	fd = syscall(__NR_bpf, BPF_LINK_CREATE, &a, sizeof(a));
+	int err = fd < 0 ? errno : 0;
+	if (fd >= 0)
+		close((int)fd);
+	close(prog);
+	return err == EINVAL;
+}
+
+bool kfeature_kprobe_multi(void)
+{
+	static int cached = -1;
+
+	if (cached < 0)
+		cached = kfeature_probe_kprobe_multi();
+	return cached;
+}

@@ -7,10 +7,16 @@
 #ifndef PR_KFEATURE_H
 #define PR_KFEATURE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 /* Loads "r0 = 0; exit" as a program of PROG_TYPE with EXPECTED_ATTACH and
  * PROG_FLAGS (BPF_F_*).  Returns the program's fd, or -errno. */
 int kfeature_load_trivial(uint32_t prog_type, uint32_t expected_attach, uint32_t prog_flags);
+
+/* True if the running kernel has kprobe_multi links (5.18+ built with
+ * CONFIG_FPROBE): one link attaches a program to many kernel functions.
+ * Asked once (a trivial load and a refused link_create), then cached. */
+bool kfeature_kprobe_multi(void);
 
 #endif

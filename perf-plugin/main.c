@@ -21,6 +21,7 @@
 
 #include "lib/diag.h"
 #include "compiler/dwarf.h"
+#include "compiler/kdwarf.h"
 #include "lib/elfsym.h"
 #include "compiler/program.h"
 #include "runtime/child.h"
@@ -281,14 +282,17 @@ static int do_list(const struct opts *o)
 	return ls_list(stdout, o->list_pat, o->pid, o->verbose > 0, !off);
 }
 
-/* -L / -V: "BIN:SPEC" (an optional "uprobe:" in front), or SPEC alone with -p. */
+/* -L / -V: "BIN:SPEC" (an optional "uprobe:" in front), or SPEC alone with -p;
+ * "kprobe:SPEC", or SPEC alone without -p, is in the running kernel (its
+ * vmlinux with debuginfo, kdwarf.h), as perf probe without -x. */
 static int do_dwarf_list(const struct opts *o)
 {
 	const char *arg = o->lines_spec ? o->lines_spec : o->vars_spec;
 	char err[512] = "", *bin = NULL, *spec;
-	if (!strncmp(arg, "uprobe:", 7))
+	bool kernel = !strncmp(arg, "kprobe:", 7);
+	if (kernel || !strncmp(arg, "uprobe:", 7))
 		arg += 7;
-	char *copy = strdup(arg), *colon = strchr(copy, ':');
+	char *copy = strdup(arg), *colon = kernel ? NULL : strchr(copy, ':');
 	if (colon && colon[1] == ':')   /* a C++ scope, not BIN: */
 		colon = NULL;
 	if (colon && (*colon = 0, (bin = elfsym_find_binary(copy, o->pid)) != NULL)) {
@@ -298,12 +302,21 @@ static int do_dwarf_list(const struct opts *o)
 			*colon = ':';
 		spec = copy;
 		const char *why;
-		if (o->pid > 0)
+		if (o->pid > 0 && !kernel)
 			bin = elfsym_pid_exe(o->pid, &why);
+		else
+			kernel = true;
 	}
 	int r = -1;
-	if (!bin)
+	if (kernel)
+		bin = kdw_vmlinux(err, sizeof(err));   /* or err says why not */
+	if (!bin && !kernel)
 		snprintf(err, sizeof(err), "give the binary: -%c BIN:SPEC", o->lines_spec ? 'L' : 'V');
+	else if (!bin)
+		;
+	else if (kernel)
+		r = o->lines_spec ? dw_list_lines(stdout, bin, spec, err, sizeof(err))
+				  : dw_list_vars(stdout, bin, spec, false, err, sizeof(err));
 	else
 		r = ls_dwarf(stdout, bin, spec, o->lines_spec != NULL, err, sizeof(err));
 	if (r)

@@ -4,12 +4,12 @@
  * fexit) and raw tracepoints.  Kernels built without kprobes, or that
  * refuse fentry programs, are found out before loading (prepare), so the
  * user gets one sentence naming the missing mechanism instead of a
- * verifier or attach error.
+ * verifier or attach error.  A kprobe wildcard is one kprobe_multi link
+ * where the kernel has them (kmulti.h), else one kprobe per function.
  */
 #define _GNU_SOURCE
 #include <ctype.h>
 #include <errno.h>
-#include <fnmatch.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mount.h>
@@ -17,6 +17,7 @@
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 
+#include "kmulti.h"
 #include "provider.h"
 
 static bool kn_have_kprobes(void)
@@ -128,12 +129,23 @@ static int kn_check_override(const struct prov_att *a, const struct prov_env *e,
 	return -1;
 }
 
+/* A wildcard through one kprobe_multi link (probe.kmulti, decided when
+ * compiling): its program must be loaded for it.  override() stays on
+ * single kprobes, each checked against the error-injection list. */
+static bool kn_multi(const struct prov_att *a)
+{
+	return a->pp->probe->kmulti && !a->pp->probe->override;
+}
+
 static int kn_prepare(struct prov_att *a, const struct prov_env *e)
 {
 	const struct probe *p = a->pp->probe;
 	switch (p->kind) {
 	case PK_KPROBE: case PK_KRETPROBE:
 		if (kn_have_kprobes()) {
+			if (kn_multi(a))
+				bpf_program__set_expected_attach_type(a->prog,
+								      BPF_TRACE_KPROBE_MULTI);
 			for (int i = 0; i < p->nsites; i++)   /* wildcards: at attach */
 				if (!strpbrk(p->sites[i].func, "*?[") &&
 				    kn_check_override(a, e, p->sites[i].func, p->sites[i].offset))
@@ -169,31 +181,41 @@ static int kn_kprobe_one(struct prov_att *a, const struct prov_env *e, const cha
 	return 0;
 }
 
-/* A wildcard function: one kprobe per matching function the kernel lets
- * kprobes trace (available_filter_functions, as bpftrace 0.17 matches), so
- * kprobe:vfs_* skips a notrace/inlined vfs_ symbol that would refuse the
- * attach; kallsyms' text symbols when tracefs is not mounted. */
+/* A wildcard function: the functions the kernel lets kprobes trace
+ * (kmulti.h: available_filter_functions less the blacklist, as bpftrace
+ * 0.17 matches), so kprobe:vfs_* skips a notrace vfs_ symbol that would
+ * refuse the attach, and says how many it skipped.  One kprobe_multi link
+ * for all of them where the program was loaded for it, else one kprobe
+ * each. */
 static int kn_kprobe_glob(struct prov_att *a, const struct prov_env *e, const char *pat)
 {
-	static const char *const lists[] = {
-		"/sys/kernel/tracing/available_filter_functions",
-		"/sys/kernel/debug/tracing/available_filter_functions",
-	};
-	FILE *f = NULL;
-	for (size_t i = 0; !f && i < sizeof(lists) / sizeof(lists[0]); i++)
-		f = fopen(lists[i], "re");
-	bool filter = f != NULL;
-	if (!f)
-		f = fopen("/proc/kallsyms", "re");
-	char line[512], name[256], type = 't';
-	int ret = 0;
-	while (f && !ret && fgets(line, sizeof(line), f)) {
-		int k = filter ? sscanf(line, "%255s", name) : sscanf(line, "%*s %c %255s", &type, name);
-		if (k == (filter ? 1 : 2) && (type == 't' || type == 'T') && !fnmatch(pat, name, 0))
-			ret = kn_kprobe_one(a, e, name, 0);
+	const struct probe *p = a->pp->probe;
+	struct km_funcs f;
+	int ret = km_match(pat, &f);
+
+	if (ret) {
+		prov_fail(a, e, p->spec, ret);
+		return -1;
 	}
-	if (f)
-		fclose(f);
+	km_report_skipped(&f, p->spec, e->verbose);
+	if (kn_multi(a) && f.n) {
+		struct bpf_link *l = km_attach(a->prog, &f, p->kind == PK_KRETPROBE);
+		if (!l) {
+			diag_error(e->d, a->pp->loc, "cannot attach %s to %d kernel functions with a "
+				   "kprobe_multi link: %s (PERF_RUN_KPROBE_MULTI=0 attaches one "
+				   "kprobe each)", p->spec, f.n, strerror(errno));
+			ret = -1;
+		} else if (!(ret = prov_add_link(a, l))) {
+			a->count += f.n;
+		}
+		if (e->verbose && !ret)
+			fprintf(stderr, "perf-run: %s: %d functions, one kprobe_multi link\n",
+				p->spec, f.n);
+	} else {
+		for (int i = 0; i < f.n && !ret; i++)
+			ret = kn_kprobe_one(a, e, f.names[i], 0);
+	}
+	km_funcs_free(&f);
 	return ret;
 }
 

@@ -2,17 +2,26 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # run.sh - `make test-kernel`: the kprobe/kretprobe/fentry cases of
 # tests/kernel/*.test on a kernel that has kprobes.  The host kernel has
-# none, so this boots Debian's linux-image kernel under qemu-system-x86
+# none, so this boots Debian's linux-image kernels under qemu-system-x86
 # with TCG (KVM does not boot a stock guest here), with a busybox
 # initramfs (tests/kernel/init) that mounts the host's root read-only over
 # 9p and runs tests/kernel/guest.sh from this tree, with the host's build
 # of perf-run and its libraries.  The guest's console is the report.
 #
+# Two guests when /boot has them: the newest kernel (6.12: kprobe_multi
+# links, CONFIG_FPROBE) and the newest one without CONFIG_FPROBE (6.1: one
+# kprobe per function), so both attach paths run.  Each guest's counts
+# are added up; a kernel that cannot boot is one skip, with the reason.
+#
 #   BUILD         build directory (default build)
-#   KERNEL_TEST_TIMEOUT  seconds for the whole guest run (default 900; about
+#   KERNEL_TEST_TIMEOUT  seconds for each guest's run (default 900; about
 #                        130 s on an idle 2-core machine, 250 s on a busy one)
 #   KERNEL_TEST_PKGS     Debian packages it needs (from mk/test-kernel.mk)
 #   KERNEL_TESTS         only these .test files (one word, comma-separated)
+#   KERNEL_VERSIONS      only these /boot kernels (comma-separated releases)
+#   KERNEL_GUEST_SCRIPT  a script of the tree the guest runs instead of the
+#                        cases (tests/bench/kmulti.sh: the kprobe bench)
+#   KERNEL_TEST_SMP      the guest's CPUs (default 2)
 #
 # Last line: `N passed, N failed, N skipped`.  Skips, with the reason, when
 # qemu or a kprobe-capable kernel cannot be had.
@@ -54,18 +63,36 @@ install_pkgs() {
 		skip "apt-get install ${missing[*]} failed (see $WORK/apt.log)"
 }
 
-# The newest /boot kernel built with kprobes whose 9p modules are there.
-find_kernel() {
-	local v best=
+# The /boot kernels built with kprobes whose 9p modules are there, one a
+# line, newest first.
+usable_kernels() {
+	local v
 	for v in /boot/vmlinuz-*; do
 		[[ -e $v ]] || continue
 		v=${v#/boot/vmlinuz-}
 		grep -qx 'CONFIG_KPROBES=y' "/boot/config-$v" 2>/dev/null || continue
 		[[ -e /lib/modules/$v/kernel/fs/9p/9p.ko || -e /lib/modules/$v/kernel/fs/9p/9p.ko.xz ]] ||
 			continue
-		[[ -z $best ]] || dpkg --compare-versions "$v" gt "$best" && best=$v
-	done
-	echo "$best"
+		echo "$v"
+	done | sort -rV
+}
+
+# The kernels to boot: KERNEL_VERSIONS if given, else the newest usable
+# one and the newest without CONFIG_FPROBE (no kprobe_multi links) when
+# that is another kernel, so the single-kprobe path is tested too.
+pick_kernels() {
+	local v newest= single=
+	if [[ -n ${KERNEL_VERSIONS:-} ]]; then
+		tr ',' '\n' <<<"$KERNEL_VERSIONS"
+		return
+	fi
+	while read -r v; do
+		[[ -n $newest ]] || newest=$v
+		[[ -z $single ]] && ! grep -qx 'CONFIG_FPROBE=y' "/boot/config-$v" && single=$v
+	done < <(usable_kernels)
+	[[ -n $newest ]] && echo "$newest"
+	[[ -n $single && $single != "$newest" ]] && echo "$single"
+	return 0
 }
 
 # The modules the guest needs (virtio over PCI, 9p over virtio), each
@@ -108,7 +135,7 @@ module_name() {
 
 # A busybox initramfs: /init, busybox and its applets, the modules.
 make_initramfs() {
-	local kver=$1 root=$WORK/initramfs m src name
+	local kver=$1 out=$2 root=$WORK/initramfs m src name
 	rm -rf "$root"
 	mkdir -p "$root"/{bin,dev,proc,sys,host,lib/modules}
 	cp /bin/busybox "$root/bin/busybox"
@@ -127,7 +154,7 @@ make_initramfs() {
 		esac || return 1
 		echo "$name" >>"$root/modules.order"
 	done
-	(cd "$root" && find . | busybox cpio -o -H newc 2>/dev/null) | gzip -1 >"$WORK/initramfs.cpio.gz"
+	(cd "$root" && find . | busybox cpio -o -H newc 2>/dev/null) | gzip -1 >"$out"
 }
 
 mkdir -p "$WORK"
@@ -137,44 +164,84 @@ command -v qemu-system-x86_64 >/dev/null || skip "no qemu-system-x86_64"
 # SIGPIPE and the pipeline fails at random (a CI run skipped the lane so).
 [[ -x /bin/busybox ]] && /bin/busybox --list | grep -x insmod >/dev/null || skip "no static busybox"
 ((EUID == 0)) || skip "reading /boot/vmlinuz-* and loading BPF need root"
-KVER=$(find_kernel)
-[[ -n $KVER ]] || skip "no kernel in /boot built with CONFIG_KPROBES=y and 9p modules"
+KVERS=$(pick_kernels)
+[[ -n $KVERS ]] || skip "no kernel in /boot built with CONFIG_KPROBES=y and 9p modules"
 [[ -x $BUILD/perf-run ]] || fail "$BUILD/perf-run is not built"
-make_initramfs "$KVER" || fail "cannot build the initramfs"
 # A copy: a rebuild on the host while the guest runs must not change the
 # binary under test half-way.
 cp "$BUILD/perf-run" "$WORK/perf-run" || fail "cannot copy $BUILD/perf-run"
 
-LOG=$WORK/console.log
-echo "test-kernel: booting $KVER under qemu (TCG), at most ${TIMEOUT}s"
-start=$SECONDS
-# The guest's console is on stdio; -no-reboot with panic=-1 turns a panic
-# into an exit instead of a loop.
-timeout -s KILL "$TIMEOUT" qemu-system-x86_64 \
-	-machine q35,accel=tcg -cpu max -smp 2 -m 2048 \
-	-display none -serial stdio -monitor none -no-reboot -nodefaults \
-	-kernel "/boot/vmlinuz-$KVER" -initrd "$WORK/initramfs.cpio.gz" \
-	-append "console=ttyS0 quiet loglevel=3 panic=-1 PR_TREE=$TREE PR_PERF_RUN=$WORK/perf-run${KERNEL_TESTS:+ PR_TESTS=$KERNEL_TESTS}" \
-	-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap" \
-	</dev/null 2>"$WORK/qemu.err" | tr -d '\r' >"$LOG"
-st=${PIPESTATUS[0]}
-echo "test-kernel: guest ran $((SECONDS - start))s (console: $LOG)"
-
-# The guest's runner prints PASS/FAIL/SKIP lines, failures in full, and
-# the counts last.
 COUNTS='^[0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$'
-sed -n '/^perf-run-guest: kernel/,$p' "$LOG" | grep -vE "$COUNTS|^perf-run-guest: exit|^\[ *[0-9]+\.[0-9]+\] " || true
-last=$(grep -E "$COUNTS" "$LOG" | tail -n 1)
-if ! grep -q '^perf-run-guest: kernel' "$LOG"; then
-	# qemu could not start, or TCG never got the kernel to our init: the
-	# machine cannot run the guest, which is not a perf-run failure.
-	tail -n 5 "$WORK/qemu.err" "$LOG" 2>/dev/null | sed 's/^/    | /'
-	skip "the guest did not boot to its init (qemu exit $st; see $WORK/qemu.err)"
-fi
-if [[ -z $last ]]; then
-	((st == 137)) && fail "the guest did not finish in ${TIMEOUT}s"
-	tail -n 30 "$LOG" "$WORK/qemu.err" | sed 's/^/    | /'
-	fail "the guest printed no result (qemu exit $st)"
-fi
-echo "$last"
-[[ $last =~ ' 0 failed' ]]
+PASSED=0 FAILED=0 SKIPPED=0
+
+# Adds one guest's `N passed, N failed, N skipped` line to the totals.
+add_counts() {
+	local -a w
+	read -ra w <<<"$1"
+	((PASSED += w[0], FAILED += w[2], SKIPPED += w[4]))
+}
+
+guest_skip() {
+	echo "SKIP kernel probes under qemu on $1: $2"
+	((SKIPPED++))
+}
+
+guest_fail() {
+	echo "FAIL kernel probes under qemu on $1: $2"
+	((FAILED++))
+}
+
+# Boots kernel $1 with this tree's tests and adds up what its runner says.
+run_guest() {
+	local kver=$1 dir=$WORK/$1 st start last log
+	mkdir -p "$dir"
+	[[ -r /boot/vmlinuz-$kver ]] || { guest_skip "$kver" "no /boot/vmlinuz-$kver"; return; }
+	make_initramfs "$kver" "$dir/initramfs.cpio.gz" ||
+		{ guest_fail "$kver" "cannot build the initramfs"; return; }
+	log=$dir/console.log
+	echo "test-kernel: booting $kver under qemu (TCG), at most ${TIMEOUT}s"
+	start=$SECONDS
+	# The guest's console is on stdio; -no-reboot with panic=-1 turns a
+	# panic into an exit instead of a loop.  One host thread runs all the
+	# vCPUs (thread=single): with one each (MTTCG), a 6.12 guest twice died
+	# of an int3 in a static-key site of __schedule that another vCPU had
+	# just patched back (its stale translation kept the int3).
+	timeout -s KILL "$TIMEOUT" qemu-system-x86_64 \
+		-machine q35 -accel tcg,thread=single -cpu max -smp "${KERNEL_TEST_SMP:-2}" -m 2048 \
+		-display none -serial stdio -monitor none -no-reboot -nodefaults \
+		-kernel "/boot/vmlinuz-$kver" -initrd "$dir/initramfs.cpio.gz" \
+		-append "console=ttyS0 quiet loglevel=3 panic=-1 PR_TREE=$TREE PR_PERF_RUN=$WORK/perf-run${KERNEL_TESTS:+ PR_TESTS=$KERNEL_TESTS}${KERNEL_GUEST_SCRIPT:+ PR_SCRIPT=$KERNEL_GUEST_SCRIPT}" \
+		-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap" \
+		</dev/null 2>"$dir/qemu.err" | tr -d '\r' >"$log"
+	st=${PIPESTATUS[0]}
+	echo "test-kernel: guest $kver ran $((SECONDS - start))s (console: $log)"
+	# The guest's runner prints PASS/FAIL/SKIP lines, failures in full,
+	# and the counts last.
+	sed -n '/^perf-run-guest: kernel/,$p' "$log" |
+		grep -vE "$COUNTS|^perf-run-guest: exit|^\[ *[0-9]+\.[0-9]+\] " || true
+	last=$(grep -E "$COUNTS" "$log" | tail -n 1)
+	if ! grep -q '^perf-run-guest: kernel' "$log"; then
+		# qemu could not start, or TCG never got the kernel to our init:
+		# the machine cannot run the guest, not a perf-run failure.
+		tail -n 5 "$dir/qemu.err" "$log" 2>/dev/null | sed 's/^/    | /'
+		guest_skip "$kver" "the guest did not boot to its init (qemu exit $st; see $dir/qemu.err)"
+		return
+	fi
+	if [[ -z $last ]]; then
+		tail -n 30 "$log" "$dir/qemu.err" | sed 's/^/    | /'
+		if ((st == 137)); then
+			guest_fail "$kver" "the guest did not finish in ${TIMEOUT}s"
+		else
+			guest_fail "$kver" "the guest printed no result (qemu exit $st)"
+		fi
+		return
+	fi
+	echo "test-kernel: $kver: $last"
+	add_counts "$last"
+}
+
+for KVER in $KVERS; do
+	run_guest "$KVER"
+done
+echo "$PASSED passed, $FAILED failed, $SKIPPED skipped"
+((FAILED == 0))

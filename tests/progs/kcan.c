@@ -8,10 +8,12 @@
  *   bpfires     a breakpoint on this process counts its writes
  *   kprobe      open a kprobe perf event (on vfs_read)
  *   pmu         count CPU cycles (a hardware PMU)
+ *   kprobe_multi  create kprobe_multi links (5.18+, CONFIG_FPROBE)
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/bpf.h>
 #include <linux/hw_breakpoint.h>
 #include <linux/perf_event.h>
 #include <stdint.h>
@@ -153,6 +155,41 @@ static int pmu(void)
 	return 0;
 }
 
+/* A kernel without CONFIG_FPROBE refuses any kprobe_multi link with
+ * EOPNOTSUPP; one with it refuses an empty one with EINVAL. */
+static int kprobe_multi(void)
+{
+	struct bpf_insn insns[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	union bpf_attr a;
+	int prog, link;
+
+	memset(&a, 0, sizeof(a));
+	a.prog_type = BPF_PROG_TYPE_KPROBE;
+	a.expected_attach_type = BPF_TRACE_KPROBE_MULTI;
+	a.insns = (uint64_t)(uintptr_t)insns;
+	a.insn_cnt = 2;
+	a.license = (uint64_t)(uintptr_t)"GPL";
+	prog = (int)syscall(__NR_bpf, BPF_PROG_LOAD, &a, sizeof(a));
+	if (prog < 0)
+		return no("this kernel has no kprobe_multi links (loading a program for one: %s)",
+			  strerror(errno));
+	memset(&a, 0, sizeof(a));
+	a.link_create.prog_fd = (uint32_t)prog;
+	a.link_create.attach_type = BPF_TRACE_KPROBE_MULTI;
+	link = (int)syscall(__NR_bpf, BPF_LINK_CREATE, &a, sizeof(a));
+	int err = link < 0 ? errno : 0;
+	if (link >= 0)
+		close(link);
+	close(prog);
+	if (err != EINVAL)
+		return no("this kernel has no kprobe_multi links (%s: CONFIG_FPROBE is off)",
+			  strerror(err));
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *w = argc > 1 ? argv[1] : "";
@@ -167,6 +204,8 @@ int main(int argc, char **argv)
 		return kprobe();
 	if (!strcmp(w, "pmu"))
 		return pmu();
-	fprintf(stderr, "usage: kcan exec32|breakpoint|bpfires|kprobe|pmu\n");
+	if (!strcmp(w, "kprobe_multi"))
+		return kprobe_multi();
+	fprintf(stderr, "usage: kcan exec32|breakpoint|bpfires|kprobe|pmu|kprobe_multi\n");
 	return 2;
 }

@@ -1,0 +1,142 @@
+#!/bin/bash
+# kmulti_guest.sh - runs inside the qemu guest (tests/bench/kmulti.sh boots
+# it): attach and detach times of one kprobe wildcard of ~400 kernel
+# functions (KMULTI_PATTERN, default tcp_*: 388 on 6.12) through one kprobe_multi link,
+# through one kprobe per function (PERF_RUN_KPROBE_MULTI=0), with bpftrace
+# 0.17, and `perf probe -a` / `perf probe -d` of the same functions, as
+# ratios.  Timed from outside by build/bench/stamp, as tests/bench/run.sh
+# times tracers: attach is when the traced `loop 0` started (both tracers
+# hold it until every probe is live), detach is from then to the tracer's
+# exit (the loop calls nothing).  Each tool is also run on one function
+# (KMULTI_BASE, tcp_v4_connect), and its times subtracted: start-up
+# (compiling, loading) is not attaching, and under TCG perf-run's LLVM
+# start-up alone is seconds.  Under TCG every number is several times a
+# real machine's; the ratios are what compare.
+#
+# Environment: KMULTI_PATTERN (tcp_*), KMULTI_BASE (tcp_v4_connect),
+# KMULTI_RUNS (3), KMULTI_TIMEOUT (900 s
+# a run), PERF_RUN (set by tests/kernel/guest.sh).
+set -u
+B=build/bench
+PAT=${KMULTI_PATTERN:-tcp_*}
+RUNS=${KMULTI_RUNS:-3}
+BASE=${KMULTI_BASE:-tcp_v4_connect}
+TMO=${KMULTI_TIMEOUT:-900}
+PR=${PERF_RUN:-build/perf-run}
+W=$(mktemp -d /tmp/kmulti.XXXXXX)
+PROG="kprobe:$PAT { @ = count(); }"
+PROG1="kprobe:$BASE { @ = count(); }"
+
+for f in "$B/stamp" "$B/loop"; do
+	[ -x "$f" ] || { echo "kmulti: SKIP: $f is not built (make bench builds it)"; exit 0; }
+done
+
+# The functions the wildcard attaches to, as perf-run picks them:
+# available_filter_functions less the kprobe blacklist, each once.
+FUNCS=$W/funcs
+awk '{ print $1 }' /sys/kernel/tracing/available_filter_functions |
+	grep -x -- "$(sed 's/\*/.*/g; s/?/./g' <<<"$PAT")" | sort -u >"$W/all"
+awk '{ print $2 }' /sys/kernel/debug/kprobes/blacklist 2>/dev/null | sort -u >"$W/black"
+comm -23 "$W/all" "$W/black" >"$FUNCS"
+N=$(wc -l <"$FUNCS")
+MULTI=no
+tests/progs/kcan kprobe_multi >/dev/null && MULTI=yes
+
+field() { sed -n 's/.*\b'"$1"'=\([-0-9.]*\).*/\1/p' "$W/res" | tail -1; }
+
+# median of the numbers on stdin
+median() { sort -n | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)]; else print "n/a" }'; }
+
+# one_run CMD...: sets A (ms to attached) and D (ms from then to exit).
+one_run() {
+	"$B/stamp" -t "$TMO" -e "$W/err" -- "$@" >"$W/res" 2>/dev/null
+	if [ "$(field status)" != 0 ] || [ "$(field timeout)" != 0 ]; then
+		WHYNOW="status $(field status), timeout $(field timeout): $(grep -v -e '^stamp_now=' -e '^loop_' "$W/err" | grep -m1 -i error)"
+		return 1
+	fi
+	A=$(field release_ms)
+	D=$(awk -v t="$(field total_ms)" -v r="$A" 'BEGIN { printf "%.1f", t - r }')
+}
+
+# measure NAME PROG-OPTION CMD...: attach and detach (ms) of the wildcard
+# less those of the one function, medians of RUNS pairs of runs; the
+# word @PROG@ in CMD is the program.  START: the one function's attach.
+declare -A ATT DET WHY START
+measure() {
+	local name=$1 a=() d=() s=() i w a1 d1
+	shift
+	for ((i = 0; i < RUNS; i++)); do
+		one_run "${@/@PROG@/$PROG1}" || { WHY[$name]=$WHYNOW; return; }
+		a1=$A d1=$D
+		one_run "${@/@PROG@/$PROG}" || { WHY[$name]=$WHYNOW; return; }
+		s+=("$a1")
+		a+=("$(awk -v x="$A" -v y="$a1" 'BEGIN { printf "%.1f", x - y }')")
+		d+=("$(awk -v x="$D" -v y="$d1" 'BEGIN { printf "%.1f", x - y }')")
+	done
+	ATT[$name]=$(printf '%s\n' "${a[@]}" | median)
+	DET[$name]=$(printf '%s\n' "${d[@]}" | median)
+	START[$name]=$(printf '%s\n' "${s[@]}" | median)
+}
+
+# perf probe: one event per function created (-a), then deleted (-d).
+measure_perf_probe() {
+	local args=() f t0 t1 t2
+	command -v perf >/dev/null || { WHY[perf]="no perf"; return; }
+	# event names must be C identifiers: e1..eN; perf probe takes no
+	# function with a dot (tcp_x.part.0, a compiler's clone): left out
+	local i=0
+	while read -r f; do
+		[[ $f == *.* ]] || args+=(-a "kmb:e$((++i))=$f")
+	done <"$FUNCS"
+	PERFN=$i
+	t0=$(date +%s%N)
+	if ! perf probe -q "${args[@]}" >"$W/perf.out" 2>&1; then
+		WHY[perf]="perf probe -a failed: $(grep -v '^ *$' "$W/perf.out" | tail -n 1)"
+		perf probe -q -d 'kmb:*' >/dev/null 2>&1
+		return
+	fi
+	t1=$(date +%s%N)
+	perf probe -q -d 'kmb:*' >/dev/null 2>&1
+	t2=$(date +%s%N)
+	ATT[perf]=$(((t1 - t0) / 1000000))
+	DET[perf]=$(((t2 - t1) / 1000000))
+}
+
+echo "kmulti: kernel $(uname -r) (qemu TCG), kprobe:$PAT = $N functions, kprobe_multi: $MULTI"
+if [ "$MULTI" = yes ]; then
+	measure multi "$PR" -e @PROG@ -c "$B/loop 0"
+else
+	WHY[multi]="this kernel has no kprobe_multi links"
+fi
+measure single env PERF_RUN_KPROBE_MULTI=0 "$PR" -e @PROG@ -c "$B/loop 0"
+if command -v bpftrace >/dev/null; then
+	measure bpftrace bpftrace -e @PROG@ -c "$B/loop 0"
+else
+	WHY[bpftrace]="no bpftrace"
+fi
+measure_perf_probe
+
+ratio() {
+	local a=${1:-} b=${2:-}
+	[[ $a =~ ^[0-9.]+$ && $b =~ ^[0-9.]+$ ]] && awk -v a="$a" -v b="$b" 'BEGIN { if (b > 0) printf "%.1fx", a / b; else print "n/a" }' || echo n/a
+}
+
+echo "attach, detach: of the $N functions, less one function's ($BASE: start_ms is its attach, start-up included); medians of $RUNS"
+printf '%-40s %10s %12s %12s %14s %14s\n' "tool" start_ms attach_ms detach_ms "attach/multi" "detach/multi"
+for k in multi single bpftrace perf; do
+	case $k in
+	multi) label="perf-run, one kprobe_multi link" ;;
+	single) label="perf-run, one kprobe each" ;;
+	bpftrace) label="bpftrace 0.17" ;;
+	perf) label="perf probe -a / -d (${PERFN:-?} events)" ;;
+	esac
+	if [ -n "${WHY[$k]:-}" ]; then
+		printf '%-40s %10s %12s %12s   (%s)\n' "$label" n/a n/a n/a "${WHY[$k]}"
+		continue
+	fi
+	printf '%-40s %10s %12s %12s %14s %14s\n' "$label" "${START[$k]:--}" "${ATT[$k]}" "${DET[$k]}" \
+		"$(ratio "${ATT[$k]}" "${ATT[multi]:-}")" "$(ratio "${DET[$k]}" "${DET[multi]:-}")"
+done
+echo "anchor (retsnoop, 397 functions, real hardware): kprobe_multi 9 / 248 ms, one kprobe each 3,121 / 13,195 ms (347x / 53x)"
+rm -rf "$W"
+exit 0
