@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-only */ /*
  * kdwarf.c - the running kernel's DWARF, see kdwarf.h.
  */
 #define _GNU_SOURCE

@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-only */ /*
  * kdwarf.h - the running kernel's DWARF: its vmlinux with debuginfo, found
  * as perf probe finds it, and kprobe sites at source lines (perf probe's
  * kernel syntax FUNC:LINE, FUNC@FILE:LINE, FILE:LINE through dw_resolve).

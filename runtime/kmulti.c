@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-only */ /*
  * kmulti.c - kprobe wildcards: which functions, and one kprobe_multi link.
  */
 #define _GNU_SOURCE

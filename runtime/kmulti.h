@@ -1,4 +1,4 @@
-/*
+/* SPDX-License-Identifier: GPL-2.0-only */ /*
  * kmulti.h - the kernel functions a kprobe wildcard attaches to, and one
  * kprobe_multi link for all of them.
  *

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
 # kmulti.sh - the kprobe wildcard bench (issue 29): boots the newest /boot
 # kernel with kprobe_multi links (CONFIG_FPROBE; Debian 12's 6.12) under
 # qemu as `make test-kernel` does (tests/kernel/run.sh) and runs

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
 # kmulti_guest.sh - runs inside the qemu guest (tests/bench/kmulti.sh boots
 # it): attach and detach times of one kprobe wildcard of ~400 kernel
 # functions (KMULTI_PATTERN, default tcp_*: 388 on 6.12) through one kprobe_multi link,

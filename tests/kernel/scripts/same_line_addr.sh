@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
 # same_line_addr.sh SPEC: whether perf-run's kprobe:SPEC (a kernel source
 # line) is at the address perf probe puts it (perf probe -D prints
 # "p:probe/NAME _text+N" or "SYMBOL+N"); run in the test-kernel guest.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
 # same_vars.sh SPEC: whether perf-run -V SPEC prints what perf probe -V
 # SPEC prints for the running kernel (stdout; run in the test-kernel
 # guest, whose devtmpfs has no /dev/fd for process substitution).  Prints
