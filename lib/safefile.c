@@ -101,3 +101,21 @@ int sf_open_write(const char *path, char *why, size_t len)
 		snprintf(why, len, "%s", strerror(errno));
 	return fd;
 }
+
+int sf_write_all(int fd, const void *p, size_t n)
+{
+	const unsigned char *b = p;
+
+	while (n) {
+		ssize_t w = write(fd, b, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			if (w == 0)
+				errno = EIO;
+			return -1;
+		}
+		b += w, n -= (size_t)w;
+	}
+	return 0;
+}

@@ -40,4 +40,8 @@ bool sf_links_trusted(const char *path, char *why, size_t len);
  * is not followed.  -1 with errno and the reason in why. */
 int sf_open_write(const char *path, char *why, size_t len);
 
+/* Writes all n bytes of p to fd (again after EINTR or a short write);
+ * 0, or -1 with errno. */
+int sf_write_all(int fd, const void *p, size_t n);
+
 #endif

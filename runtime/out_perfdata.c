@@ -23,6 +23,7 @@
 
 #include <linux/perf_event.h>
 
+#include "lib/safefile.h"
 #include "out_perfdata.h"
 
 /* Feature bits (perf's util/header.h numbering, fixed by the format). */
@@ -357,18 +358,6 @@ static void pd_features(struct pd_buf *b, const struct pf *pf, char **cmdline, u
 	free(body.p);
 }
 
-static int pd_write_all(int fd, const unsigned char *p, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, p, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		p += w, n -= (size_t)w;
-	}
-	return 0;
-}
 
 int pdata_write(const struct pf *pf, int fd, char **cmdline)
 {
@@ -409,7 +398,7 @@ int pdata_write(const struct pf *pf, int fd, char **cmdline)
 			"no frame with an address, or more than 8124 frames are not in the "
 			"perf.data file\n",
 			(unsigned long long)skipped, skipped == 1 ? "y" : "ies");
-	int r = pd_write_all(fd, b.p, b.len);
+	int r = sf_write_all(fd, b.p, b.len);
 	free(b.p);
 	return r;
 }

@@ -17,6 +17,7 @@
 #include <zlib.h>
 #include <profile.pb-c.h>
 
+#include "lib/safefile.h"
 #include "out_pprof.h"
 
 typedef Perftools__Profiles__Profile PProfile;
@@ -355,18 +356,6 @@ static void pprof_build_free(struct pprof_build *b)
 
 /* ---- gzip ---- */
 
-static int pprof_write_all(int fd, const unsigned char *p, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, p, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		p += w, n -= (size_t)w;
-	}
-	return 0;
-}
 
 static int pprof_gzip(int fd, const unsigned char *data, size_t len)
 {
@@ -387,7 +376,7 @@ static int pprof_gzip(int fd, const unsigned char *data, size_t len)
 		z.avail_out = sizeof(out);
 		zr = deflate(&z, Z_FINISH);
 		if (zr == Z_STREAM_ERROR ||
-		    pprof_write_all(fd, out, sizeof(out) - z.avail_out)) {
+		    sf_write_all(fd, out, sizeof(out) - z.avail_out)) {
 			r = -1;
 			break;
 		}
