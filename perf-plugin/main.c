@@ -46,6 +46,7 @@ struct opts {
 	unsigned dump;
 	const char *list_pat;
 	const char *lines_spec, *vars_spec;
+	const char *exe;          /* -x BIN, for -L and -V as perf probe takes it */
 	bool command_status;      /* --command-status */
 	char **params;
 	int nparams;
@@ -79,6 +80,7 @@ static const struct opt_help {
 	{ { "list", optional_argument, NULL, 'l' }, "l", "[PATTERN]", "list probes (all types, or TYPE:PATTERN, uprobe:BIN:FUNC*)" },
 	{ { "lines", required_argument, NULL, 'L' }, "L", "BIN:SPEC", "probeable lines, as perf probe -L" },
 	{ { "vars", required_argument, NULL, 'V' }, "V", "BIN:SPEC", "variables at a probe point, as perf probe -V" },
+	{ { "exec", required_argument, NULL, 'x' }, "x", "BIN", "-L, -V: the binary, as perf probe -x (then SPEC alone)" },
 	{ { "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE }, NULL, NULL, "C++ and Rust names as mangled in the binary (as perf's --no-demangle)" },
 	{ { "listen", required_argument, NULL, OPT_LISTEN }, NULL, "ADDR:PORT", "serve the maps as Prometheus metrics at http://ADDR:PORT/metrics" },
 	{ { "max-series", required_argument, NULL, OPT_MAX_SERIES }, NULL, "N", "--listen: at most N keys of each map (10000)" },
@@ -187,6 +189,7 @@ static int parse_one(struct opts *o, int c, const char *arg)
 	case 'h': o->help = true; break;
 	case 'L': o->lines_spec = arg; break;
 	case 'V': o->vars_spec = arg; break;
+	case 'x': o->exe = arg; break;
 	case OPT_UNSAFE: o->unsafe = true; break;
 	case OPT_VERSION: o->version = true; break;
 	case OPT_DRY_RUN: o->dry_run = true; break;
@@ -213,11 +216,63 @@ static int parse_one(struct opts *o, int c, const char *arg)
 		break;
 	case 'f':
 		return parse_format(o, arg);
-	default:
-		fprintf(stderr, "perf-run: try 'perf-run --help'\n");
-		return -1;
 	}
 	return 0;
+}
+
+/* The long option a word names ("--dump=x", "--du"): its table index, -1
+ * for none, -2 when the prefix fits more than one (getopt's "ambiguous"). */
+static int long_match(const char *word, size_t len)
+{
+	int found = -1;
+	for (size_t i = 0; i < NOPTS; i++)
+		if (!strncmp(opt_table[i].o.name, word + 2, len - 2)) {
+			if (strlen(opt_table[i].o.name) == len - 2)
+				return (int)i;
+			found = found == -1 ? (int)i : -2;
+		}
+	return found;
+}
+
+/* getopt's own messages are off (opterr = 0): it would name argv[0], and
+ * we would add a second line; one line here names the option and what to do. */
+static void bad_option(int c, char **argv)
+{
+	const char *word = argv[optind - 1];
+	size_t len = strcspn(word, "=");
+	int i = strncmp(word, "--", 2) ? -1 : long_match(word, len);
+	bool is_long = i == -2 || (i >= 0 ? opt_table[i].o.val == optopt : !optopt);
+
+	if (!is_long && c == ':') {
+		const char *arg = "VALUE";
+		for (size_t k = 0; k < NOPTS; k++)
+			if (opt_table[k].shortopt && opt_table[k].shortopt[0] == optopt)
+				arg = opt_table[k].arg;
+		fprintf(stderr, "perf-run: -%c needs a value: -%c %s\n", optopt, optopt, arg);
+	} else if (!is_long)
+		fprintf(stderr, "perf-run: there is no option -%c; see 'perf-run --help'\n", optopt);
+	else if (i == -2)
+		fprintf(stderr, "perf-run: %.*s fits more than one option; give more of its "
+			"name (see 'perf-run --help')\n", (int)len, word);
+	else if (i < 0)
+		fprintf(stderr, "perf-run: there is no option %.*s; see 'perf-run --help'\n",
+			(int)len, word);
+	else if (c == ':')
+		fprintf(stderr, "perf-run: --%s needs a value: --%s %s\n", opt_table[i].o.name,
+			opt_table[i].o.name, opt_table[i].arg);
+	else
+		fprintf(stderr, "perf-run: --%s takes no value; give it as --%s\n",
+			opt_table[i].o.name, opt_table[i].o.name);
+}
+
+/* -x BIN names the binary for -L and -V only, as in perf probe. */
+static int check_exe(const struct opts *o)
+{
+	if (!o->exe || o->lines_spec || o->vars_spec)
+		return 0;
+	fprintf(stderr, "perf-run: -x BIN names the binary for -L and -V only; in a program, "
+		"name it in the probe (uprobe:BIN:FUNC)\n");
+	return -1;
 }
 
 /* Options before "--" (permuted, perf style); the command after it is
@@ -249,9 +304,17 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			break;
 		}
 	int c;
-	while ((c = getopt_long(n, argv, "e:p:c:o:f:qvhl::L:V:", lopts, NULL)) != -1)
+	opterr = 0;
+	while ((c = getopt_long(n, argv, ":e:p:c:o:f:qvhl::L:V:x:", lopts, NULL)) != -1) {
+		if (c == '?' || c == ':') {
+			bad_option(c, argv);
+			return -1;
+		}
 		if (parse_one(o, c, optarg))
 			return -1;
+	}
+	if (check_exe(o))
+		return -1;
 	if (o->pid > 0 && (o->cmd || o->cmd_argv)) {
 		fprintf(stderr, "perf-run: give -p PID or a command to start (-c CMD or -- CMD), "
 			"not both\n");
@@ -290,12 +353,21 @@ static int do_dwarf_list(const struct opts *o)
 	const char *arg = o->lines_spec ? o->lines_spec : o->vars_spec;
 	char err[512] = "", *bin = NULL, *spec;
 	bool kernel = !strncmp(arg, "kprobe:", 7);
+	if (kernel && o->exe) {
+		fprintf(stderr, "perf-run: -x BIN is a user binary; drop -x for kprobe:%s\n", arg + 7);
+		return 1;
+	}
 	if (kernel || !strncmp(arg, "uprobe:", 7))
 		arg += 7;
-	char *copy = strdup(arg), *colon = kernel ? NULL : strchr(copy, ':');
+	char *copy = strdup(arg), *colon = kernel || o->exe ? NULL : strchr(copy, ':');
 	if (colon && colon[1] == ':')   /* a C++ scope, not BIN: */
 		colon = NULL;
-	if (colon && (*colon = 0, (bin = elfsym_find_binary(copy, o->pid)) != NULL)) {
+	if (o->exe) {   /* -x BIN SPEC, as perf probe: all of SPEC is the spec */
+		spec = copy;
+		bin = elfsym_find_binary(o->exe, o->pid);
+		if (!bin)
+			snprintf(err, sizeof(err), "-x %s: no such binary; give its path", o->exe);
+	} else if (colon && (*colon = 0, (bin = elfsym_find_binary(copy, o->pid)) != NULL)) {
 		spec = colon + 1;
 	} else {
 		if (colon)
@@ -310,8 +382,9 @@ static int do_dwarf_list(const struct opts *o)
 	int r = -1;
 	if (kernel)
 		bin = kdw_vmlinux(err, sizeof(err));   /* or err says why not */
-	if (!bin && !kernel)
-		snprintf(err, sizeof(err), "give the binary: -%c BIN:SPEC", o->lines_spec ? 'L' : 'V');
+	if (!bin && !kernel && !err[0])
+		snprintf(err, sizeof(err), "give the binary: -%c BIN:SPEC, or -x BIN -%c SPEC",
+			 o->lines_spec ? 'L' : 'V', o->lines_spec ? 'L' : 'V');
 	else if (!bin)
 		;
 	else if (kernel)

@@ -5,7 +5,7 @@
 
 _perf_run_opts='-e --expr -p --pid -c --cmd -o --output -f --format -q --quiet
 -v --verbose --unsafe --dump -l --list -L --lines -V --vars --version -h --help --no-demangle
---listen --max-series --command-status'
+--listen --max-series --command-status -x --exec'
 
 _perf_run_probes()
 {
@@ -73,7 +73,7 @@ _perf_run()
 		COMPREPLY=()
 		return
 		;;
-	-o | --output | -L | --lines | -V | --vars)
+	-o | --output | -L | --lines | -V | --vars | -x | --exec)
 		mapfile -t COMPREPLY < <(compgen -f -- "$cur")
 		return
 		;;

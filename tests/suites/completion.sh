@@ -39,6 +39,10 @@ words "long options" "--verbose --version" perf-run --ver
 words "-f values" "folded folded-perf" perf-run -f fo
 words "-f values p" "perf pprof" perf-run -f p
 words "--dump values" "probes" perf-run --dump pr
+words "-x and --exec are options" "--exec" perf-run --exe
+# after -x, the files compgen -f offers (the binary), from the tree's top
+words "-x: a file name" "$(compgen -f -- perf-plugin/perf-run. | paste -sd ' ')" \
+	perf-run -x perf-plugin/perf-run.
 # expected: the names `perf-run -l` lists, filtered by grep, not by the completion
 want=$(perf-run -l 2>/dev/null | grep '^tracepoint:sched:sched_process_e' | paste -sd ' ')
 words "-e: tracepoint names from perf-run -l" "$want" perf-run -e tracepoint:sched:sched_process_e
