@@ -672,8 +672,7 @@ int main(int argc, char **argv)
 	if (o.lines_spec || o.vars_spec)
 		return do_dwarf_list(&o);
 	if (!o.prog && !o.file) {
-		fprintf(stderr, "perf-run: give a script FILE or -e PROGRAM\n");
-		usage(stderr);
+		fprintf(stderr, "perf-run: give a script FILE or -e PROGRAM; see 'perf-run --help'\n");
 		return 1;
 	}
 	const char *missing = o.dump ? NULL : priv_missing();
