@@ -506,6 +506,8 @@ static LLVMValueRef func_ident(struct cg *g, struct node *n)
 	return n->type->kind == T_USYM ? usym_of(g, ip) : ip;
 }
 
+static bool perf_ctx(const struct cg *g);
+
 static LLVMValueRef ident(struct cg *g, struct node *n)
 {
 	LLVMValueRef fv = cg_func_ident(g, n);
@@ -547,6 +549,12 @@ static LLVMValueRef ident(struct cg *g, struct node *n)
 	case BI_FUNC:
 		return func_ident(g, n);
 	case BI_CTX:
+		if (perf_ctx(g)) {
+			cg_error(g, n->loc, "at this probe ctx can only be read one scalar field at a "
+				 "time (ctx->regs.ip, ctx->sample_period, ctx->addr): its memory "
+				 "is not struct bpf_perf_event_data");
+			return cg_const(g, 0);
+		}
 		return LLVMBuildPtrToInt(g->b, g->ctxarg, g->i64, "");
 	}
 	if ((fv = newer_ident(g, n)))
@@ -567,7 +575,67 @@ static LLVMValueRef read_str(struct cg *g, int helper, LLVMValueRef src, uint32_
 	return buf;
 }
 
+/* A perf-event program's context is struct bpf_perf_event_data only as
+ * the verifier sees loads from it (it rewrites each into reads of the
+ * kernel's bpf_perf_event_data_kern), so ctx's fields are context loads. */
+static bool perf_ctx(const struct cg *g)
+{
+	enum probe_kind k = g->probe->kind;
+
+	return k == PK_PROFILE || k == PK_INTERVAL || k == PK_SOFTWARE || k == PK_HARDWARE;
+}
+
+/* The offset in the context of ctx->a.b..., a chain of whole fields. */
+static bool perf_ctx_off(const struct node *n, uint64_t *off)
+{
+	const struct type *rec;
+	const struct field *f;
+
+	if (n->kind == N_IDENT && n->bi == BI_CTX) {
+		*off = 0;
+		return true;
+	}
+	if (n->kind != N_FIELD || !n->a->type || !perf_ctx_off(n->a, off))
+		return false;
+	rec = n->op == TOK_ARROW ? n->a->type->elem : n->a->type;
+	if ((n->op == TOK_ARROW) != (n->a->kind == N_IDENT) || !rec ||
+	    !(f = type_field(rec, n->name)) || f->bit_size)
+		return false;
+	*off += f->offset;
+	return true;
+}
+
+static LLVMValueRef perf_ctx_field(struct cg *g, struct node *n)
+{
+	const struct type *t = n->type;
+	uint64_t off;
+
+	if (!perf_ctx_off(n, &off) || !t || (t->kind != T_INT && t->kind != T_PTR) ||
+	    !t->size || t->size > 8) {
+		cg_error(g, n->loc, "at this probe ctx can only be read one scalar field at a time "
+			 "(ctx->regs.ip, ctx->sample_period, ctx->addr)");
+		return cg_const(g, 0);
+	}
+	return cg_to_int_type(g, cg_ctx_load(g, (unsigned)off, t->size), t);
+}
+
+static bool perf_ctx_root(const struct node *n)
+{
+	while (n->kind == N_FIELD)
+		n = n->a;
+	return n->kind == N_IDENT && n->bi == BI_CTX;
+}
+
+static LLVMValueRef plain_field(struct cg *g, struct node *n);
+
 static LLVMValueRef field(struct cg *g, struct node *n)
+{
+	if (perf_ctx(g) && perf_ctx_root(n))
+		return perf_ctx_field(g, n);
+	return plain_field(g, n);
+}
+
+static LLVMValueRef plain_field(struct cg *g, struct node *n)
 {
 	const struct field *f;
 	const struct type *t = n->type;

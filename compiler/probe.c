@@ -637,6 +637,19 @@ static int cxx_sites(struct pctx *c, const char *spec)
 	return r;
 }
 
+/* The kernel installs a uprobe in executable mappings of its file only
+ * (bpftrace's too): a -p process that maps the file without exec (read as
+ * data, not loaded) gets hits only once it maps the code executable. */
+static void warn_noexec(struct pctx *c, const struct stat *st)
+{
+	if (c->o->pid <= 0 || c->o->child ||
+	    pidobj_mapping(c->o->pid, st->st_dev, st->st_ino) != PIDOBJ_NOEXEC)
+		return;
+	diag_warn(c->d, c->loc, "process %d maps %s only without exec (as data): this probe "
+		  "will not fire until it maps the code executable (dlopen)", (int)c->o->pid,
+		  c->p->path_shown ? c->p->path_shown : c->p->path);
+}
+
 static int parse_uprobe(struct pctx *c, const char *rest)
 {
 	const char *spec;
@@ -652,6 +665,7 @@ static int parse_uprobe(struct pctx *c, const char *rest)
 	if (!stat(p->path, &st) && S_ISDIR(st.st_mode))
 		return fail(c, "'%s' is a directory; give the path of an executable or library",
 			    p->path);
+	warn_noexec(c, &st);
 	char *s = strdup(spec);
 	size_t n = strlen(s);
 	int r;

@@ -484,7 +484,8 @@ const struct type *check_args(struct sctx *c, struct node *n)
 
 /* ctx (bpftrace 0.17): the probe's context, a struct pt_regs * in kernel
  * memory at uprobes, USDT probes and kprobes, fields read from the
- * kernel's BTF; tracepoints have args instead. */
+ * kernel's BTF, a struct bpf_perf_event_data * at perf-event probes;
+ * tracepoints have args instead. */
 const struct type *check_ctx(struct sctx *c, struct node *n)
 {
 	const struct type *regs;
@@ -493,9 +494,19 @@ const struct type *check_ctx(struct sctx *c, struct node *n)
 		err(c, n->loc, "ctx is not available at tracepoints; use args");
 		return NULL;
 	}
+	/* profile, interval and perf-event probes: the program's context is
+	 * struct bpf_perf_event_data, whose fields the verifier maps onto the
+	 * kernel's own record; codegen reads them as context loads */
+	if (probe_is(c, K(PK_PROFILE) | K(PK_INTERVAL) | K(PK_SOFTWARE) | K(PK_HARDWARE))) {
+		regs = kbtf_record_stub("struct bpf_perf_event_data");
+		if (!regs)
+			err(c, n->loc, "ctx needs struct bpf_perf_event_data from the kernel's BTF");
+		return regs ? type_ptr(regs, false) : NULL;
+	}
 	if (!probe_is(c, K(PK_UPROBE) | K(PK_URETPROBE) | K(PK_USDT) | K(PK_KPROBE) |
 		      K(PK_KRETPROBE))) {
-		err(c, n->loc, "ctx is only available at uprobe, usdt and kprobe probes");
+		err(c, n->loc, "ctx is only available at uprobe, usdt, kprobe, profile, interval "
+		    "and perf-event probes");
 		return NULL;
 	}
 	regs = kbtf_record_stub("struct pt_regs");

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -98,6 +99,25 @@ int pidobj_list(pid_t pid, struct pid_obj **out)
 	fclose(f);
 	free(seen);
 	return n;
+}
+
+enum pidobj_map pidobj_mapping(pid_t pid, dev_t dev, ino_t ino)
+{
+	char fn[64], line[4352], perm[8];
+	unsigned maj, min;
+	unsigned long long i;
+	enum pidobj_map r = PIDOBJ_UNMAPPED;
+
+	snprintf(fn, sizeof(fn), "/proc/%d/maps", (int)pid);
+	FILE *f = fopen(fn, "re");
+	if (!f)
+		return r;
+	while (r != PIDOBJ_EXEC && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%*x-%*x %7s %*s %x:%x %llu", perm, &maj, &min, &i) == 4 &&
+		    i == (unsigned long long)ino && makedev(maj, min) == dev)
+			r = perm[2] == 'x' ? PIDOBJ_EXEC : PIDOBJ_NOEXEC;
+	fclose(f);
+	return r;
 }
 
 void pidobj_free(struct pid_obj *v, int n)

@@ -36,5 +36,10 @@ char *pidobj_find(pid_t pid, const char *bin, char **shown);
 /* The path of pid's executable as pid sees it (readlink of
  * /proc/PID/exe): a name to show, never to open.  NULL if unreadable. */
 char *pidobj_exe_name(pid_t pid);
+/* How pid maps the file dev/ino (st_dev, st_ino): not at all (or maps
+ * unreadable), only without PROT_EXEC, or executable somewhere.  The
+ * kernel installs a uprobe only in executable mappings of its file. */
+enum pidobj_map { PIDOBJ_UNMAPPED, PIDOBJ_NOEXEC, PIDOBJ_EXEC };
+enum pidobj_map pidobj_mapping(pid_t pid, dev_t dev, ino_t ino);
 
 #endif
