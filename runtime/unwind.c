@@ -387,11 +387,16 @@ static int uw_row_cmp(const void *a, const void *b)
 	return (x->rule == PR_UW_UNKNOWN) - (y->rule == PR_UW_UNKNOWN);
 }
 
-/* Sorts rows [lo, nrows), keeps one per offset and drops a row that
- * repeats the one before it. */
+/* Sorts rows [lo, nrows), keeps one per offset (the first in sort order)
+ * and drops a row that repeats the one before it.  The offset of a row
+ * dropped as a repeat is still taken: the UNKNOWN that ended the previous
+ * FDE there must not stand in its place (a leaf FDE after a leaf FDE,
+ * both CFA = rsp + 8, ended every stack in the second one). */
 static void uw_sort(struct uw *u, size_t lo)
 {
 	size_t n = lo;
+	bool any = false;
+	uint32_t last = 0;
 
 	/* no rows (an .eh_frame that yields none): u->rows may still be NULL,
 	 * which qsort must not be given even for zero elements */
@@ -400,8 +405,10 @@ static void uw_sort(struct uw *u, size_t lo)
 	qsort(u->rows + lo, u->nrows - lo, sizeof(*u->rows), uw_row_cmp);
 	for (size_t i = lo; i < u->nrows; i++) {
 		const struct pr_uw_row *r = &u->rows[i];
-		if (n > lo && u->rows[n - 1].off == r->off)
+		if (any && r->off == last)
 			continue;
+		any = true;
+		last = r->off;
 		if (n > lo && u->rows[n - 1].rule == r->rule && u->rows[n - 1].cfa_off == r->cfa_off &&
 		    u->rows[n - 1].rbp_off == r->rbp_off)
 			continue;
@@ -537,7 +544,7 @@ static char *uw_rows_key(const char *path, const struct stat *st, const struct u
 	FILE *f;
 
 	if (n <= 0) {
-		if (asprintf(&key, "perf-run unwind rows 1\n%s\n%llu %llu %lld %lld.%09ld\n", path,
+		if (asprintf(&key, "perf-run unwind rows 4\n%s\n%llu %llu %lld %lld.%09ld\n", path,
 			     (unsigned long long)st->st_dev, (unsigned long long)st->st_ino,
 			     (long long)st->st_size, (long long)st->st_ctim.tv_sec,
 			     st->st_ctim.tv_nsec) < 0)
@@ -546,7 +553,7 @@ static char *uw_rows_key(const char *path, const struct stat *st, const struct u
 	}
 	if (!(f = open_memstream(&key, &len)))
 		return NULL;
-	fputs("perf-run unwind rows 3\nbuild-id ", f);
+	fputs("perf-run unwind rows 4\nbuild-id ", f);
 	for (ssize_t i = 0; i < n; i++)
 		fprintf(f, "%02x", id[i]);
 	for (int i = 0; i < e->nload; i++)
