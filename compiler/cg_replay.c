@@ -49,7 +49,6 @@
 #include "builtin.h"
 #include "codegen_int.h"
 #include "kbtf.h"
-#include "lib/types.h"
 
 #define RP_MAX 4096          /* threads inside one such syscall at once */
 #define RP_CTX_MAX 256
@@ -316,12 +315,6 @@ void cg_rp_exit(struct cg *g, struct node *pn, const struct probe *p, int idx)
 
 #define RP_VM_SHARED 0x8ull  /* include/linux/mm.h VM_SHARED */
 
-static int rp_off(const char *rec, const char *field)
-{
-	const struct field *f = type_field(kbtf_type(rec), field);
-	return f && !f->bit_size ? (int)f->offset : -1;
-}
-
 /* bpf_find_vma's callback: the mapping's vm_flags into the caller's u64. */
 static LLVMValueRef vma_flags_fn(struct cg *g, int off)
 {
@@ -351,7 +344,7 @@ static LLVMValueRef vma_flags_fn(struct cg *g, int off)
  * exits before the call returns is gone by the return. */
 static LLVMValueRef rp_users(struct cg *g)
 {
-	int mm = rp_off("struct task_struct", "mm"), users = rp_off("struct mm_struct", "mm_users");
+	int mm = kbtf_field_offset("struct task_struct", "mm"), users = kbtf_field_offset("struct mm_struct", "mm_users");
 	LLVMValueRef tmp = cg_alloca(g, 8, "rp_tmp");
 
 	LLVMBuildStore(g->b, cg_const(g, 0), tmp);
@@ -372,7 +365,7 @@ static LLVMValueRef rp_users(struct cg *g)
  * private mapping; else 0. */
 static LLVMValueRef rp_private(struct cg *g, LLVMValueRef addr)
 {
-	int flags = rp_off("struct vm_area_struct", "vm_flags");
+	int flags = kbtf_field_offset("struct vm_area_struct", "vm_flags");
 	LLVMValueRef ok = cg_alloca(g, 8, "rp_ok"), tmp = cg_alloca(g, 8, "rp_flags");
 
 	LLVMBuildStore(g->b, cg_const(g, 0), ok);

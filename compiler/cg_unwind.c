@@ -87,12 +87,6 @@ struct ub {
 	LLVMBasicBlockRef stop;
 };
 
-static int uw_off(const char *rec, const char *field)
-{
-	const struct field *f = type_field(kbtf_type(rec), field);
-	return f && !f->bit_size ? (int)f->offset : -1;
-}
-
 /* The inode's change time (its seconds, then its nanoseconds, which
  * 6.13's multigrain timestamps share with a flag): i_ctime_sec and
  * i_ctime_nsec from 6.11, __i_ctime (a timespec64) in 6.6 to 6.10,
@@ -102,37 +96,37 @@ static void uw_ctime_offsets(struct uw_offs *o)
 {
 	static const char *const ts[] = { "__i_ctime", "i_ctime" };
 
-	o->ctime_sec = uw_off("struct inode", "i_ctime_sec");
-	o->ctime_nsec = uw_off("struct inode", "i_ctime_nsec");
+	o->ctime_sec = kbtf_field_offset("struct inode", "i_ctime_sec");
+	o->ctime_nsec = kbtf_field_offset("struct inode", "i_ctime_nsec");
 	for (size_t i = 0; i < sizeof(ts) / sizeof(ts[0]) && (o->ctime_sec < 0 || o->ctime_nsec < 0);
 	     i++) {
-		o->ctime_sec = uw_off("struct inode", ts[i]);
+		o->ctime_sec = kbtf_field_offset("struct inode", ts[i]);
 		o->ctime_nsec = o->ctime_sec < 0 ? -1 : o->ctime_sec + 8;
 	}
 }
 
 static bool uw_offsets_btf(struct uw_offs *o)
 {
-	o->vm_start = uw_off("struct vm_area_struct", "vm_start");
-	o->vm_end = uw_off("struct vm_area_struct", "vm_end");
-	o->vm_pgoff = uw_off("struct vm_area_struct", "vm_pgoff");
-	o->vm_file = uw_off("struct vm_area_struct", "vm_file");
-	o->f_inode = uw_off("struct file", "f_inode");
-	o->i_ino = uw_off("struct inode", "i_ino");
-	o->i_sb = uw_off("struct inode", "i_sb");
-	o->s_dev = uw_off("struct super_block", "s_dev");
+	o->vm_start = kbtf_field_offset("struct vm_area_struct", "vm_start");
+	o->vm_end = kbtf_field_offset("struct vm_area_struct", "vm_end");
+	o->vm_pgoff = kbtf_field_offset("struct vm_area_struct", "vm_pgoff");
+	o->vm_file = kbtf_field_offset("struct vm_area_struct", "vm_file");
+	o->f_inode = kbtf_field_offset("struct file", "f_inode");
+	o->i_ino = kbtf_field_offset("struct inode", "i_ino");
+	o->i_sb = kbtf_field_offset("struct inode", "i_sb");
+	o->s_dev = kbtf_field_offset("struct super_block", "s_dev");
 	uw_ctime_offsets(o);
-	o->mm = uw_off("struct task_struct", "mm");
-	o->vm_mm = uw_off("struct vm_area_struct", "vm_mm");
-	int ctx = uw_off("struct mm_struct", "context"), vd = uw_off("mm_context_t", "vdso");
+	o->mm = kbtf_field_offset("struct task_struct", "mm");
+	o->vm_mm = kbtf_field_offset("struct vm_area_struct", "vm_mm");
+	int ctx = kbtf_field_offset("struct mm_struct", "context"), vd = kbtf_field_offset("mm_context_t", "vdso");
 	o->vdso = ctx >= 0 && vd >= 0 ? ctx + vd : -1;
 	/* the mapping cache's checks (see UW_PROC_SIZE): mm_lock_seq must be
 	 * the seqcount (6.13 on), not the older int that moves only at unlock */
 	const struct field *seq = type_field(kbtf_type("struct mm_struct"), "mm_lock_seq");
 	o->mm_seq = seq && !seq->bit_size && seq->type && seq->type->kind == T_RECORD &&
 		    seq->type->size == 4 ? (int)seq->offset : -1;
-	o->leader = uw_off("struct task_struct", "group_leader");
-	o->start_time = uw_off("struct task_struct", "start_time");
+	o->leader = kbtf_field_offset("struct task_struct", "group_leader");
+	o->start_time = kbtf_field_offset("struct task_struct", "start_time");
 	if (o->leader < 0 || o->start_time < 0)
 		o->mm_seq = -1;
 	return o->vdso >= 0 && o->vm_mm >= 0 && o->mm >= 0 && o->vm_start >= 0 && o->vm_end >= 0 && o->vm_pgoff >= 0 && o->vm_file >= 0 &&

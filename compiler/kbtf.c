@@ -653,3 +653,10 @@ char *kbtf_c_decls(const char *const *names, int n)
 	}
 	return buf;
 }
+
+int kbtf_field_offset(const char *rec, const char *field)
+{
+	const struct field *f = type_field(kbtf_type(rec), field);
+
+	return f && !f->bit_size ? (int)f->offset : -1;
+}

@@ -26,6 +26,10 @@ const struct type *kbtf_task_ptr(void);
 /* A kernel type by C name: "struct sk_buff", "union ...", "enum ...", or a
  * typedef ("pid_t", "u32").  NULL if the kernel has no BTF or no such type. */
 const struct type *kbtf_type(const char *name);
+/* The byte offset of field (not a bitfield) in the kernel record rec
+ * ("struct inode"), members of unnamed structs and unions included; -1
+ * if the kernel's BTF has no such field. */
+int kbtf_field_offset(const char *rec, const char *field);
 /* The arguments of raw tracepoint `event` as a record: field i at offset
  * 8 * i (the u64 slots of the raw tracepoint context), named as the kernel
  * names them (from __bpf_trace_EVENT), typed from btf_trace_EVENT.
