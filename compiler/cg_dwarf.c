@@ -1130,6 +1130,7 @@ void cg_print_args(struct cg *g, int id, struct loc loc)
 	for (int i = 0; i < n; i++) {
 		if (shadowed(v, i, n))
 			continue;
+		type_complete_value(v[i].type);   /* no expression of sema's holds it */
 		fmt_append(&f.fmt, &f.len, shown++ ? ", ." : " .", v[i].name, " = ");
 		uint32_t size = printable(&v[i], &note) == PA_SKIP ? 0
 			: cg_is_mem(v[i].type) || v[i].type->kind == T_RECORD || v[i].type->kind == T_ARRAY

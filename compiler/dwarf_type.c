@@ -32,6 +32,36 @@ struct dwt_cache {
 	struct dwd_index *defs; /* definitions of declared-only records, on first use */
 };
 
+/* The records still to fill (types.h's fill hook), by fill_id: the DIE
+ * and the cache its members' types go into.  A kernel's struct file
+ * reaches most of vmlinux's types; a probe reads a few of them. */
+struct pending {
+	struct dwt_cache *c;    /* NULL once the cache is freed */
+	Dwarf_Die die;
+};
+
+static struct pending *pend;
+static size_t npend, cappend;
+
+static void fill_record(struct type *t);
+static void fill_declared(struct type *t);
+
+/* rec filled by fn from d on first need. */
+static void defer(struct dwt_cache *c, const struct type *rec, Dwarf_Die *d,
+		  void (*fn)(struct type *))
+{
+	struct type *w = (struct type *)rec;
+
+	if (npend == cappend) {
+		cappend = cappend ? 2 * cappend : 256;
+		if (!(pend = realloc(pend, cappend * sizeof(*pend))))
+			abort();
+	}
+	pend[npend] = (struct pending){ c, *d };
+	w->fill = fn;
+	w->fill_id = (uint32_t)npend++;
+}
+
 struct dwt_cache *dwt_new(void)
 {
 	struct dwt_cache *c = calloc(1, sizeof(*c));
@@ -49,6 +79,9 @@ void dwt_free(struct dwt_cache *c)
 {
 	if (!c)
 		return;
+	for (size_t i = 0; i < npend; i++)
+		if (pend[i].c == c)
+			pend[i].c = NULL;
 	for (size_t i = 0; i < c->nnames; i++)
 		free(c->names[i]);
 	free(c->names);
@@ -195,33 +228,47 @@ static const char *tag_name(struct dwt_cache *c, Dwarf_Die *d, const char *kw)
 	return keep(c, s);
 }
 
-/* A record this unit only declares: the type of the unit that defines it,
- * or one without fields whose name says why it has none. */
+/* A record this unit only declares: filled from the unit that defines it,
+ * or left without fields, its name saying why (the index of definitions
+ * reads every unit: only a script that looks inside pays for it). */
 static const struct type *declared(struct dwt_cache *c, Dwarf_Die *d, bool is_union)
 {
+	const struct type *t = type_record(tag_name(c, d, is_union ? "union" : "struct"),
+					   is_union, 0, NULL, 0);
+
+	put(c, dwarf_dieoffset(d), t);
+	defer(c, t, d, fill_declared);
+	return t;
+}
+
+static void fill_declared(struct type *t)
+{
+	struct pending p = pend[t->fill_id];
 	Dwarf_Die def;
 	int n;
-	const char *kw = is_union ? "union" : "struct";
-	int r = dwd_definition(&c->defs, d, &def, &n);
-	const struct type *t;
 	char *s;
 
+	if (!p.c)
+		return;
+	int r = dwd_definition(&p.c->defs, &p.die, &def, &n);
 	if (r == 1) {
-		put(c, dwarf_dieoffset(d), NULL);  /* a cycle back here reads as no type */
-		t = convert(c, &def);
-		put(c, dwarf_dieoffset(d), t);
-		return t;
-	}
-	if (r == 0) {
-		t = type_record(tag_name(c, d, kw), is_union, 0, NULL, 0);
-	} else {
-		if (asprintf(&s, "%s %s (%d units define it differently)",
-			     kw, dwarf_diename(d) ?: "(anonymous)", n) < 0)
+		const struct type *d = convert(p.c, &def);
+		type_complete(d);
+		if (d && d->kind == T_RECORD && d != t) {
+			struct field *f = calloc(d->nfields ? d->nfields : 1, sizeof(*f));
+			if (!f)
+				abort();
+			memcpy(f, d->fields, d->nfields * sizeof(*f));
+			free((void *)t->fields);
+			t->fields = f;
+			t->nfields = d->nfields;
+			t->size = d->size;
+		}
+	} else if (r < 0) {
+		if (asprintf(&s, "%s (%d units define it differently)", t->name, n) < 0)
 			abort();
-		t = type_record(keep(c, s), is_union, 0, NULL, 0);
+		t->name = keep(p.c, s);
 	}
-	put(c, dwarf_dieoffset(d), t);
-	return t;
 }
 
 /* True if record d has a direct data member called name. */
@@ -258,6 +305,7 @@ static int base_fields(struct dwt_cache *c, Dwarf_Die *d, Dwarf_Die *inh, struct
 	const struct type *bt = dwt_type_of(c, inh);
 	if (!bt || bt->kind != T_RECORD)
 		return n;
+	type_complete(bt);
 	for (int i = 0; i < bt->nfields; i++) {
 		if (bt->fields[i].name[0] && has_member(d, bt->fields[i].name))
 			continue;
@@ -271,26 +319,34 @@ static int base_fields(struct dwt_cache *c, Dwarf_Die *d, Dwarf_Die *inh, struct
 	return n;
 }
 
-/* The record exists (cached) before its members are converted; its field
- * array is filled in afterwards.  types.c allocates record fields with
- * malloc and frees them in type_free_all(), so replacing them keeps its
- * ownership rule. */
+/* A record is made with its size and filled on first need (fill_record):
+ * types.c allocates record fields with malloc and frees them in
+ * type_free_all(), so replacing them keeps its ownership rule. */
 static const struct type *record(struct dwt_cache *c, Dwarf_Die *d, bool is_union)
 {
 	Dwarf_Attribute a;
-	Dwarf_Die m;
 	int size = dwarf_bytesize(d);
 
 	if (dwarf_attr(d, DW_AT_declaration, &a))
 		return declared(c, d, is_union);
 	const struct type *rec = type_record(tag_name(c, d, is_union ? "union" : "struct"),
 					     is_union, size > 0 ? (uint32_t)size : 0, NULL, 0);
+	put(c, dwarf_dieoffset(d), rec);
+	defer(c, rec, d, fill_record);
+	return rec;
+}
+
+static void fill_record(struct type *t)
+{
+	struct pending p = pend[t->fill_id];
+	struct dwt_cache *c = p.c;
+	Dwarf_Die *d = &p.die, m;
+	Dwarf_Attribute a;
 	struct field *f = NULL;
 	int n = 0;
 
-	put(c, dwarf_dieoffset(d), rec);
-	if (dwarf_child(d, &m) != 0)
-		return rec;
+	if (!c || dwarf_child(d, &m) != 0)
+		return;
 	do {
 		if (dwarf_tag(&m) == DW_TAG_inheritance) {
 			n = base_fields(c, d, &m, &f, n);
@@ -312,11 +368,9 @@ static const struct type *record(struct dwt_cache *c, Dwarf_Die *d, bool is_unio
 		bitfield(&m, ft, &f[n]);
 		n++;
 	} while (dwarf_siblingof(&m, &m) == 0);
-	struct type *w = (struct type *)rec;
-	free((void *)w->fields);
-	w->fields = f ? f : calloc(1, sizeof(*f));
-	w->nfields = n;
-	return rec;
+	free((void *)t->fields);
+	t->fields = f ? f : calloc(1, sizeof(*f));
+	t->nfields = n;
 }
 
 static const struct type *enumeration(struct dwt_cache *c, Dwarf_Die *d)

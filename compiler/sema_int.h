@@ -63,6 +63,7 @@ struct sctx {
 /* ast.h keeps types non-const; they are never written through a node. */
 static inline void set_type(struct node *n, const struct type *t)
 {
+	type_complete_value(t);
 	n->type = (struct type *)t;
 }
 

@@ -116,32 +116,69 @@ const struct type *type_int(unsigned size, bool is_signed)
 	return &t_ints[is_signed][i];
 }
 
-/* Interned lookups walk the list: scripts have a handful of types. */
-static const struct type *type_find(const struct type *want)
-{
-	for (struct type_box *b = all_types; b; b = b->next) {
-		const struct type *t = &b->t;
+/* The interned types (strings, pointers, arrays, aggregations) by their
+ * key, open addressing: a kernel's DWARF types reach tens of thousands of
+ * pointers and arrays, which a walk of all_types made quadratic. */
+static const struct type **interned;
+static size_t icap, icount;
 
-		if (t->kind == want->kind && t->size == want->size &&
-		    t->elem == want->elem && t->is_user == want->is_user &&
-		    t->count == want->count && t->agg == want->agg &&
-		    t->lh_min == want->lh_min && t->lh_max == want->lh_max &&
-		    t->lh_step == want->lh_step && t->str_more == want->str_more &&
-		    !t->data_loc && !t->fields)
-			return t;
-	}
-	return NULL;
+static bool same_key(const struct type *t, const struct type *want)
+{
+	return t->kind == want->kind && t->size == want->size && t->elem == want->elem &&
+	       t->is_user == want->is_user && t->count == want->count && t->agg == want->agg &&
+	       t->lh_min == want->lh_min && t->lh_max == want->lh_max &&
+	       t->lh_step == want->lh_step && t->str_more == want->str_more;
+}
+
+static size_t key_hash(const struct type *t)
+{
+	uint64_t h = (uint64_t)t->kind * 0x9E3779B97F4A7C15ull;
+
+	h = (h ^ (uintptr_t)t->elem) * 0x9E3779B97F4A7C15ull;
+	h = (h ^ ((uint64_t)t->size << 32 | t->count)) * 0x9E3779B97F4A7C15ull;
+	h = (h ^ ((uint64_t)t->agg << 2 | (uint64_t)t->is_user << 1 | t->str_more)) *
+	    0x9E3779B97F4A7C15ull;
+	h = (h ^ (uint64_t)t->lh_min ^ (uint64_t)t->lh_max << 1 ^ (uint64_t)t->lh_step << 2) *
+	    0x9E3779B97F4A7C15ull;
+	return (size_t)(h >> 17);
+}
+
+static const struct type **slot_of(const struct type *want)
+{
+	size_t i = key_hash(want) & (icap - 1);
+
+	while (interned[i] && !same_key(interned[i], want))
+		i = (i + 1) & (icap - 1);
+	return &interned[i];
+}
+
+static void intern_grow(void)
+{
+	const struct type **old = interned;
+	size_t oldcap = icap;
+
+	icap = icap ? icap * 2 : 256;
+	if (!(interned = calloc(icap, sizeof(*interned))))
+		abort();
+	for (size_t i = 0; i < oldcap; i++)
+		if (old[i])
+			*slot_of(old[i]) = old[i];
+	free(old);
 }
 
 static const struct type *type_intern(const struct type *want)
 {
-	const struct type *t = type_find(want);
+	const struct type **s;
 	struct type *n;
 
-	if (t)
-		return t;
+	if (2 * (icount + 1) > icap)
+		intern_grow();
+	if (*(s = slot_of(want)))
+		return *s;
 	n = type_alloc();
 	*n = *want;
+	*s = n;
+	icount++;
 	return n;
 }
 
@@ -361,8 +398,10 @@ static bool same_at(const struct type *a, const struct type *b, int depth)
 {
 	if (a == b)
 		return true;
-	if (!a || !b || depth > 8 || a->fill || b->fill)
+	if (!a || !b || depth > 8)
 		return false;
+	type_complete(a);   /* DWARF records are filled on first need too */
+	type_complete(b);
 	if (a->kind != b->kind || a->size != b->size || a->is_signed != b->is_signed ||
 	    a->is_user != b->is_user || a->is_union != b->is_union || a->is_const != b->is_const ||
 	    a->is_word != b->is_word || a->is_char != b->is_char || a->str_more != b->str_more ||
@@ -411,6 +450,27 @@ void type_complete(const struct type *t)
 	if (fill) {
 		w->fill = NULL;
 		fill(w);
+	}
+}
+
+void type_complete_value(const struct type *t)
+{
+	for (int depth = 0; t && depth < 32; depth++) {
+		if (t->kind == T_PTR) {
+			type_complete(t->elem);   /* the pointee's own fields, not beyond */
+			return;
+		}
+		if (t->kind == T_ARRAY) {
+			t = t->elem;
+			continue;
+		}
+		if (t->kind != T_RECORD && t->kind != T_ARGS)
+			return;
+		type_complete(t);
+		for (int i = 0; i < t->nfields; i++)
+			if (t->fields[i].type && t->fields[i].type->kind != T_PTR)
+				type_complete_value(t->fields[i].type);
+		return;
 	}
 }
 
@@ -524,6 +584,9 @@ void type_print(FILE *out, const struct type *t)
 
 void type_free_all(void)
 {
+	free(interned);
+	interned = NULL;
+	icap = icount = 0;
 	while (all_types) {
 		struct type_box *b = all_types;
 

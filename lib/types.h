@@ -168,6 +168,12 @@ const struct field *type_field(const struct type *rec, const char *name);
 void type_bitfield(struct field *f, uint64_t bit_pos, unsigned bits);
 /* Builds a lazily filled record's fields (see `fill`); a no-op otherwise. */
 void type_complete(const struct type *t);
+/* Completes what a value of t holds: a record and the records it holds by
+ * value (not through pointers), an array's elements, a pointer's pointee
+ * (its own fields).  sema calls it on every expression's type (and
+ * print(args) on each variable's), so code generation and output never
+ * meet an unfilled record. */
+void type_complete_value(const struct type *t);
 /* "uint32", "string[64]", "struct req *", "hist" ... for messages and dumps. */
 void type_print(FILE *out, const struct type *t);
 const char *type_str_name(const struct type *t, char *buf, size_t n);
