@@ -36,23 +36,45 @@ LLVMValueRef cg_read_user(struct cg *g, LLVMValueRef addr, unsigned size)
 	return LLVMBuildLoad2(g->b, g->i64, buf, "");
 }
 
-/* The scalar at a place, from the traced program's memory or, where the
- * place is reached through a kernel pointer (curtask, raw tracepoint
- * arguments, casts at kernel probes), from the kernel's. */
-static LLVMValueRef read_place(struct cg *g, const struct node *n, LLVMValueRef addr,
-			       unsigned size)
+/* Whether the probe reads the kernel's DWARF (kprobe:FUNC:LINE): its
+ * variables are in kernel registers and memory. */
+static bool kernel_site(struct cg *g)
 {
-	LLVMValueRef buf, args[3];
+	return g->probe->kind == PK_KPROBE;
+}
 
-	if (sema_place_is_user(n))
-		return cg_read_user(g, addr, size);
-	buf = cg_alloca(g, 8, "kval");
+/* The helper that reads the traced code's memory. */
+static int mem_helper(struct cg *g)
+{
+	return kernel_site(g) ? H_READ_KERNEL : H_READ_USER;
+}
+
+/* size bytes (at most 8) of kernel memory at addr, zero-extended. */
+static LLVMValueRef read_kernel(struct cg *g, LLVMValueRef addr, unsigned size)
+{
+	LLVMValueRef buf = cg_alloca(g, 8, "kval"), args[3];
+
 	args[0] = buf;
 	args[1] = cg_const(g, size > 8 ? 8 : size);
 	args[2] = LLVMBuildIntToPtr(g->b, addr, g->ptr, "");
 	LLVMBuildStore(g->b, cg_const(g, 0), buf);
 	cg_read(g, H_READ_KERNEL, args);
 	return LLVMBuildLoad2(g->b, g->i64, buf, "");
+}
+
+/* The same of the traced code's memory: the program's, or the kernel's. */
+static LLVMValueRef read_mem(struct cg *g, LLVMValueRef addr, unsigned size)
+{
+	return kernel_site(g) ? read_kernel(g, addr, size) : cg_read_user(g, addr, size);
+}
+
+/* The scalar at a place, from the traced program's memory or, where the
+ * place is reached through a kernel pointer (curtask, raw tracepoint
+ * arguments, casts at kernel probes), from the kernel's. */
+static LLVMValueRef read_place(struct cg *g, const struct node *n, LLVMValueRef addr,
+			       unsigned size)
+{
+	return sema_place_is_user(n) ? cg_read_user(g, addr, size) : read_kernel(g, addr, size);
 }
 
 static LLVMValueRef reg(struct cg *g, int regno, struct loc loc)
@@ -290,6 +312,14 @@ static LLVMValueRef run_prog(struct cg *g, const struct dwl_insn *p, int n, uint
 		case DWL_REG: st[sp++] = reg(g, in->reg, loc); break;
 		case DWL_CONST: st[sp++] = cg_const(g, (uint64_t)in->val); break;
 		case DWL_BIAS:
+			/* At a kprobe ip is past the int3 (or the jump of an
+			 * optimised one): the kprobe's own address is the site's,
+			 * moved by KASLR. */
+			if (kernel_site(g)) {
+				st[sp++] = LLVMBuildSub(g->b, cg_helper(g, H_GET_FUNC_IP, &g->ctxarg, 1),
+							cg_const(g, site), "");
+				break;
+			}
 			/* At a return probe ip is in the caller, maybe another module:
 			 * sema allows no DWARF variables there, so this never runs. */
 			if (g->probe->kind != PK_UPROBE) {
@@ -303,7 +333,7 @@ static LLVMValueRef run_prog(struct cg *g, const struct dwl_insn *p, int n, uint
 		case DWL_PLUS_CONST:
 			st[sp - 1] = LLVMBuildAdd(g->b, st[sp - 1], cg_const(g, (uint64_t)in->val), "");
 			break;
-		case DWL_DEREF: st[sp - 1] = cg_read_user(g, st[sp - 1], in->size); break;
+		case DWL_DEREF: st[sp - 1] = read_mem(g, st[sp - 1], in->size); break;
 		case DWL_NEG: st[sp - 1] = LLVMBuildNeg(g->b, st[sp - 1], ""); break;
 		case DWL_NOT: st[sp - 1] = LLVMBuildNot(g->b, st[sp - 1], ""); break;
 		case DWL_ABS:
@@ -438,7 +468,7 @@ static LLVMValueRef var_value(struct cg *g, const struct dw_var *v, const struct
 		}
 		x = run_prog(g, p->prog, p->n, site_addr(g), n->loc);
 		if (p->kind == DWR_MEMORY)
-			x = cg_read_user(g, x, p->size);
+			x = read_mem(g, x, p->size);
 		if (p->size < 8)
 			x = LLVMBuildAnd(g->b, x, cg_const(g, ~0ull >> (64 - 8 * p->size)), "");
 		acc = LLVMBuildOr(g->b, acc, LLVMBuildShl(g->b, x, cg_const(g, shift), ""), "");
@@ -449,7 +479,8 @@ static LLVMValueRef var_value(struct cg *g, const struct dw_var *v, const struct
 
 bool cg_is_dwarf_var(struct cg *g, const struct node *n)
 {
-	return n->kind == N_FIELD && n->a->kind == N_IDENT && g->probe->kind == PK_UPROBE &&
+	return n->kind == N_FIELD && n->a->kind == N_IDENT &&
+	       (g->probe->kind == PK_UPROBE || g->probe->kind == PK_KPROBE) &&
 	       n->a->type && n->a->type->kind == T_ARGS && !n->a->type->fields;
 }
 
@@ -668,7 +699,7 @@ static LLVMValueRef reg_bytes(struct cg *g, const struct reg_src *v, uint32_t at
 		return cg_const(g, 0);
 	}
 	if (l->kind == DWR_MEMORY)  /* an implicit pointer's pointee in memory */
-		return cg_read_user(g, LLVMBuildAdd(g->b, run_prog(g, l->prog, l->n, site_addr(g),
+		return read_mem(g, LLVMBuildAdd(g->b, run_prog(g, l->prog, l->n, site_addr(g),
 								   n->loc), cg_const(g, at), ""), size);
 	if (l->kind == DWR_VALUE) {
 		if (at + size > 8)
@@ -687,7 +718,7 @@ static LLVMValueRef reg_bytes(struct cg *g, const struct reg_src *v, uint32_t at
 			continue;
 		x = run_prog(g, p->prog, p->n, site_addr(g), n->loc);
 		if (p->kind == DWR_MEMORY)
-			x = cg_read_user(g, LLVMBuildAdd(g->b, x, cg_const(g, lo - off), ""), hi - lo);
+			x = read_mem(g, LLVMBuildAdd(g->b, x, cg_const(g, lo - off), ""), hi - lo);
 		else if (lo - off >= 8)
 			goto missing;
 		else
@@ -871,12 +902,12 @@ static void store_pieces(struct cg *g, LLVMValueRef dst, const struct dw_loc *l,
 			LLVMValueRef args[3] = { cg_gep(g, dst, off), cg_const(g, sz),
 				LLVMBuildIntToPtr(g->b, run_prog(g, p->prog, p->n, site_addr(g), loc),
 						  g->ptr, "") };
-			cg_read(g, H_READ_USER, args);
+			cg_read(g, mem_helper(g), args);
 		} else if (piece_stored(p)) {
 			LLVMValueRef x = run_prog(g, p->prog, p->n, site_addr(g), loc);
 
 			if (p->kind == DWR_MEMORY)
-				x = cg_read_user(g, x, sz);
+				x = read_mem(g, x, sz);
 			store_low(g, x, cg_gep(g, dst, off), sz);
 		}
 		off += sz;
@@ -893,13 +924,13 @@ static void store_var(struct cg *g, LLVMValueRef dst, const struct dw_var *v, st
 		if (l->kind == DWR_PIECES && !pieces_cover(l, 0, t->size))
 			return;  /* printed as <optimized out> */
 		LLVMValueRef x = l->kind == DWR_MEMORY
-			? cg_read_user(g, run_prog(g, l->prog, l->n, site_addr(g), loc), t->size)
+			? read_mem(g, run_prog(g, l->prog, l->n, site_addr(g), loc), t->size)
 			: var_value(g, v, &n);
 		LLVMBuildStore(g->b, cg_to_int_type(g, x, t), dst);
 	} else if (l->kind == DWR_MEMORY) {
 		LLVMValueRef args[3] = { dst, cg_const(g, t->size),
 			LLVMBuildIntToPtr(g->b, run_prog(g, l->prog, l->n, site_addr(g), loc), g->ptr, "") };
-		cg_read(g, H_READ_USER, args);
+		cg_read(g, mem_helper(g), args);
 	} else if (l->kind == DWR_PIECES) {
 		store_pieces(g, dst, l, loc);
 	} else {
@@ -944,7 +975,7 @@ void cg_print_place(struct cg *g, int id, struct node *m)
 	LLVMBuildStore(g->b, cg_const(g, (uint64_t)id), rec);
 	LLVMValueRef args[3] = { cg_gep(g, rec, 8), cg_const(g, m->type->size),
 		LLVMBuildIntToPtr(g->b, cg_place_addr(g, m), g->ptr, "") };
-	cg_read(g, H_READ_USER, args);
+	cg_read(g, sema_place_is_user(m) ? H_READ_USER : H_READ_KERNEL, args);
 	cg_send(g, rec, 8 + size);
 }
 

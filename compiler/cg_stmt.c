@@ -154,7 +154,7 @@ static void act_print(struct cg *g, struct node *n)
 		return;
 	}
 	if (m->kind == N_IDENT && m->type && m->type->kind == T_ARGS && !m->type->fields &&
-	    g->probe->kind == PK_UPROBE) {
+	    (g->probe->kind == PK_UPROBE || g->probe->kind == PK_KPROBE)) {
 		action_new(g, ACT_PRINTF, NULL, n->loc, &id);
 		cg_print_args(g, id, n->loc);
 		return;

@@ -18,6 +18,7 @@
 #include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "dwarf_fidx.h"
 #include "dwarf_spec.h"
@@ -508,6 +509,33 @@ static void squeeze(char *s)
 	*d = '\0';
 }
 
+static const char *source_prefix;   /* -s DIR, as perf probe's --source */
+
+void dw_set_source(const char *dir)
+{
+	source_prefix = dir;
+}
+
+/* perf's get_real_path with a source prefix: prefix/fname, else with
+ * fname's leading directories dropped one by one, the first that exists. */
+static char *prefixed_path(const char *fname)
+{
+	char *p;
+
+	for (const char *f = fname; f; f = strchr(f, '/')) {
+		while (*f == '/')
+			f++;
+		if (asprintf(&p, "%s/%s", source_prefix, f) < 0)
+			abort();
+		if (!access(p, R_OK))
+			return p;
+		free(p);
+	}
+	if (asprintf(&p, "%s/%s", source_prefix, fname) < 0)
+		abort();
+	return p;
+}
+
 static char *source_path(struct rs *r, const char *fname)
 {
 	Dwarf_Attribute a;
@@ -516,6 +544,8 @@ static char *source_path(struct rs *r, const char *fname)
 
 	if (fname[0] == '/')
 		return strdup(fname);
+	if (source_prefix)
+		return prefixed_path(fname);
 	dir = dwarf_attr(&r->cu, DW_AT_comp_dir, &a) ? dwarf_formstring(&a) : NULL;
 	if (asprintf(&p, "%s/%s", dir ? dir : ".", fname) < 0)
 		abort();

@@ -130,6 +130,11 @@ int dw_debug_fd(const char *bin);
  * instruction instead, where perf probe -V looks (tests/dwarf/conformance.sh
  * compares that with perf probe). */
 int dw_list_lines(FILE *out, const char *path, const char *spec, char *err, size_t errlen);
+/* Where -L and lazy patterns look for a relative source file name, as
+ * perf probe's -s/--source: DIR/NAME, else NAME with its leading
+ * directories dropped one by one (the kernel's units name fs/read_write.c
+ * relative to the build tree).  NULL: the unit's DW_AT_comp_dir. */
+void dw_set_source(const char *dir);
 int dw_list_vars(FILE *out, const char *path, const char *spec, bool at_entry, char *err,
 		 size_t errlen);
 
@@ -170,6 +175,15 @@ int dw_reg_ptregs_offset(int regno);
 const char *dw_reg_name(int regno);
 /* Prints a location program ("breg7 +16 deref8"), for dumps and tests. */
 void dw_loc_print(FILE *out, const struct dw_loc *l);
+
+/* Opens PATH as the kernel's vmlinux (before any other use of it): its
+ * pointers are kernel pointers, and a location that needs the value a
+ * register had at the function's entry or at a call site (DW_OP_entry_value,
+ * DW_OP_GNU_parameter_ref), which perf probe does not read either, is
+ * unsupported there.  0, or -1 with one sentence in err. */
+int dw_open_kernel(const char *path, char *err, size_t errlen);
+/* Whether a site is in the kernel's vmlinux (dw_open_kernel). */
+bool dw_probe_kernel(const struct dw_probe *p);
 
 void dw_close_all(void);
 

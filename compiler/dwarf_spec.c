@@ -312,6 +312,19 @@ struct dw_mod *dws_open(const char *path, char *err, size_t errlen)
 	return m;
 }
 
+int dw_open_kernel(const char *path, char *err, size_t errlen)
+{
+	struct dw_mod *m = dws_open(path, err, errlen);
+
+	if (!m)
+		return -1;
+	if (!m->kernel) {
+		m->kernel = true;
+		dwt_set_kernel(m->types);
+	}
+	return 0;
+}
+
 void dw_close_all(void)
 {
 	while (mods) {

@@ -22,6 +22,8 @@ struct dw_mod {
 	Dwarf *dbg;
 	Dwarf_CFI *cfi_eh, *cfi_dbg;
 	bool pie;
+	bool kernel;            /* the kernel's vmlinux: its pointers are kernel
+				 * pointers, its memory read as the kernel's */
 	struct dwt_cache *types;
 	struct dwf_cache *funcs;  /* per-unit function index (dwarf_fidx.h) */
 	struct dw_mod *next;

@@ -30,6 +30,7 @@ struct dwt_cache {
 	char **names;           /* strings the types point to */
 	size_t nnames, capnames;
 	struct dwd_index *defs; /* definitions of declared-only records, on first use */
+	bool kernel;            /* pointers point into kernel memory */
 };
 
 /* The records still to fill (types.h's fill hook), by fill_id: the DIE
@@ -73,6 +74,11 @@ struct dwt_cache *dwt_new(void)
 	if (!c->v)
 		abort();
 	return c;
+}
+
+void dwt_set_kernel(struct dwt_cache *c)
+{
+	c->kernel = true;
 }
 
 void dwt_free(struct dwt_cache *c)
@@ -446,9 +452,9 @@ static const struct type *pointer(struct dwt_cache *c, Dwarf_Die *d)
 
 	if (!dwarf_attr_integrate(d, DW_AT_type, &a) || !dwarf_formref_die(&a, &t) ||
 	    dwarf_tag(&t) == DW_TAG_subroutine_type)
-		return type_ptr(type_void(), true);
+		return type_ptr(type_void(), !c->kernel);
 	const struct type *e = convert(c, &t);
-	return type_ptr(e ? e : type_void(), true);
+	return type_ptr(e ? e : type_void(), !c->kernel);
 }
 
 static const struct type *convert(struct dwt_cache *c, Dwarf_Die *d)

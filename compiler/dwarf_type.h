@@ -15,6 +15,9 @@ struct type;
 struct dwt_cache;
 
 struct dwt_cache *dwt_new(void);
+/* The types are the kernel's: pointers into kernel memory.  Before any
+ * type is built. */
+void dwt_set_kernel(struct dwt_cache *c);
 /* Frees the cache and the names the types point to: after type_free_all(). */
 void dwt_free(struct dwt_cache *c);
 /* The type a DIE's DW_AT_type names; void if it has none.  NULL if the

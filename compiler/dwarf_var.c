@@ -60,6 +60,42 @@ static const char *die_name(Dwarf_Die *d)
 	return n ? n : dwarf_formstring(dwarf_attr_integrate(d, DW_AT_name, &a));
 }
 
+static bool has_callsites(const struct dwl_insn *v, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (v[i].op == DWL_CALLSITES)
+			return true;
+	return false;
+}
+
+/* A location reading what the caller passed: the value a register had at
+ * the function's entry, or at the call site. */
+static bool needs_caller(const struct dw_loc *l)
+{
+	if (l->uses_entry_value || has_callsites(l->prog, l->n))
+		return true;
+	for (int i = 0; i < l->npieces; i++)
+		if (has_callsites(l->pieces[i].prog, l->pieces[i].n))
+			return true;
+	return l->target && needs_caller(l->target);
+}
+
+/* At a kprobe the caller's values are not read (no entry probe or call
+ * site table there, as in perf probe): the variable is visibly missing,
+ * never read as some other register's value. */
+static void kernel_loc(struct dw_probe *p, struct dw_var *v)
+{
+	if (!p->m->kernel || !needs_caller(&v->loc))
+		return;
+	dwl_loc_free(&v->loc);
+	memset(&v->loc, 0, sizeof(v->loc));
+	v->loc.kind = DWR_UNSUPPORTED;
+	v->loc.why = strdup("its location is the value the caller passed (DW_OP_entry_value), "
+			    "which a kprobe in the kernel does not read");
+	if (!v->loc.why)
+		abort();
+}
+
 /* sp_var: d is a variable of the real function itself (not of a copy
  * inlined into it), whose prologue the site may be in. */
 static void make_var(struct dw_probe *p, Dwarf_Die *d, struct dwl_ctx *ctx, struct dw_var *v,
@@ -78,6 +114,7 @@ static void make_var(struct dw_probe *p, Dwarf_Die *d, struct dwl_ctx *ctx, stru
 		dwp_var_loc(d, ctx, &v->loc);
 	else
 		dwl_var_loc(d, ctx, &v->loc);
+	kernel_loc(p, v);
 }
 
 struct collect {
@@ -460,6 +497,11 @@ uint64_t dw_probe_entry(struct dw_probe *p)
 	if (!p || !site_dies(p, &cu, &scope, &sp) || dws_entrypc(&sp, &entry))
 		return 0;
 	return entry;
+}
+
+bool dw_probe_kernel(const struct dw_probe *p)
+{
+	return p && p->m->kernel;
 }
 
 const char *dw_probe_func(const struct dw_probe *p)

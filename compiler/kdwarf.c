@@ -160,7 +160,7 @@ int kdw_sites(const char *spec, struct kdw_site **out, char *err, size_t n)
 	*out = NULL;
 	if (!vm)
 		return -1;
-	if (dw_resolve(vm, spec, false, &ps, &nps, err, n))
+	if (dw_open_kernel(vm, err, n) || dw_resolve(vm, spec, false, &ps, &nps, err, n))
 		goto done;
 	if ((nsyms = elfsym_every(vm, &syms)) < 0) {
 		snprintf(err, n, "cannot read the symbols of %s", vm);
@@ -180,6 +180,9 @@ int kdw_sites(const char *spec, struct kdw_site **out, char *err, size_t n)
 		}
 		if (!((*out)[k].func = strdup(s->name)))
 			abort();
+		(*out)[k].addr = ps[i].addr;
+		(*out)[k].dw = ps[i].dw;
+		ps[i].dw = NULL;
 		(*out)[k++].offset = ps[i].addr - s->addr;
 	}
 done:
@@ -196,7 +199,9 @@ done:
 
 void kdw_sites_free(struct kdw_site *s, int n)
 {
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < n; i++) {
 		free(s[i].func);
+		dw_probe_free(s[i].dw);
+	}
 	free(s);
 }

@@ -21,10 +21,15 @@
  * (malloc'd), or NULL with one sentence in why. */
 char *kdw_vmlinux(char *why, size_t n);
 
-/* A kprobe site: a kernel function symbol and the offset into it. */
+struct dw_probe;
+
+/* A kprobe site: a kernel function symbol and the offset into it, the
+ * link-time address, and the DWARF view there (the variables visible). */
 struct kdw_site {
 	char *func;
 	uint64_t offset;
+	uint64_t addr;
+	struct dw_probe *dw;    /* owned by the caller once taken; else freed */
 };
 
 /* Where spec (perf probe's FUNC:LINE, FUNC@FILE:LINE or FILE:LINE) is in

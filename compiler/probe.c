@@ -1259,11 +1259,17 @@ static int parse_kernel_line(struct pctx *c, const char *spec, const char *rest)
 		return fail(c, "a source line and an offset cannot be given together");
 	if ((n = kdw_sites(spec, &ks, err, sizeof(err))) < 0)
 		return fail(c, "%s", err);
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < n; i++) {
 		if (add_site(p, ks[i].func, 0, ks[i].offset)) {
 			kdw_sites_free(ks, n);
 			return -1;
 		}
+		/* the variables there (args.NAME, print(args)), read at the
+		 * link-time address the DWARF describes */
+		p->sites[p->nsites - 1].addr = ks[i].addr;
+		p->sites[p->nsites - 1].dw = ks[i].dw;
+		ks[i].dw = NULL;
+	}
 	kdw_sites_free(ks, n);
 	return asprintf(&p->name, "%s:%s", probe_kind_name(p->kind), rest) < 0 ? -1 : 0;
 }

@@ -76,6 +76,9 @@ void sema_type_printer(FILE *out, const struct type *t);
  * reached through: curtask and raw tracepoint arguments are kernel
  * pointers, DWARF variables and casts at uprobes user ones. */
 bool sema_place_is_user(const struct node *n);
+/* The type of `args` at a kprobe on a kernel source line (its variables
+ * in kernel memory). */
+const struct type *sema_kdwarf_args_type(void);
 /* The string value of a positional parameter that is not a number. */
 const char *sema_param(const struct sema *s, const struct node *n);
 

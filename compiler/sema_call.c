@@ -385,7 +385,8 @@ const struct type *check_print(struct sctx *c, struct node *n)
 	/* A struct or array of the traced program: copied whole, printed as a
 	 * record (codegen's cg_print_place). */
 	if (m->type && (m->type->kind == T_RECORD || m->type->kind == T_ARRAY) && is_place(m) &&
-	    probe_is(c, K(PK_UPROBE) | K(PK_URETPROBE))) {
+	    (probe_is(c, K(PK_UPROBE) | K(PK_URETPROBE)) ||
+	     (probe_is(c, K(PK_KPROBE)) && kernel_dwarf_sites(c)))) {
 		if (m->type->size == 0 || m->type->size > 1024) {
 			err(c, m->loc, "only values of 1 to 1024 bytes can be printed");
 			return NULL;

@@ -82,6 +82,29 @@ static const struct type *dwarf_args_type(void)
 	return &t;
 }
 
+/* The same at a kprobe at a kernel source line: its variables are in
+ * kernel memory (sema_place_is_user). */
+const struct type *sema_kdwarf_args_type(void)
+{
+	static const struct type t = { .kind = T_ARGS, .name = "args" };
+
+	return &t;
+}
+
+/* Every site of every probe of the body has the kernel's DWARF view. */
+bool kernel_dwarf_sites(const struct sctx *c)
+{
+	for (int i = 0; i < c->cur->nprobes; i++) {
+		const struct probe *p = c->cur->probes[i];
+		if (!p->nsites)
+			return false;
+		for (int j = 0; j < p->nsites; j++)
+			if (!dw_probe_kernel(p->sites[j].dw))
+				return false;
+	}
+	return true;
+}
+
 /* Why args.NAME cannot be read at site s (one sentence into buf), or NULL
  * if it can. */
 static const char *site_lacks(const struct probe_site *s, const char *name, char *buf,
@@ -470,11 +493,14 @@ const struct type *check_args(struct sctx *c, struct node *n)
 		return p0->args;
 	if (probe_is(c, K(PK_UPROBE)))
 		return dwarf_args_type();
+	if (probe_is(c, K(PK_KPROBE)) && kernel_dwarf_sites(c))
+		return sema_kdwarf_args_type();
 	if (probe_is(c, K(PK_KPROBE)) && all_have_args(c))
 		return p0->args;
 	if (probe_is(c, K(PK_KPROBE)))
 		err(c, n->loc, "args at a kprobe needs kernel functions' entries (no wildcard, "
-		    "offset or module) and the kernel's BTF; use arg0..arg5");
+		    "offset or module) and the kernel's BTF, or a source line and the kernel's "
+		    "debuginfo; use arg0..arg5");
 	else if (probe_is(c, K(PK_URETPROBE)))
 		err(c, n->loc, "args is not available at return probes; use retval");
 	else

@@ -193,6 +193,8 @@ bool sema_place_is_user(const struct node *n)
 		if (n->kind != N_FIELD && n->kind != N_INDEX && !(n->kind == N_UNOP && n->op == '*'))
 			return true;
 		a = n->a->type;
+		if (a && a == sema_kdwarf_args_type())
+			return false;   /* a kernel variable at a kprobe on a source line */
 		if (!a || a->kind == T_ARGS)
 			return true;
 		if (a->kind == T_PTR)

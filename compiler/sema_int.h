@@ -103,6 +103,9 @@ BI_TABLE(BI_PROTO)
 
 /* sema.c: the driver: any expression, a value (an expression that must yield one) */
 const struct type *check_expr(struct sctx *c, struct node *n);
+/* Every site of every probe of the body is at a kernel source line, with
+ * the kernel's DWARF view (kprobe:FUNC:LINE). */
+bool kernel_dwarf_sites(const struct sctx *c);
 const struct type *check_value(struct sctx *c, struct node *n);
 
 /* sema_map.c: map typing */

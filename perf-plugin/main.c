@@ -47,6 +47,7 @@ struct opts {
 	const char *list_pat;
 	const char *lines_spec, *vars_spec;
 	const char *exe;          /* -x BIN, for -L and -V as perf probe takes it */
+	const char *source;       /* -s DIR: -L's sources, as perf probe's --source */
 	bool command_status;      /* --command-status */
 	char **params;
 	int nparams;
@@ -81,6 +82,7 @@ static const struct opt_help {
 	{ { "lines", required_argument, NULL, 'L' }, "L", "BIN:SPEC", "probeable lines, as perf probe -L" },
 	{ { "vars", required_argument, NULL, 'V' }, "V", "BIN:SPEC", "variables at a probe point, as perf probe -V" },
 	{ { "exec", required_argument, NULL, 'x' }, "x", "BIN", "-L, -V: the binary, as perf probe -x (then SPEC alone)" },
+	{ { "source", required_argument, NULL, 's' }, "s", "DIR", "-L: the source tree the debug information's file names are in, as perf probe -s (the kernel's: an unpacked linux-source)" },
 	{ { "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE }, NULL, NULL, "C++ and Rust names as mangled in the binary (as perf's --no-demangle)" },
 	{ { "listen", required_argument, NULL, OPT_LISTEN }, NULL, "ADDR:PORT", "serve the maps as Prometheus metrics at http://ADDR:PORT/metrics" },
 	{ { "max-series", required_argument, NULL, OPT_MAX_SERIES }, NULL, "N", "--listen: at most N keys of each map (10000)" },
@@ -190,6 +192,7 @@ static int parse_one(struct opts *o, int c, const char *arg)
 	case 'L': o->lines_spec = arg; break;
 	case 'V': o->vars_spec = arg; break;
 	case 'x': o->exe = arg; break;
+	case 's': o->source = arg; break;
 	case OPT_UNSAFE: o->unsafe = true; break;
 	case OPT_VERSION: o->version = true; break;
 	case OPT_DRY_RUN: o->dry_run = true; break;
@@ -305,7 +308,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		}
 	int c;
 	opterr = 0;
-	while ((c = getopt_long(n, argv, ":e:p:c:o:f:qvhl::L:V:x:", lopts, NULL)) != -1) {
+	while ((c = getopt_long(n, argv, ":e:p:c:o:f:qvhl::L:V:x:s:", lopts, NULL)) != -1) {
 		if (c == '?' || c == ':') {
 			bad_option(c, argv);
 			return -1;
@@ -380,6 +383,7 @@ static int do_dwarf_list(const struct opts *o)
 			kernel = true;
 	}
 	int r = -1;
+	dw_set_source(o->source);
 	if (kernel)
 		bin = kdw_vmlinux(err, sizeof(err));   /* or err says why not */
 	if (!bin && !kernel && !err[0])
@@ -392,7 +396,11 @@ static int do_dwarf_list(const struct opts *o)
 				  : dw_list_vars(stdout, bin, spec, false, err, sizeof(err));
 	else
 		r = ls_dwarf(stdout, bin, spec, o->lines_spec != NULL, err, sizeof(err));
-	if (r)
+	if (r && kernel && o->lines_spec && !o->source && strstr(err, "cannot open the source"))
+		fprintf(stderr, "perf-run: %s; give the kernel's sources with -s DIR (Debian: apt "
+			"install linux-source-VERSION, then unpack /usr/src/linux-source-VERSION.tar.xz "
+			"and give its top directory)\n", err);
+	else if (r)
 		fprintf(stderr, "perf-run: %s\n", err);
 	free(bin);
 	free(copy);

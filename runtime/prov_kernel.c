@@ -219,6 +219,19 @@ static int kn_kprobe_glob(struct prov_att *a, const struct prov_env *e, const ch
 	return ret;
 }
 
+/* Whether the program runs at site i: all sites, or its own (a kprobe at
+ * a source line reads DWARF variables whose locations differ by site). */
+static bool kn_site_of(const struct pr_prog *pp, int i)
+{
+	if (pp->sites) {
+		for (int k = 0; k < pp->nsites; k++)
+			if (pp->sites[k] == i)
+				return true;
+		return false;
+	}
+	return pp->site < 0 || pp->site == i;
+}
+
 static int kn_attach(struct prov_att *a, const struct prov_env *e)
 {
 	const struct probe *p = a->pp->probe;
@@ -228,6 +241,8 @@ static int kn_attach(struct prov_att *a, const struct prov_env *e)
 	case PK_KPROBE: case PK_KRETPROBE:
 		for (int i = 0; i < p->nsites; i++) {
 			const struct probe_site *s = &p->sites[i];
+			if (!kn_site_of(a->pp, i))
+				continue;   /* a program of another site (a source line's) */
 			int r = strpbrk(s->func, "*?[") ? kn_kprobe_glob(a, e, s->func)
 							 : kn_kprobe_one(a, e, s->func, s->offset);
 			if (r)
