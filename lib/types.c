@@ -474,15 +474,64 @@ void type_complete_value(const struct type *t)
 	}
 }
 
-const struct field *type_field(const struct type *rec, const char *name)
+/* Fields reached through anonymous struct and union members, as C names
+ * them (iov_iter's count): made on first lookup, their offsets from the
+ * outer record; freed by type_free_all(). */
+struct derived {
+	struct derived *next;
+	const struct type *rec;
+	struct field f;
+};
+
+static struct derived *derived;
+
+static const struct field *direct_field(const struct type *rec, const char *name)
 {
-	if (!rec || (rec->kind != T_RECORD && rec->kind != T_ARGS && rec->kind != T_TUPLE))
-		return NULL;
 	type_complete(rec);
 	for (int i = 0; i < rec->nfields; i++)
 		if (rec->fields[i].name && !strcmp(rec->fields[i].name, name))
 			return &rec->fields[i];
 	return NULL;
+}
+
+static bool anon_field(const struct type *rec, const char *name, struct field *out, int depth)
+{
+	for (int i = 0; i < rec->nfields && depth < 8; i++) {
+		const struct field *a = &rec->fields[i], *f;
+		if ((a->name && a->name[0]) || !a->type || a->type->kind != T_RECORD)
+			continue;
+		if ((f = direct_field(a->type, name)))
+			*out = *f;
+		else if (!anon_field(a->type, name, out, depth + 1))
+			continue;
+		out->offset += a->offset;
+		return true;
+	}
+	return false;
+}
+
+const struct field *type_field(const struct type *rec, const char *name)
+{
+	const struct field *f;
+	struct field found;
+	struct derived *d;
+
+	if (!rec || (rec->kind != T_RECORD && rec->kind != T_ARGS && rec->kind != T_TUPLE))
+		return NULL;
+	if ((f = direct_field(rec, name)) || rec->kind != T_RECORD)
+		return f;
+	for (d = derived; d; d = d->next)
+		if (d->rec == rec && !strcmp(d->f.name, name))
+			return &d->f;
+	if (!anon_field(rec, name, &found, 0))
+		return NULL;
+	if (!(d = calloc(1, sizeof(*d))))
+		abort();
+	d->rec = rec;
+	d->f = found;
+	d->next = derived;
+	derived = d;
+	return &d->f;
 }
 
 const char *agg_name(enum agg_kind agg)
@@ -587,6 +636,11 @@ void type_free_all(void)
 	free(interned);
 	interned = NULL;
 	icap = icount = 0;
+	while (derived) {
+		struct derived *d = derived;
+		derived = d->next;
+		free(d);
+	}
 	while (all_types) {
 		struct type_box *b = all_types;
 

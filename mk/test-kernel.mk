@@ -5,9 +5,11 @@
 # only here, so `make deps` does not install them; tests/kernel/run.sh
 # does, when missing.  linux-image-6.12-amd64-dbg is the 6.12 kernel's
 # DWARF (about 1 GB to download, 6.7 GB installed, once per machine) for
-# tests/kernel/kdwarf.test (kprobe:FUNC:LINE, -V).
+# tests/kernel/kdwarf.test (kprobe:FUNC:LINE, -V); linux-source-6.12 its
+# sources, which run.sh unpacks once into build/kernel/src for -L
+# (tests/kernel/klines.test).
 
-KERNEL_TEST_PKGS    := qemu-system-x86 linux-image-amd64 linux-image-6.12-amd64 linux-image-6.12-amd64-dbg busybox-static
+KERNEL_TEST_PKGS    := qemu-system-x86 linux-image-amd64 linux-image-6.12-amd64 linux-image-6.12-amd64-dbg linux-source-6.12 busybox-static
 KERNEL_TEST_TIMEOUT ?= 900
 
 .PHONY: test-kernel

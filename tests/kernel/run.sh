@@ -16,7 +16,9 @@
 #   BUILD         build directory (default build)
 #   KERNEL_TEST_TIMEOUT  seconds for each guest's run (default 900; about
 #                        130 s on an idle 2-core machine, 250 s on a busy one)
-#   KERNEL_TEST_PKGS     Debian packages it needs (from mk/test-kernel.mk)
+#   KERNEL_TEST_PKGS     Debian packages it needs (from mk/test-kernel.mk);
+#                        a kernel's linux-source of the same version is
+#                        unpacked once into $BUILD/kernel/src (for -L)
 #   KERNEL_TESTS         only these .test files (one word, comma-separated)
 #   KERNEL_VERSIONS      only these /boot kernels (comma-separated releases)
 #   KERNEL_GUEST_SCRIPT  a script of the tree the guest runs instead of the
@@ -260,7 +262,26 @@ noia32_guest() {
 		GUEST_TESTS=tests/kernel/noia32.test,tests/runtime/elf32.test run_guest "$k"
 }
 
+# The sources of kernel KVER for -L (perf probe -s, perf-run -s), from
+# Debian's linux-source-MAJOR.MINOR when it is the same version as the
+# kernel's image: unpacked once into $WORK/src/linux-source-MAJOR.MINOR
+# (1.7 GB, about a minute), where tests/kernel/klines.test looks.
+unpack_sources() {
+	local kver=$1 mm src img dir
+	mm=$(cut -d. -f1-2 <<<"$kver")
+	src=$(dpkg-query -W -f='${Version}' "linux-source-$mm" 2>/dev/null) || return 0
+	img=$(dpkg-query -W -f='${Version}' "linux-image-$kver" 2>/dev/null) || return 0
+	dir=$WORK/src/linux-source-$mm
+	[[ $src == "$img" && -r /usr/src/linux-source-$mm.tar.xz ]] || return 0
+	[[ -e $dir/.unpacked-$src ]] && return 0
+	echo "test-kernel: unpacking /usr/src/linux-source-$mm.tar.xz for -L (once)"
+	rm -rf "$dir" && mkdir -p "$WORK/src" &&
+		tar -xJf "/usr/src/linux-source-$mm.tar.xz" -C "$WORK/src" &&
+		: >"$dir/.unpacked-$src" || echo "test-kernel: cannot unpack linux-source-$mm"
+}
+
 for KVER in $KVERS; do
+	unpack_sources "$KVER"
 	run_guest "$KVER"
 done
 noia32_guest "${KVERS%%$'\n'*}"
