@@ -50,11 +50,13 @@ if ! perf probe -q -a "$ev=$spec ${pargs[*]}" >"$t/add" 2>&1; then
 	echo "perf probe -a '$spec ${pargs[*]}' failed: $(head -3 "$t/add")"
 	exit 1
 fi
+# exec'd from a fork of this shell, as perf-run -c runs it, its output to
+# a descriptor open already: what a shell or the fork opened would show up
+# under the command's name (tracefs names a pid by its last comm)
+exec 5>/dev/null
 echo >"$T/trace"
 echo 1 >"$T/events/probe/enable"
-# exec'd from a fork of this shell, as perf-run -c runs it: a shell would
-# show up under the command's name (tracefs names a pid by its last comm)
-$cmd >/dev/null 2>&1
+$cmd >&5 2>&5
 echo 0 >"$T/events/probe/enable"
 grep -E "^ *$comm-[0-9]+ .* $ev(_[0-9]+)?: " "$T/trace" >"$t/trace"
 
