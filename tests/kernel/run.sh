@@ -264,7 +264,7 @@ noia32_guest() {
 
 # The sources of kernel KVER for -L (perf probe -s, perf-run -s), from
 # Debian's linux-source-MAJOR.MINOR when it is the same version as the
-# kernel's image: unpacked once into $WORK/src/linux-source-MAJOR.MINOR
+# kernel's image and the kernel's DWARF is there (-L needs both): unpacked once into $WORK/src/linux-source-MAJOR.MINOR
 # (1.7 GB, about a minute), where tests/kernel/klines.test looks.
 unpack_sources() {
 	local kver=$1 mm src img dir
@@ -272,7 +272,8 @@ unpack_sources() {
 	src=$(dpkg-query -W -f='${Version}' "linux-source-$mm" 2>/dev/null) || return 0
 	img=$(dpkg-query -W -f='${Version}' "linux-image-$kver" 2>/dev/null) || return 0
 	dir=$WORK/src/linux-source-$mm
-	[[ $src == "$img" && -r /usr/src/linux-source-$mm.tar.xz ]] || return 0
+	[[ $src == "$img" && -r /usr/src/linux-source-$mm.tar.xz &&
+		-r /usr/lib/debug/boot/vmlinux-$kver ]] || return 0
 	[[ -e $dir/.unpacked-$src ]] && return 0
 	echo "test-kernel: unpacking /usr/src/linux-source-$mm.tar.xz for -L (once)"
 	rm -rf "$dir" && mkdir -p "$WORK/src" &&
