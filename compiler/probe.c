@@ -1244,21 +1244,17 @@ static bool kmulti_wanted(const struct probe *p, const char *func)
 }
 
 /* kprobe:FUNC:LINE, FUNC@FILE:LINE, FILE:LINE (perf probe's kernel
- * syntax): one kprobe at FUNC+OFF per address the kernel's DWARF gives for
- * the line (kdwarf.h). */
-static int parse_kernel_line(struct pctx *c, const char *spec, const char *rest)
+ * syntax), or a function only inlined: one kprobe at FUNC+OFF per address
+ * the kernel's DWARF gives for it (kdwarf.h); -1 with one sentence in err. */
+static int kernel_dwarf_sites(struct pctx *c, const char *spec, const char *rest, char *err,
+			      size_t errlen)
 {
 	struct probe *p = c->p;
 	struct kdw_site *ks;
-	char err[512];
 	int n;
 
-	if (p->kind != PK_KPROBE)
-		return fail(c, "a source line takes a kprobe, not a %s", probe_kind_name(p->kind));
-	if (p->period)
-		return fail(c, "a source line and an offset cannot be given together");
-	if ((n = kdw_sites(spec, &ks, err, sizeof(err))) < 0)
-		return fail(c, "%s", err);
+	if ((n = kdw_sites(spec, &ks, err, errlen)) < 0)
+		return -1;
 	for (int i = 0; i < n; i++) {
 		if (add_site(p, ks[i].func, 0, ks[i].offset)) {
 			kdw_sites_free(ks, n);
@@ -1271,7 +1267,37 @@ static int parse_kernel_line(struct pctx *c, const char *spec, const char *rest)
 		ks[i].dw = NULL;
 	}
 	kdw_sites_free(ks, n);
-	return asprintf(&p->name, "%s:%s", probe_kind_name(p->kind), rest) < 0 ? -1 : 0;
+	if (asprintf(&p->name, "%s:%s", probe_kind_name(p->kind), rest) < 0)
+		abort();
+	return 0;
+}
+
+static int parse_kernel_line(struct pctx *c, const char *spec, const char *rest)
+{
+	struct probe *p = c->p;
+	char err[512];
+
+	if (p->kind != PK_KPROBE)
+		return fail(c, "a source line takes a kprobe, not a %s", probe_kind_name(p->kind));
+	if (p->period)
+		return fail(c, "a source line and an offset cannot be given together");
+	if (kernel_dwarf_sites(c, spec, rest, err, sizeof(err)))
+		return fail(c, "%s", err);
+	return 0;
+}
+
+/* A function the kernel has only inlined (no symbol in kallsyms): with the
+ * kernel's DWARF, a kprobe at each inlined copy's entry, as perf probe
+ * places them; 0 if so, else -1 (the caller says it is not found). */
+static int kernel_inlined(struct pctx *c, const char *spec, const char *rest)
+{
+	char err[512], *vm;
+
+	if (c->p->kind != PK_KPROBE || c->p->period || c->o->missing_ok ||
+	    strpbrk(spec, "*?[") || !(vm = kdw_vmlinux(err, sizeof(err))))
+		return -1;
+	free(vm);
+	return kernel_dwarf_sites(c, spec, rest, err, sizeof(err));
 }
 
 static int parse_kernel(struct pctx *c, const char *rest)
@@ -1306,6 +1332,8 @@ static int parse_kernel(struct pctx *c, const char *rest)
 	if (!mod && kdw_is_line_spec(spec))
 		return parse_kernel_line(c, spec, rest);
 	bool found = kallsyms_has(spec, mod);   /* reads all of /proc/kallsyms */
+	if (!found && !mod && !kernel_inlined(c, spec, rest))
+		return 0;
 	if (!found && c->o->missing_ok)
 		p->unmatched = true;   /* dcsnoop's lookup_fast.constprop.* on 6.1 */
 	else if (!found)
