@@ -1092,6 +1092,13 @@ int dw_list_lines(FILE *out, const char *path, const char *spec, char *err, size
 
 	if (!m || dws_parse(spec, &sp, true, err, errlen))
 		return -1;
+	if (sp.is_addr) {
+		/* perf probe -L takes no address either; -V does. */
+		snprintf(err, errlen, "-L lists the lines of a function or a file, and '%s' is an "
+			 "address: give FUNC, FUNC:N or FILE:N (-V takes an address)", spec);
+		dws_spec_free(&sp);
+		return -1;
+	}
 	r.m = m;
 	r.sp = &sp;
 	r.lr = &lr;
