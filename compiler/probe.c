@@ -16,7 +16,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
-#include <glob.h>
 #include <linux/perf_event.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1369,44 +1368,24 @@ static int usdt_bin_add(struct usdt_bin **v, int *n, const char *path, const cha
 	return 0;
 }
 
-/* The files the -p process maps whose path (as it sees it) matches pat,
- * every one for NULL: its executable and each library, as bpftrace
- * searches them.  Each is opened through its map_files link. */
-static int usdt_pid_bins(struct pctx *c, const char *pat, struct usdt_bin **v, int *n)
+/* The files a wildcard BIN matches: those the -p process maps whose path
+ * (as it sees it) matches pat, every one for NULL (its executable and
+ * each library, as bpftrace searches them, each opened through its
+ * map_files link); else regular files here (ELF or not is for the notes
+ * reader to say). */
+static int usdt_match_bins(struct pctx *c, pid_t pid, const char *pat, struct usdt_bin **v, int *n)
 {
 	struct pid_obj *o;
-	int k = pidobj_list(c->o->pid, &o), r = 0;
+	int k = pidobj_match(pid, pat, &o), r = 0;
 
 	if (k < 0)
-		return fail(c, "cannot read the mappings of process %d: %s", (int)c->o->pid,
-			    strerror(errno));
-	for (int i = 0; i < k && !r; i++)
-		if (!pat || !fnmatch(pat, o[i].path, 0))
-			r = usdt_bin_add(v, n, o[i].link, o[i].path);
-	pidobj_free(o, k);
-	return r ? fail(c, "out of memory") : 0;
-}
-
-/* Files matching a wildcard path here: each regular one (ELF or not is
- * for the notes reader to say). */
-static int usdt_glob_bins(struct pctx *c, const char *pat, struct usdt_bin **v, int *n)
-{
-	glob_t g;
-	int r = 0;
-
-	if (glob(pat, 0, NULL, &g))
+		return pid > 0 ? fail(c, "cannot read the mappings of process %d: %s", (int)pid,
+				      strerror(errno)) : fail(c, "out of memory");
+	if (!k && pid <= 0)
 		return fail(c, "no file matches '%s'", pat);
-	for (size_t i = 0; i < g.gl_pathc && !r; i++) {
-		struct stat st;
-		char *real;
-
-		if (stat(g.gl_pathv[i], &st) || !S_ISREG(st.st_mode) ||
-		    !(real = realpath(g.gl_pathv[i], NULL)))
-			continue;
-		r = usdt_bin_add(v, n, real, g.gl_pathv[i]);
-		free(real);
-	}
-	globfree(&g);
+	for (int i = 0; i < k && !r; i++)
+		r = usdt_bin_add(v, n, o[i].link, o[i].path);
+	pidobj_free(o, k);
 	return r ? fail(c, "out of memory") : 0;
 }
 
@@ -1426,8 +1405,8 @@ static int usdt_bins(struct pctx *c, const char *rest, const char **spec, struct
 		      memchr(rest, '[', (size_t)(colon - rest)))) {
 		char *pat = colon == rest ? NULL : strndup(rest, (size_t)(colon - rest));
 		*spec = colon + 1;
-		r = colon != rest && !pat ? fail(c, "out of memory") : by_pid ?
-			usdt_pid_bins(c, pat, v, &n) : usdt_glob_bins(c, pat, v, &n);
+		r = colon != rest && !pat ? fail(c, "out of memory") :
+			usdt_match_bins(c, by_pid ? c->o->pid : 0, pat, v, &n);
 		free(pat);
 		return r ? (usdt_bins_free(*v, n), -1) : n;
 	}
