@@ -213,6 +213,19 @@ void km_sort(struct km_funcs *f)
 	f->n = l.n;
 }
 
+int km_not_traceable(const struct km_funcs *f, FILE *out)
+{
+	struct km_list ok = { 0 };
+	int rc = km_read(km_filter_paths, 2, NULL, KSCAN_FILTER, &ok), n = 0;
+
+	km_uniq(&ok);
+	for (int i = 0; !rc && i < f->n; i++)
+		if (!km_has(&ok, f->names[i]))
+			fprintf(out, "%s%s", n++ ? ", " : "", f->names[i]);
+	km_list_free(&ok);
+	return rc ? rc : n;
+}
+
 void km_report_skipped(const struct km_funcs *f, const char *spec, int verbose)
 {
 	if (!f->nskipped)

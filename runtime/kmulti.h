@@ -54,6 +54,11 @@ void km_sort(struct km_funcs *f);
 
 /* Says on stderr how many functions matching spec were skipped, and with
  * verbose which; nothing if none was. */
+/* Writes to out, comma-separated, the functions of f that ftrace cannot
+ * trace (not in available_filter_functions): why a kprobe_multi link of
+ * a list of names was refused.  Returns how many, or -errno. */
+int km_not_traceable(const struct km_funcs *f, FILE *out);
+
 void km_report_skipped(const struct km_funcs *f, const char *spec, int verbose);
 
 /* One kprobe_multi link of prog for every function of f (retprobe: at

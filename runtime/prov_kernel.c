@@ -233,17 +233,33 @@ static int kn_multi_funcs(struct prov_att *a, const struct prov_env *e, struct k
 	return ret ? -1 : 0;
 }
 
-static bool kn_has_names(const struct probe *p)
+/* Why the link of f was refused, as one diagnostic: a listed name that
+ * ftrace cannot trace refuses the whole link (the program, loaded for
+ * it, cannot take a kprobe instead: the kernel refuses that since 6.5). */
+static void kn_multi_refused(struct prov_att *a, const struct prov_env *e,
+			     const struct km_funcs *f, int err)
 {
-	for (int i = 0; i < p->nsites; i++)
-		if (!strpbrk(p->sites[i].func, "*?["))
-			return true;
-	return false;
+	const struct probe *p = a->pp->probe;
+	char *names = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&names, &len);
+	int n = out ? km_not_traceable(f, out) : 0;
+
+	if (out)
+		fclose(out);
+	if (n > 0)
+		diag_error(e->d, a->pp->loc, "cannot attach %s with a kprobe_multi link: ftrace "
+			   "cannot trace %s (not in available_filter_functions); give %s a "
+			   "probe of %s own, or PERF_RUN_KPROBE_MULTI=0 attaches one kprobe each",
+			   p->spec, names, n == 1 ? "it" : "them", n == 1 ? "its" : "their");
+	else
+		diag_error(e->d, a->pp->loc, "cannot attach %s to %d kernel functions with a "
+			   "kprobe_multi link: %s (PERF_RUN_KPROBE_MULTI=0 attaches one "
+			   "kprobe each)", p->spec, f->n, strerror(err));
+	free(names);
 }
 
-/* One kprobe_multi link for all the functions of p's sites.  A list of
- * names may name a function ftrace cannot trace, which fails the whole
- * link where a kprobe would take it: then one kprobe each, said with -v. */
+/* One kprobe_multi link for all the functions of p's sites. */
 static int kn_kprobe_multi(struct prov_att *a, const struct prov_env *e)
 {
 	const struct probe *p = a->pp->probe;
@@ -266,16 +282,8 @@ static int kn_kprobe_multi(struct prov_att *a, const struct prov_env *e)
 		if (e->verbose && !ret)
 			fprintf(stderr, "perf-run: %s: %d functions, one kprobe_multi link\n",
 				p->spec, f.n);
-	} else if (kn_has_names(p)) {
-		if (e->verbose)
-			fprintf(stderr, "perf-run: %s: a kprobe_multi link refused these %d functions "
-				"(%s): one kprobe each\n", p->spec, f.n, strerror(errno));
-		for (int i = 0; i < f.n && !ret; i++)
-			ret = kn_kprobe_one(a, e, f.names[i], 0);
 	} else {
-		diag_error(e->d, a->pp->loc, "cannot attach %s to %d kernel functions with a "
-			   "kprobe_multi link: %s (PERF_RUN_KPROBE_MULTI=0 attaches one "
-			   "kprobe each)", p->spec, f.n, strerror(errno));
+		kn_multi_refused(a, e, &f, errno);
 		ret = -1;
 	}
 	km_funcs_free(&f);
