@@ -29,6 +29,7 @@
 #include "lib/elfsym.h"
 #include "lib/pidobj.h"
 #include "lib/kfeature.h"
+#include "lib/kscan.h"
 #include "insn.h"
 #include "kbtf.h"
 #include "kdwarf.h"
@@ -1203,43 +1204,145 @@ static int parse_watchpoint(struct pctx *c, const char *rest)
 
 /* ---- kernel functions ---- */
 
-/* A text symbol matching pattern; of module mod when mod is set (kallsyms
- * tags a module's symbols "[mod]"; "vmlinux" is the kernel itself). */
-static bool kallsyms_has(const char *pattern, const char *mod)
+struct ksym_one {
+	char *name;
+	uint64_t addr;
+};
+
+struct ksym_find {
+	const char *mod;
+	bool collect;   /* false: stop at the first match */
+	bool found;
+	struct ksym_one *v;
+	int n;
+};
+
+static int ksym_cmp(const void *a, const void *b)
 {
-	FILE *f = fopen("/proc/kallsyms", "re");
-	char line[512];
-	bool found = false;
-	while (f && !found && fgets(line, sizeof(line), f)) {
-		char type, name[256], tag[128] = "";
-		int k = sscanf(line, "%*s %c %255s %127s", &type, name, tag);
-		if (k < 2 || (type != 't' && type != 'T'))
-			continue;
-		if (mod && strcmp(mod, "vmlinux") ? strlen(tag) != strlen(mod) + 2 ||
-		    strncmp(tag + 1, mod, strlen(mod)) : mod && *tag)
-			continue;
-		found = !fnmatch(pattern, name, 0);
+	const struct ksym_one *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	return c ? c : (x->addr > y->addr) - (x->addr < y->addr);
+}
+
+static int ksym_seen(void *ctx, const struct kscan_sym *s)
+{
+	struct ksym_find *k = ctx;
+	struct ksym_one *v;
+
+	if (s->type != 't' && s->type != 'T')
+		return 0;
+	if (k->mod && strcmp(k->mod, "vmlinux") ? !s->mod || strcmp(s->mod, k->mod)
+						 : k->mod && s->mod)
+		return 0;
+	k->found = true;
+	if (!k->collect)
+		return 1;
+	if (!(v = realloc(k->v, sizeof(*v) * (size_t)(k->n + 1))))
+		return -ENOMEM;
+	k->v = v;
+	v[k->n] = (struct ksym_one){ strdup(s->name), s->addr };
+	return v[k->n].name ? (k->n++, 0) : -ENOMEM;
+}
+
+/* k's symbols into p's ksyms, sorted by name, each name once: its address
+ * in ksym_addrs, 0 for a name several functions have (static ones) or
+ * where kptr_restrict hides addresses. */
+static int ksyms_keep(struct probe *p, struct ksym_find *k)
+{
+	int n = 0;
+
+	p->ksyms = calloc((size_t)k->n + 1, sizeof(*p->ksyms));
+	p->ksym_addrs = calloc((size_t)k->n + 1, sizeof(*p->ksym_addrs));
+	if (!p->ksyms || !p->ksym_addrs) {
+		for (int i = 0; i < k->n; i++)
+			free(k->v[i].name);
+		free(k->v);
+		return -ENOMEM;
 	}
-	if (f)
-		fclose(f);
-	return found;
+	if (k->n)
+		qsort(k->v, (size_t)k->n, sizeof(*k->v), ksym_cmp);
+	for (int i = 0; i < k->n; i++) {
+		if (n && !strcmp(p->ksyms[n - 1], k->v[i].name)) {
+			p->ksym_addrs[n - 1] = 0;
+			free(k->v[i].name);
+			continue;
+		}
+		p->ksyms[n] = k->v[i].name;
+		p->ksym_addrs[n++] = k->v[i].addr;
+	}
+	free(k->v);
+	p->nksyms = n;
+	return 0;
+}
+
+/* A text symbol matching pattern; of module mod when mod is set (kallsyms
+ * tags a module's symbols "[mod]"; "vmlinux" is the kernel itself).  With
+ * collect, reads all of /proc/kallsyms and keeps every match in
+ * collect->ksyms (a kprobe wildcard's attach counts what it skips); else
+ * stops at the first. */
+static bool kallsyms_has(const char *pattern, const char *mod, struct probe *collect)
+{
+	struct ksym_find k = { .mod = mod, .collect = collect != NULL };
+	int rc = kscan("/proc/kallsyms", KSCAN_KALLSYMS, pattern, ksym_seen, &k);
+
+	if (collect && !ksyms_keep(collect, &k) && rc >= 0)
+		collect->have_ksyms = true;
+	return k.found;
 }
 
 /* struct pt_regs offsets of the x86-64 argument registers: di, si, dx,
  * cx, r8, r9. */
 static const uint32_t kprobe_arg_regs[6] = { 112, 104, 96, 88, 72, 64 };
 
-/* A kprobe wildcard without offset goes through one kprobe_multi link
- * where the kernel has them; PERF_RUN_KPROBE_MULTI=0 forces one kprobe per
- * function (to compare them: tests/bench/). */
-static bool kmulti_wanted(const struct probe *p, const char *func)
+/* kprobe_multi links where the kernel has them, unless
+ * PERF_RUN_KPROBE_MULTI=0 forces one kprobe per function (to compare
+ * them: tests/bench/). */
+static bool kmulti_allowed(void)
 {
 	const char *env = getenv("PERF_RUN_KPROBE_MULTI");
 
+	return !(env && !strcmp(env, "0")) && kfeature_kprobe_multi();
+}
+
+/* A kprobe wildcard without offset goes through one kprobe_multi link. */
+static bool kmulti_wanted(const struct probe *p, const char *func)
+{
 	if ((p->kind != PK_KPROBE && p->kind != PK_KRETPROBE) || p->period ||
-	    !strpbrk(func, "*?[") || (env && !strcmp(env, "0")))
+	    !strpbrk(func, "*?["))
 		return false;
-	return kfeature_kprobe_multi();
+	return kmulti_allowed();
+}
+
+bool probe_kmulti_plain(const struct probe *p)
+{
+	return (p->kind == PK_KPROBE || p->kind == PK_KRETPROBE) && !p->period &&
+	       !p->unmatched && p->nsites == 1 && !p->sites[0].offset && p->event &&
+	       !strcmp(p->event, p->sites[0].func) && !strchr(p->event, ':');
+}
+
+/* Appends ",text" to *s. */
+static int append_name(char **s, const char *text)
+{
+	char *t;
+
+	if (asprintf(&t, "%s,%s", *s, text) < 0)
+		return -1;
+	free(*s);
+	*s = t;
+	return 0;
+}
+
+int probe_kmulti_join(struct probe *into, struct probe *p)
+{
+	if (!probe_kmulti_plain(p) || p->kind != into->kind ||
+	    (!into->kmulti && !(probe_kmulti_plain(into) && kmulti_allowed())))
+		return 0;
+	if (add_site(into, p->sites[0].func, 0, 0) || append_name(&into->spec, p->spec) ||
+	    append_name(&into->name, p->name))
+		return -1;
+	into->kmulti = true;
+	return 1;
 }
 
 /* kprobe:FUNC:LINE, FUNC@FILE:LINE, FILE:LINE (perf probe's kernel
@@ -1298,7 +1401,9 @@ static int parse_kernel(struct pctx *c, const char *rest)
 		return fail(c, "expected a kernel function after '%s'", probe_kind_name(p->kind));
 	if (!mod && kdw_is_line_spec(spec))
 		return parse_kernel_line(c, spec, rest);
-	bool found = kallsyms_has(spec, mod);   /* reads all of /proc/kallsyms */
+	bool wild = !mod && (p->kind == PK_KPROBE || p->kind == PK_KRETPROBE) &&
+		    strpbrk(spec, "*?[");
+	bool found = kallsyms_has(spec, mod, wild ? p : NULL);   /* reads /proc/kallsyms */
 	if (!found && c->o->missing_ok)
 		p->unmatched = true;   /* dcsnoop's lookup_fast.constprop.* on 6.1 */
 	else if (!found)
@@ -1667,6 +1772,10 @@ void probe_free(struct probe *p)
 	free(p->event);
 	free(p->sys_site);
 	free(p->wp_func);
+	for (int i = 0; i < p->nksyms; i++)
+		free(p->ksyms[i]);
+	free(p->ksyms);
+	free(p->ksym_addrs);
 	free(p);
 }
 
