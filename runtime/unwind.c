@@ -55,6 +55,13 @@ struct uw_job {
 	char name[];
 };
 
+/* A rows map added while the trace runs (pr_uw_obj.set > 0), mapped. */
+struct uw_set {
+	struct pr_uw_row *map;
+	size_t rows, used;
+	int fd;
+};
+
 struct uw {
 	struct pr_uw_row *rows;
 	size_t nrows, cap;
@@ -71,6 +78,13 @@ struct uw {
 	struct pr_uw_row *map;
 	size_t map_rows;
 	int objs_fd, seen_fd, notes_fd;   /* objs and seen: our own dups (uw_fill) */
+	/* the array of rows maps (a dup), its template, and the maps added
+	 * to it (sets[0] unused: set 0 is map); room: the rows beyond the
+	 * start's that may still be added (PERF_RUN_USTACK_ROWS) */
+	int sets_fd, inner_fd;
+	struct uw_set sets[PR_UW_NSETS];
+	int nsets;
+	size_t room, grown;
 	struct ring_buffer *rb;
 	/* objects loaded at run time, unreadable, too big (atomics: read by
 	 * uw_report while the loader may still run) */
@@ -100,9 +114,15 @@ struct uw {
  * again by the next stack that meets the object. */
 #define UW_MAX_JOBS 64
 
-/* Rows the rows map has room for beyond the start-up set, for objects
- * seen first at run time: 4 MB, about 18 times libc's. */
-#define UW_HEADROOM_ROWS (1u << 19)
+/* Rows the start's rows map has room for beyond the start-up set, for
+ * objects seen first at run time: 512 KB, twice libc's.  Objects that do
+ * not fit go into rows maps added as they come (uw_grow), each at least
+ * twice the size of the one before, until PERF_RUN_USTACK_ROWS rows (by
+ * default UW_ROOM_ROWS: 256 MB) have been added in all. */
+#define UW_HEADROOM_ROWS (1u << 16)
+#define UW_ROOM_ROWS (1u << 25)
+/* The BPF side's search covers 2^26 rows of one map (cg_unwind.c). */
+#define UW_MAP_MAX_ROWS (1u << 26)
 
 /* An ELF being read: its PT_LOAD headers turn a vaddr into a file offset. */
 struct uw_elf {
@@ -774,19 +794,84 @@ static bool uw_pending(const struct uw *u, const struct pr_uw_key *k)
 	return false;
 }
 
-/* The rows of a late object (w's) into the rows map's room, then its
+/*
+ * A rows map of at least n rows added to the array of them: twice the
+ * size of the last one (the start's first), so that a run that keeps
+ * meeting objects adds few maps, within the room left.  Its index, or -1.
+ */
+static int uw_grow(struct uw *u, size_t n)
+{
+	size_t last = u->nsets > 1 ? u->sets[u->nsets - 1].rows : u->map_rows;
+	size_t size = 2 * last > n ? 2 * last : n;
+
+	if (size > UW_MAP_MAX_ROWS)
+		size = UW_MAP_MAX_ROWS;
+	if (size > u->room)
+		size = u->room;
+	if (u->sets_fd < 0 || u->nsets >= PR_UW_NSETS || size < n || !n)
+		return -1;
+	LIBBPF_OPTS(bpf_map_create_opts, o, .map_flags = BPF_F_INNER_MAP | BPF_F_MMAPABLE);
+	char name[16];
+	snprintf(name, sizeof(name), "uw_rows%d", u->nsets);
+	int i = u->nsets, fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, name, 4, sizeof(struct pr_uw_row),
+					      (uint32_t)size, &o);
+	if (fd < 0)
+		return -1;
+	void *m = mmap(NULL, size * sizeof(struct pr_uw_row), PROT_READ | PROT_WRITE, MAP_SHARED,
+		       fd, 0);
+	uint32_t key = (uint32_t)i;
+	if (m == MAP_FAILED || bpf_map_update_elem(u->sets_fd, &key, &fd, BPF_ANY)) {
+		if (m != MAP_FAILED)
+			munmap(m, size * sizeof(struct pr_uw_row));
+		close(fd);
+		return -1;
+	}
+	u->sets[i] = (struct uw_set){ m, size, 0, fd };
+	u->nsets = i + 1;
+	u->room -= size;
+	__atomic_store_n(&u->grown, u->grown + size, __ATOMIC_RELAXED);   /* uw_report reads it */
+	if (u->verbose > 0)
+		fprintf(stderr, "perf-run: unwind: room for %zu more rows (%zu KB) in rows map %d\n",
+			size, size * sizeof(struct pr_uw_row) / 1024, i);
+	return i;
+}
+
+/* Where n rows go: the first rows map with room for them (*set, at *lo),
+ * else a new one; NULL if the room is used up.  Under lock. */
+static struct pr_uw_row *uw_room(struct uw *u, size_t n, uint32_t *set, size_t *lo)
+{
+	*set = 0;
+	*lo = u->nrows;
+	if (u->nrows + n <= u->map_rows) {
+		u->nrows += n;   /* u->rows itself keeps only the start-up rows */
+		return u->map + *lo;
+	}
+	int i = 1;
+	while (i < u->nsets && u->sets[i].used + n > u->sets[i].rows)
+		i++;
+	if (i == u->nsets && (i = uw_grow(u, n)) < 0)
+		return NULL;
+	struct uw_set *st = &u->sets[i];
+	*set = (uint32_t)i;
+	*lo = st->used;
+	st->used += n;
+	return st->map + *lo;
+}
+
+/* The rows of a late object (w's) into room in a rows map, then its
  * entry, which later stacks find. */
 static void uw_install(struct uw *u, const struct uw_job *j, const struct uw *w, bool cached)
 {
 	pthread_mutex_lock(&u->lock);
-	size_t lo = u->nrows;
-	struct pr_uw_obj ob = { (uint32_t)lo, (uint32_t)(lo + w->nrows), 0, 0 };
-	if (lo + w->nrows > u->map_rows) {
+	uint32_t set;
+	size_t lo;
+	struct pr_uw_row *dst = uw_room(u, w->nrows, &set, &lo);
+	struct pr_uw_obj ob = { (uint32_t)lo, (uint32_t)(lo + w->nrows), 0, set };
+	if (!dst) {
 		ob = (struct pr_uw_obj){ 1, 0, 0, 0 };
 		__atomic_fetch_add(&u->noroom, 1, __ATOMIC_RELAXED);
 	} else {
-		memcpy(u->map + lo, w->rows, w->nrows * sizeof(*w->rows));
-		u->nrows += w->nrows;   /* u->rows itself keeps only the start-up rows */
+		memcpy(dst, w->rows, w->nrows * sizeof(*w->rows));
 	}
 	int added = uw_add(u, j->name, &j->key, lo);
 	if (added == 0) {
@@ -1013,6 +1098,14 @@ void uw_free(struct uw *u)
 		close(u->objs_fd);
 	if (u->seen_fd >= 0)
 		close(u->seen_fd);
+	for (int i = 1; i < u->nsets; i++) {
+		munmap(u->sets[i].map, u->sets[i].rows * sizeof(*u->rows));
+		close(u->sets[i].fd);
+	}
+	if (u->sets_fd >= 0)
+		close(u->sets_fd);
+	if (u->inner_fd >= 0)
+		close(u->inner_fd);
 	pthread_cond_destroy(&u->wake);
 	pthread_mutex_destroy(&u->lock);
 	ring_buffer__free(u->rb);
@@ -1023,6 +1116,22 @@ void uw_free(struct uw *u)
 	free(u->objs);
 	free(u->rows);
 	free(u);
+}
+
+/* The template of the rows maps added at run time, which the array of
+ * them is created with: arrays of rows whose sizes differ. */
+static int uw_sets_template(struct uw *u, struct bpf_object *obj)
+{
+	struct bpf_map *sets = bpf_object__find_map_by_name(obj, PR_UW_SETS_MAP);
+	LIBBPF_OPTS(bpf_map_create_opts, o, .map_flags = BPF_F_INNER_MAP | BPF_F_MMAPABLE);
+
+	if (!sets)
+		return 0;
+	u->inner_fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "uw_rows_tmpl", 4,
+				     sizeof(struct pr_uw_row), 1, &o);
+	if (u->inner_fd < 0)
+		return -1;
+	return bpf_map__set_inner_map_fd(sets, u->inner_fd) ? -1 : 0;
 }
 
 struct uw *uw_build(const struct program *p, struct bpf_object *obj, pid_t pid,
@@ -1039,7 +1148,8 @@ struct uw *uw_build(const struct program *p, struct bpf_object *obj, pid_t pid,
 		return NULL;
 	pthread_mutex_init(&u->lock, NULL);
 	pthread_cond_init(&u->wake, NULL);
-	u->objs_fd = u->seen_fd = u->notes_fd = -1;
+	u->objs_fd = u->seen_fd = u->notes_fd = u->sets_fd = u->inner_fd = -1;
+	u->nsets = 1;
 	u->ctime = p->uw_ctime;
 	elf_version(EV_CURRENT);
 	uw_roots(p, pid, child_path, &list, &n);
@@ -1062,13 +1172,19 @@ struct uw *uw_build(const struct program *p, struct bpf_object *obj, pid_t pid,
 		return NULL;
 	}
 	const char *hr = getenv("PERF_RUN_USTACK_ROWS");
-	size_t room = hr && *hr ? strtoul(hr, NULL, 10) : UW_HEADROOM_ROWS;
-	if (room > (1u << 26) - u->nrows)
-		room = (1u << 26) - u->nrows;   /* the BPF side's search covers 2^26 rows */
-	u->map_rows = u->nrows + room;
+	u->room = hr && *hr ? strtoul(hr, NULL, 10) : UW_ROOM_ROWS;
+	size_t head = u->room < UW_HEADROOM_ROWS ? u->room : UW_HEADROOM_ROWS;
+	if (head > UW_MAP_MAX_ROWS - u->nrows)
+		head = UW_MAP_MAX_ROWS - u->nrows;
+	u->room -= head;
+	u->map_rows = u->nrows + head;
 	u->verbose = verbose;
 	bpf_map__set_max_entries(rows, (uint32_t)u->map_rows);
 	bpf_map__set_map_flags(rows, bpf_map__map_flags(rows) | BPF_F_MMAPABLE);
+	if (uw_sets_template(u, obj)) {
+		uw_free(u);
+		return NULL;
+	}
 	return u;
 }
 
@@ -1092,6 +1208,7 @@ int uw_fill(struct uw *u, const struct program *p, struct bpf_object *obj)
 	 * the object (its fds, whose numbers could then name other files) */
 	u->objs_fd = uw_dup(uw_map_fd(obj, p->uw_objs_name));
 	u->seen_fd = uw_dup(uw_map_fd(obj, "uw_seen"));
+	u->sets_fd = uw_dup(uw_map_fd(obj, PR_UW_SETS_MAP));
 	u->notes_fd = uw_map_fd(obj, "uw_notes");
 	if (!rows || u->objs_fd < 0)
 		return errno = ENOENT, -1;
@@ -1149,10 +1266,12 @@ void uw_report(const struct uw *u)
 	if (n[PR_UW_NOTE_NOROOM])
 		fprintf(stderr, "perf-run: %llu user stack%s at [unknown: no room for unwind "
 			"tables]: %d object%s did not fit in the %zu rows of the table; "
-			"PERF_RUN_USTACK_ROWS=N gives room for N rows more than the start needs\n",
+			"PERF_RUN_USTACK_ROWS=N lets the tables grow to N rows more than the start "
+			"needs (%u by default)\n",
 			(unsigned long long)n[PR_UW_NOTE_NOROOM],
 			n[PR_UW_NOTE_NOROOM] == 1 ? " ends" : "s end",
-			noroom, noroom == 1 ? "" : "s", u->map_rows);
+			noroom, noroom == 1 ? "" : "s",
+			u->map_rows + __atomic_load_n(&u->grown, __ATOMIC_RELAXED), UW_ROOM_ROWS);
 }
 
 long uw_file_rows(const char *path, struct pr_uw_row **rows)
