@@ -55,13 +55,6 @@ struct uw_job {
 	char name[];
 };
 
-/* A rows map added while the trace runs (pr_uw_obj.set > 0), mapped. */
-struct uw_set {
-	struct pr_uw_row *map;
-	size_t rows, used;
-	int fd;
-};
-
 struct uw {
 	struct pr_uw_row *rows;
 	size_t nrows, cap;
@@ -84,13 +77,14 @@ struct uw {
 	struct pr_uw_row *map;
 	size_t map_rows;
 	int objs_fd, seen_fd, notes_fd;   /* objs and seen: our own dups (uw_fill) */
-	/* the array of rows maps (a dup), its template, and the maps added
-	 * to it (sets[0] unused: set 0 is map); room: the rows beyond the
-	 * start's that may still be added (PERF_RUN_USTACK_ROWS) */
-	int sets_fd, inner_fd;
-	struct uw_set sets[PR_UW_NSETS];
-	int nsets;
-	size_t room, grown;
+	/* the array of chunks (a dup), its template, the chunks added to it
+	 * (mapped; the array and the mapping hold them), the next free row
+	 * of theirs; room: the rows beyond the start's that may still be
+	 * added (PERF_RUN_USTACK_ROWS) */
+	int chunks_fd, inner_fd;
+	struct pr_uw_row *chunk[PR_UW_NCHUNKS];
+	int nchunks;
+	size_t chunk_next, room, grown;
 	struct ring_buffer *rb;
 	/* objects loaded at run time, unreadable, too big (atomics: read by
 	 * uw_report while the loader may still run) */
@@ -122,13 +116,14 @@ struct uw {
 
 /* Rows the start's rows map has room for beyond the start-up set, for
  * objects seen first at run time: 512 KB, twice libc's.  Objects that do
- * not fit go into rows maps added as they come (uw_grow), each at least
- * twice the size of the one before, until PERF_RUN_USTACK_ROWS rows (by
+ * not fit go into chunks of PR_UW_CHUNK_ROWS rows (512 KB) added as they
+ * are needed (uw_chunks_cover), until PERF_RUN_USTACK_ROWS rows (by
  * default UW_ROOM_ROWS: 256 MB) have been added in all. */
 #define UW_HEADROOM_ROWS (1u << 16)
 #define UW_ROOM_ROWS (1u << 25)
 /* The BPF side's search covers 2^26 rows of one map (cg_unwind.c). */
 #define UW_MAP_MAX_ROWS (1u << 26)
+#define UW_CHUNK_BYTES (PR_UW_CHUNK_ROWS * sizeof(struct pr_uw_row))
 
 /* An ELF being read: its PT_LOAD headers turn a vaddr into a file offset. */
 struct uw_elf {
@@ -854,85 +849,92 @@ static bool uw_pending(const struct uw *u, const struct pr_uw_key *k)
 	return false;
 }
 
-/*
- * A rows map of at least n rows added to the array of them: twice the
- * size of the last one (the start's first), so that a run that keeps
- * meeting objects adds few maps, within the room left.  Its index, or -1.
- */
-static int uw_grow(struct uw *u, size_t n)
+/* One more chunk, mapped and in the array of chunks; -1 if none. */
+static int uw_add_chunk(struct uw *u)
 {
-	size_t last = u->nsets > 1 ? u->sets[u->nsets - 1].rows : u->map_rows;
-	size_t size = 2 * last > n ? 2 * last : n;
-
-	if (size > UW_MAP_MAX_ROWS)
-		size = UW_MAP_MAX_ROWS;
-	if (size > u->room)
-		size = u->room;
-	if (u->sets_fd < 0 || u->nsets >= PR_UW_NSETS || size < n || !n)
-		return -1;
-	LIBBPF_OPTS(bpf_map_create_opts, o, .map_flags = BPF_F_INNER_MAP | BPF_F_MMAPABLE);
+	LIBBPF_OPTS(bpf_map_create_opts, o, .map_flags = BPF_F_MMAPABLE);
+	uint32_t key = (uint32_t)u->nchunks;
 	char name[16];
-	snprintf(name, sizeof(name), "uw_rows%d", u->nsets);
-	int i = u->nsets, fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, name, 4, sizeof(struct pr_uw_row),
-					      (uint32_t)size, &o);
+
+	snprintf(name, sizeof(name), "uw_chunk%u", key);
+	int fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, name, 4, sizeof(struct pr_uw_row),
+				PR_UW_CHUNK_ROWS, &o);
 	if (fd < 0)
 		return -1;
-	void *m = mmap(NULL, size * sizeof(struct pr_uw_row), PROT_READ | PROT_WRITE, MAP_SHARED,
-		       fd, 0);
-	uint32_t key = (uint32_t)i;
-	if (m == MAP_FAILED || bpf_map_update_elem(u->sets_fd, &key, &fd, BPF_ANY)) {
+	void *m = mmap(NULL, UW_CHUNK_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	int rc = m == MAP_FAILED || bpf_map_update_elem(u->chunks_fd, &key, &fd, BPF_ANY) ? -1 : 0;
+	close(fd);   /* the array and the mapping keep the map */
+	if (rc) {
 		if (m != MAP_FAILED)
-			munmap(m, size * sizeof(struct pr_uw_row));
-		close(fd);
+			munmap(m, UW_CHUNK_BYTES);
 		return -1;
 	}
-	u->sets[i] = (struct uw_set){ m, size, 0, fd };
-	u->nsets = i + 1;
-	u->room -= size;
-	__atomic_store_n(&u->grown, u->grown + size, __ATOMIC_RELAXED);   /* uw_report reads it */
-	if (u->verbose > 0)
-		fprintf(stderr, "perf-run: unwind: room for %zu more rows (%zu KB) in rows map %d\n",
-			size, size * sizeof(struct pr_uw_row) / 1024, i);
-	return i;
+	u->chunk[u->nchunks++] = m;
+	return 0;
 }
 
-/* Where n rows go: the first rows map with room for them (*set, at *lo),
- * else a new one; NULL if the room is used up.  Under lock. */
-static struct pr_uw_row *uw_room(struct uw *u, size_t n, uint32_t *set, size_t *lo)
+/* Chunks enough for rows [0, end) of theirs, within the room left; -1
+ * (none added) if the room or the array's slots are short. */
+static int uw_chunks_cover(struct uw *u, size_t end)
 {
-	*set = 0;
+	size_t want = (end + PR_UW_CHUNK_ROWS - 1) / PR_UW_CHUNK_ROWS, had = (size_t)u->nchunks;
+
+	if (want <= had)
+		return 0;
+	if (u->chunks_fd < 0 || want > PR_UW_NCHUNKS || (want - had) * PR_UW_CHUNK_ROWS > u->room)
+		return -1;
+	while ((size_t)u->nchunks < want)
+		if (uw_add_chunk(u))
+			return -1;
+	u->room -= (want - had) * PR_UW_CHUNK_ROWS;
+	__atomic_store_n(&u->grown, u->grown + (want - had) * PR_UW_CHUNK_ROWS,
+			 __ATOMIC_RELAXED);   /* uw_report reads it */
+	if (u->verbose > 0)
+		fprintf(stderr, "perf-run: unwind: room for %zu more rows (%zu KB): %d chunks of %u "
+			"rows in all\n", (want - had) * PR_UW_CHUNK_ROWS,
+			(want - had) * UW_CHUNK_BYTES / 1024, u->nchunks, PR_UW_CHUNK_ROWS);
+	return 0;
+}
+
+/* Puts n rows where the BPF side reads them: the start's rows map if it
+ * has room, else the chunks (*chunked), from *lo; -1 if the room is used
+ * up.  Under lock. */
+static int uw_place(struct uw *u, const struct pr_uw_row *rows, size_t n, uint32_t *chunked,
+		    size_t *lo)
+{
+	*chunked = 0;
 	*lo = u->nrows;
 	if (u->nrows + n <= u->map_rows) {
+		memcpy(u->map + u->nrows, rows, n * sizeof(*rows));
 		u->nrows += n;   /* u->rows itself keeps only the start-up rows */
-		return u->map + *lo;
+		return 0;
 	}
-	int i = 1;
-	while (i < u->nsets && u->sets[i].used + n > u->sets[i].rows)
-		i++;
-	if (i == u->nsets && (i = uw_grow(u, n)) < 0)
-		return NULL;
-	struct uw_set *st = &u->sets[i];
-	*set = (uint32_t)i;
-	*lo = st->used;
-	st->used += n;
-	return st->map + *lo;
+	*chunked = 1;
+	*lo = u->chunk_next;
+	if (u->chunk_next + n > UW_MAP_MAX_ROWS || uw_chunks_cover(u, u->chunk_next + n))
+		return -1;
+	for (size_t i = 0; i < n;) {   /* an object's rows may span chunks */
+		size_t at = u->chunk_next + i, off = at % PR_UW_CHUNK_ROWS;
+		size_t k = n - i < PR_UW_CHUNK_ROWS - off ? n - i : PR_UW_CHUNK_ROWS - off;
+		memcpy(u->chunk[at / PR_UW_CHUNK_ROWS] + off, rows + i, k * sizeof(*rows));
+		i += k;
+	}
+	u->chunk_next += n;
+	return 0;
 }
 
-/* The rows of a late object (w's) into room in a rows map, then its
- * entry, which later stacks find. */
+/* The rows of a late object (w's) into room for them, then its entry,
+ * which later stacks find. */
 static void uw_install(struct uw *u, const struct uw_job *j, const struct uw *w, bool cached)
 {
 	pthread_mutex_lock(&u->lock);
-	uint32_t set;
+	uint32_t chunked;
 	size_t lo;
-	struct pr_uw_row *dst = uw_room(u, w->nrows, &set, &lo);
-	struct pr_uw_obj ob = { (uint32_t)lo, (uint32_t)(lo + w->nrows), 0, set };
-	if (!dst) {
-		ob = (struct pr_uw_obj){ 1, 0, 0, 0 };
+	struct pr_uw_obj ob = { 1, 0, 0, 0 };
+	if (uw_place(u, w->rows, w->nrows, &chunked, &lo) == 0)
+		ob = (struct pr_uw_obj){ (uint32_t)lo, (uint32_t)(lo + w->nrows), 0, chunked };
+	else
 		__atomic_fetch_add(&u->noroom, 1, __ATOMIC_RELAXED);
-	} else {
-		memcpy(dst, w->rows, w->nrows * sizeof(*w->rows));
-	}
 	int added = uw_add(u, j->name, &j->key, lo);
 	if (added == 0) {
 		ob.tag = u->objs[u->nobjs - 1].obj.tag;
@@ -1158,12 +1160,10 @@ void uw_free(struct uw *u)
 		close(u->objs_fd);
 	if (u->seen_fd >= 0)
 		close(u->seen_fd);
-	for (int i = 1; i < u->nsets; i++) {
-		munmap(u->sets[i].map, u->sets[i].rows * sizeof(*u->rows));
-		close(u->sets[i].fd);
-	}
-	if (u->sets_fd >= 0)
-		close(u->sets_fd);
+	for (int i = 0; i < u->nchunks; i++)
+		munmap(u->chunk[i], UW_CHUNK_BYTES);
+	if (u->chunks_fd >= 0)
+		close(u->chunks_fd);
 	if (u->inner_fd >= 0)
 		close(u->inner_fd);
 	pthread_cond_destroy(&u->wake);
@@ -1178,20 +1178,21 @@ void uw_free(struct uw *u)
 	free(u);
 }
 
-/* The template of the rows maps added at run time, which the array of
- * them is created with: arrays of rows whose sizes differ. */
-static int uw_sets_template(struct uw *u, struct bpf_object *obj)
+/* The template of the chunks added at run time, which the array of them
+ * is created with: every chunk has its size, so that the verifier inlines
+ * their lookups. */
+static int uw_chunks_template(struct uw *u, struct bpf_object *obj)
 {
-	struct bpf_map *sets = bpf_object__find_map_by_name(obj, PR_UW_SETS_MAP);
-	LIBBPF_OPTS(bpf_map_create_opts, o, .map_flags = BPF_F_INNER_MAP | BPF_F_MMAPABLE);
+	struct bpf_map *chunks = bpf_object__find_map_by_name(obj, PR_UW_CHUNKS_MAP);
+	LIBBPF_OPTS(bpf_map_create_opts, o, .map_flags = BPF_F_MMAPABLE);
 
-	if (!sets)
+	if (!chunks)
 		return 0;
-	u->inner_fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "uw_rows_tmpl", 4,
-				     sizeof(struct pr_uw_row), 1, &o);
+	u->inner_fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "uw_chunk_tmpl", 4,
+				     sizeof(struct pr_uw_row), PR_UW_CHUNK_ROWS, &o);
 	if (u->inner_fd < 0)
 		return -1;
-	return bpf_map__set_inner_map_fd(sets, u->inner_fd) ? -1 : 0;
+	return bpf_map__set_inner_map_fd(chunks, u->inner_fd) ? -1 : 0;
 }
 
 struct uw *uw_build(const struct program *p, struct bpf_object *obj, pid_t pid,
@@ -1208,8 +1209,7 @@ struct uw *uw_build(const struct program *p, struct bpf_object *obj, pid_t pid,
 		return NULL;
 	pthread_mutex_init(&u->lock, NULL);
 	pthread_cond_init(&u->wake, NULL);
-	u->objs_fd = u->seen_fd = u->notes_fd = u->sets_fd = u->inner_fd = -1;
-	u->nsets = 1;
+	u->objs_fd = u->seen_fd = u->notes_fd = u->chunks_fd = u->inner_fd = -1;
 	u->ctime = p->uw_ctime;
 	u->progress = progress && verbose <= 0;   /* -v names each object as it comes */
 	u->tty = isatty(STDERR_FILENO);
@@ -1246,7 +1246,7 @@ struct uw *uw_build(const struct program *p, struct bpf_object *obj, pid_t pid,
 	u->verbose = verbose;
 	bpf_map__set_max_entries(rows, (uint32_t)u->map_rows);
 	bpf_map__set_map_flags(rows, bpf_map__map_flags(rows) | BPF_F_MMAPABLE);
-	if (uw_sets_template(u, obj)) {
+	if (uw_chunks_template(u, obj)) {
 		uw_free(u);
 		return NULL;
 	}
@@ -1273,7 +1273,11 @@ int uw_fill(struct uw *u, const struct program *p, struct bpf_object *obj)
 	 * the object (its fds, whose numbers could then name other files) */
 	u->objs_fd = uw_dup(uw_map_fd(obj, p->uw_objs_name));
 	u->seen_fd = uw_dup(uw_map_fd(obj, "uw_seen"));
-	u->sets_fd = uw_dup(uw_map_fd(obj, PR_UW_SETS_MAP));
+	u->chunks_fd = uw_dup(uw_map_fd(obj, PR_UW_CHUNKS_MAP));
+	if (u->inner_fd >= 0) {   /* the array of chunks is made: its template's 512 KB go */
+		close(u->inner_fd);
+		u->inner_fd = -1;
+	}
 	u->notes_fd = uw_map_fd(obj, "uw_notes");
 	if (!rows || u->objs_fd < 0)
 		return errno = ENOENT, -1;
