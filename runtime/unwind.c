@@ -255,12 +255,6 @@ static bool uw_stopped(const struct uw *u)
 	return u->stop && __atomic_load_n(u->stop, __ATOMIC_RELAXED);
 }
 
-/* Rows and their unit, for the progress line. */
-static double uw_mrows(size_t n)
-{
-	return (double)n / 1e6;
-}
-
 /*
  * How far the start's build is, on stderr, once it has taken more than
  * UW_PROGRESS_MS (the tables of a 100 MB binary take seconds the first
@@ -280,12 +274,12 @@ static void uw_progress(struct uw *u, bool final)
 	if (final) {
 		fprintf(stderr, "%sperf-run: built the unwind tables of %d objects (%.1fM rows) in "
 			"%.1f s; later runs read them from the cache\n", u->tty ? "\r\033[K" : "",
-			u->nobjs, uw_mrows(u->nrows), (now - u->t0) / 1e3);
+			u->nobjs, (double)u->nrows / 1e6, (now - u->t0) / 1e3);
 		return;
 	}
 	const char *base = u->current_name ? strrchr(u->current_name, '/') : NULL;
 	fprintf(stderr, "%sperf-run: building the unwind tables of ustack: %d objects, %.1fM rows, "
-		"%.1f s%s%s%s", u->tty ? "\r\033[K" : "", u->nobjs, uw_mrows(u->nrows),
+		"%.1f s%s%s%s", u->tty ? "\r\033[K" : "", u->nobjs, (double)u->nrows / 1e6,
 		(now - u->t0) / 1e3, base ? ": " : "", base ? base + 1 : "", u->tty ? "" : "\n");
 	fflush(stderr);
 }
