@@ -17,6 +17,7 @@
 #include "builtin.h"
 #include "codegen_int.h"
 #include "lexer.h"
+#include "lib/elfsym.h"
 
 /* x86-64 struct pt_regs offsets. */
 static const unsigned arg_regs[6] = { 112, 104, 96, 88, 72, 64 };
@@ -374,6 +375,61 @@ static bool sites_named(const struct cg *g)
 	return true;
 }
 
+/* How far each of g->probe's sites is from the start of the function
+ * symbol holding it (0 where none does), found once per probe. */
+static uint64_t func_delta(struct cg *g, int site, int arg)
+{
+	const struct probe *p = g->probe;
+
+	(void)arg;
+	if (g->fdelta_of != p) {
+		struct elfsym *sym;
+		int n = p->path ? elfsym_every(p->path, &sym) : 0;
+		uint64_t *d = realloc(g->fdelta, sizeof(*d) * (size_t)(p->nsites ? p->nsites : 1));
+
+		if (!d)
+			abort();
+		g->fdelta = d;
+		g->fdelta_of = p;
+		for (int i = 0; i < p->nsites; i++) {
+			uint64_t a = p->sites[i].addr;
+			int lo = 0, hi = n;     /* the last symbol starting at or before a */
+
+			while (lo < hi) {
+				int mid = (lo + hi) / 2;
+				if (sym[mid].addr <= a)
+					lo = mid + 1;
+				else
+					hi = mid;
+			}
+			d[i] = lo > 0 && a < sym[lo - 1].addr + sym[lo - 1].size ? a - sym[lo - 1].addr : 0;
+		}
+		if (n > 0)
+			elfsym_free(sym, n);
+	}
+	return g->fdelta[site];
+}
+
+/* func at a uprobe site inside a function (a line, FUNC+OFFS, an
+ * address): the function's start, so that the sites a lazy pattern or a
+ * line range gives one function are one key of a map keyed by func, as
+ * they are one name when printed. */
+static LLVMValueRef func_start(struct cg *g, LLVMValueRef ip)
+{
+	char name[64];
+	LLVMValueRef d;
+
+	if (g->site_cookie) {
+		snprintf(name, sizeof(name), "p%d_fdelta", g->pidx);
+		d = cg_site_value(g, name, func_delta, 0);
+	} else if (g->site >= 0 || g->probe->nsites == 1) {
+		d = cg_const(g, func_delta(g, g->site >= 0 ? g->site : 0, 0));
+	} else {
+		return ip;
+	}
+	return LLVMBuildSub(g->b, ip, d, "func");
+}
+
 static LLVMValueRef usym_of(struct cg *g, LLVMValueRef addr)
 {
 	LLVMValueRef buf = cg_alloca(g, 16, "usym");
@@ -383,8 +439,10 @@ static LLVMValueRef usym_of(struct cg *g, LLVMValueRef addr)
 	return buf;
 }
 
-static uint64_t uarg_value(const struct probe_site *s, int i)
+static uint64_t uarg_value(struct cg *g, int site, int i)
 {
+	const struct probe_site *s = &g->probe->sites[site];
+
 	return i < s->nuargs ? (uint64_t)s->uargs[i].value : 0;
 }
 
@@ -502,6 +560,9 @@ static LLVMValueRef func_ident(struct cg *g, struct node *n)
 	LLVMValueRef ip = p->kind == PK_URETPROBE || p->kind == PK_KRETPROBE ?
 		cg_helper(g, H_GET_FUNC_IP, &g->ctxarg, 1) :
 		p->elf32 ? reg32(g, REG_IP) : cg_ctx_load(g, REG_IP, 8);
+
+	if (p->kind == PK_UPROBE && n->type->kind == T_USYM)
+		ip = func_start(g, ip);
 
 	return n->type->kind == T_USYM ? usym_of(g, ip) : ip;
 }

@@ -217,7 +217,7 @@ static LLVMValueRef pton_call(struct cg *g, struct node *n)
  * read-only table named name (one per probe and value, whichever of the
  * probe's programs asks first builds it). */
 LLVMValueRef cg_site_value(struct cg *g, const char *name,
-			   uint64_t (*val)(const struct probe_site *s, int arg), int arg)
+			   uint64_t (*val)(struct cg *g, int site, int arg), int arg)
 {
 	const struct probe *p = g->probe;
 	LLVMValueRef tab = LLVMGetNamedGlobal(g->mod, name);
@@ -228,7 +228,7 @@ LLVMValueRef cg_site_value(struct cg *g, const char *name,
 		if (!a)
 			abort();
 		for (int i = 0; i < p->nsites; i++)
-			a[i] = val(&p->sites[i], arg);
+			a[i] = val(g, i, arg);
 		tab = cg_rodata(g, name, a, 8u * (uint32_t)p->nsites);
 		free(a);
 	}
@@ -237,10 +237,10 @@ LLVMValueRef cg_site_value(struct cg *g, const char *name,
 	return LLVMBuildLoad2(g->b, g->i64, at, "site_val");
 }
 
-static uint64_t addr_of(const struct probe_site *s, int arg)
+static uint64_t addr_of(struct cg *g, int site, int arg)
 {
 	(void)arg;
-	return s->addr;
+	return g->probe->sites[site].addr;
 }
 
 /* The address of a shared program's site, from a table by its cookie. */

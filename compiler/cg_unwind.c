@@ -44,8 +44,11 @@ enum {
 	S_STAGE = S_MM + 8, S_SIG = S_STAGE + 32 + 16 * 40, S_DEPTH = S_SIG + 8,
 	S_SEQ = S_DEPTH + 8, S_VSEQ = S_SEQ + 8, S_START = S_VSEQ + 8,
 	S_BUFBASE = S_START + 8, S_BUFOK = S_BUFBASE + 8, S_BUF = S_BUFOK + 8,
-	S_SIZE = S_BUF + 1024 + 8,
+	S_ROW = S_BUF + 1024 + 8, S_SIZE = S_ROW + 8,
 };
+/* S_HAS: bit 0 the object has rows, bit 1 they are in the chunks
+ * (pr_uw_obj.chunked), bits 32-63 its tag. */
+#define UW_HAS_CHUNKED 2
 /* The first UW_BUF bytes of the user stack, read in one go at the start
  * of a walk (S_BUF, from S_BUFBASE): the frames near the top are read
  * from there rather than by a bpf_probe_read_user each (~40 ns). */
@@ -149,6 +152,13 @@ static LLVMValueRef rows_map(struct cg *g)
 {
 	/* sized by the runtime before load (uw_build) */
 	return map_of(g, "uw_rows", BPF_MAP_TYPE_ARRAY, 1, 4, sizeof(struct pr_uw_row));
+}
+
+/* The chunks of rows the runtime adds while the trace runs
+ * (pr_uw_obj.chunked); their template is set before load. */
+static LLVMValueRef chunks_map(struct cg *g)
+{
+	return map_of(g, PR_UW_CHUNKS_MAP, BPF_MAP_TYPE_ARRAY_OF_MAPS, PR_UW_NCHUNKS, 4, 4);
 }
 
 static LLVMValueRef objs_map(struct cg *g)
@@ -655,8 +665,11 @@ static void find_object(struct ub *u, LLVMValueRef s, LLVMValueRef q, LLVMValueR
 	/* lo == hi: an object without CFI, walked by its frame pointer; the
 	 * object's tag above (pr_uw_tag) */
 	LLVMValueRef tag = LLVMBuildZExt(u->b, ld(u, g->i32, ob, 8), g->i64, "");
-	st64(u, s, S_HAS, LLVMBuildOr(u->b, LLVMBuildZExt(u->b, cmp(u, LLVMIntUGT, hi, lo), g->i64, ""),
-				      LLVMBuildShl(u->b, tag, K(u, 32), ""), ""));
+	LLVMValueRef chunked = LLVMBuildSelect(u->b, cmp(u, LLVMIntNE, ld(u, g->i32, ob, 12), K(u, 0)),
+					       K(u, UW_HAS_CHUNKED), K(u, 0), "");
+	LLVMValueRef rows = LLVMBuildOr(u->b, LLVMBuildZExt(u->b, cmp(u, LLVMIntUGT, hi, lo), g->i64, ""),
+					chunked, "");
+	st64(u, s, S_HAS, LLVMBuildOr(u->b, rows, LLVMBuildShl(u->b, tag, K(u, 32), ""), ""));
 	LLVMBuildBr(u->b, keep);
 	LLVMPositionBuilderAtEnd(u->b, none);
 	/* a file the runtime has not read yet: asked for, and this stack ends
@@ -682,9 +695,27 @@ static void find_object(struct ub *u, LLVMValueRef s, LLVMValueRef q, LLVMValueR
 	LLVMPositionBuilderAtEnd(u->b, done);
 }
 
-/* The row of file offset rel in rows [lo, hi): the last whose off <= rel,
- * by binary search (bounded); stops if there is none. */
-static LLVMValueRef find_row(struct ub *u, LLVMValueRef s, LLVMValueRef rel)
+/* Row i (i64) of uw_rows, or of the chunks; stops if it is not there. */
+static LLVMValueRef row_at(struct ub *u, LLVMValueRef key, LLVMValueRef i, bool chunked)
+{
+	struct cg *g = u->g;
+
+	if (!chunked) {
+		LLVMBuildStore(u->b, LLVMBuildTrunc(u->b, i, g->i32, ""), key);
+		return lookup0(u, rows_map(g), key);
+	}
+	LLVMBuildStore(u->b, LLVMBuildTrunc(u->b, LLVMBuildLShr(u->b, i, K(u, PR_UW_CHUNK_SHIFT), ""),
+					    g->i32, ""), key);
+	LLVMValueRef chunk = lookup0(u, chunks_map(g), key);
+	LLVMBuildStore(u->b, LLVMBuildTrunc(u->b, LLVMBuildAnd(u->b, i, K(u, PR_UW_CHUNK_ROWS - 1), ""),
+					    g->i32, ""), key);
+	return lookup0(u, chunk, key);
+}
+
+/* The row of file offset rel in rows [lo, hi) of uw_rows or of the
+ * chunks: the last whose off <= rel, by binary search (bounded); stops
+ * if there is none. */
+static LLVMValueRef find_row(struct ub *u, LLVMValueRef s, LLVMValueRef rel, bool chunked)
 {
 	struct cg *g = u->g;
 	LLVMValueRef l = entry_alloca(u, g->i64, "l"), h = entry_alloca(u, g->i64, "h");
@@ -706,17 +737,44 @@ static LLVMValueRef find_row(struct ub *u, LLVMValueRef s, LLVMValueRef rel)
 	LLVMPositionBuilderAtEnd(u->b, body);
 	LLVMBuildStore(u->b, LLVMBuildAdd(u->b, kv, K(u, 1), ""), k);
 	LLVMValueRef m = LLVMBuildLShr(u->b, LLVMBuildAdd(u->b, lv, hv, ""), K(u, 1), "");
-	LLVMBuildStore(u->b, LLVMBuildTrunc(u->b, m, g->i32, ""), key);
-	LLVMValueRef row = lookup0(u, rows_map(g), key);
+	LLVMValueRef row = row_at(u, key, m, chunked);
 	LLVMValueRef le = cmp(u, LLVMIntULE, ld(u, g->i32, row, 0), rel);
 	LLVMBuildStore(u->b, LLVMBuildSelect(u->b, le, m, lv, ""), l);
 	LLVMBuildStore(u->b, LLVMBuildSelect(u->b, le, hv, m, ""), h);
 	LLVMBuildBr(u->b, head);
 	LLVMPositionBuilderAtEnd(u->b, out);
-	LLVMBuildStore(u->b, LLVMBuildTrunc(u->b, LLVMBuildLoad2(u->b, g->i64, l, ""), g->i32, ""), key);
-	row = lookup0(u, rows_map(g), key);
+	row = row_at(u, key, LLVMBuildLoad2(u->b, g->i64, l, ""), chunked);
 	need(u, cmp(u, LLVMIntULE, ld(u, g->i32, row, 0), rel));
 	return row;
+}
+
+/*
+ * The row of file offset rel in the current object's rows, copied to the
+ * state (S_ROW).  The start's rows are in uw_rows; an object met later
+ * may be in the chunks the runtime adds, where each step of the search
+ * looks its chunk up in the array of maps first.  Every lookup of both is
+ * inlined by the verifier (arrays of a size it knows: the chunks are all
+ * alike), where a helper call costs ~25 ns here (a search of 17 steps in
+ * maps of different sizes added ~450 ns a frame).  The copy joins both
+ * paths into one state.
+ */
+static LLVMValueRef object_row(struct ub *u, LLVMValueRef s, LLVMValueRef rel)
+{
+	struct cg *g = u->g;
+	LLVMValueRef chunked = LLVMBuildAnd(u->b, ld64(u, s, S_HAS), K(u, UW_HAS_CHUNKED), "");
+	LLVMBasicBlockRef first = LLVMAppendBasicBlockInContext(g->ctx, u->fn, "rows_start");
+	LLVMBasicBlockRef added = LLVMAppendBasicBlockInContext(g->ctx, u->fn, "rows_chunked");
+	LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(g->ctx, u->fn, "row");
+
+	LLVMBuildCondBr(u->b, cmp(u, LLVMIntEQ, chunked, K(u, 0)), first, added);
+	LLVMPositionBuilderAtEnd(u->b, first);
+	st64(u, s, S_ROW, LLVMBuildLoad2(u->b, g->i64, find_row(u, s, rel, false), ""));
+	LLVMBuildBr(u->b, done);
+	LLVMPositionBuilderAtEnd(u->b, added);
+	st64(u, s, S_ROW, LLVMBuildLoad2(u->b, g->i64, find_row(u, s, rel, true), ""));
+	LLVMBuildBr(u->b, done);
+	LLVMPositionBuilderAtEnd(u->b, done);
+	return at(u, s, S_ROW);
 }
 
 /* Reads the u64 at user address a into the state's slot off, from the
@@ -865,7 +923,7 @@ static LLVMValueRef frame_callback(struct cg *g, const struct uw_offs *o)
 	LLVMBuildCondBr(u.b, cmp(&u, LLVMIntNE, LLVMBuildAnd(u.b, ld64(&u, s, S_HAS), K(&u, 1), ""),
 				 K(&u, 0)), cfi, fp);
 	LLVMPositionBuilderAtEnd(u.b, cfi);
-	LLVMValueRef row = find_row(&u, s, LLVMBuildSub(u.b, q, ld64(&u, s, S_OBASE), ""));
+	LLVMValueRef row = object_row(&u, s, LLVMBuildSub(u.b, q, ld64(&u, s, S_OBASE), ""));
 	LLVMValueRef cr = LLVMBuildAnd(u.b, ld(&u, g->i8, row, 7), K(&u, 15), "");
 	LLVMBuildCondBr(u.b, cmp(&u, LLVMIntEQ, cr, K(&u, PR_UW_SIG)), sig, rule);
 	LLVMPositionBuilderAtEnd(u.b, rule);

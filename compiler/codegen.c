@@ -550,6 +550,7 @@ static void cg_dispose(struct cg *g)
 		free(g->entries[i].func);
 	free(g->entries);
 	free(g->slp_marks);
+	free(g->fdelta);
 	free(g->vars);
 	free(g->maps);
 	free(g->tmp);

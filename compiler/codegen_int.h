@@ -83,6 +83,8 @@ struct cg {
 				     * the site's index (codegen.c, gen_shared) */
 	int act_share_from;         /* actions from here on may be reused by an
 				     * identical one (cg_stmt.c), -1: never */
+	const struct probe *fdelta_of; /* the probe of fdelta (cg_expr.c, func) */
+	uint64_t *fdelta;           /* its sites' distance from their function's start */
 	struct cg_sitetab *sitetab; /* per-site tables filled once every site is made */
 	int nsitetab;
 	int nsitetab_used;          /* of them, used by the function being built */
@@ -309,7 +311,7 @@ LLVMValueRef cg_func_call(struct cg *g, struct node *n);
 /* In a program that sites share: val(site, arg) of the site whose cookie
  * the program runs with, from a table. */
 LLVMValueRef cg_site_value(struct cg *g, const char *name,
-			   uint64_t (*val)(const struct probe_site *s, int arg), int arg);
+			   uint64_t (*val)(struct cg *g, int site, int arg), int arg);
 
 /* ---- cg_dwarf.c: DWARF and USDT variables ---- */
 LLVMValueRef cg_read_user(struct cg *g, LLVMValueRef addr, unsigned size);

@@ -253,6 +253,37 @@ static int skip_report(struct skips *k, const struct program *p, int rc, struct 
 	return ret;
 }
 
+/* The kprobes of one probe's attach points (p->probes from first on)
+ * that can share one kprobe_multi link join the first such, as a
+ * wildcard's functions do: kprobe:a,kprobe:b attaches in one call and
+ * detaches in one close.  Not when the body reads args (typed per
+ * function) or probe (the attach point's own name). */
+static int join_kprobes(struct program *p, struct sema_probe *s, int first)
+{
+	int into[2] = { -1, -1 }, k = first, rc = 0;
+
+	for (int i = first; i < p->nprobes; i++) {
+		struct probe *pr = p->probes[i];
+		int r = pr->kind == PK_KRETPROBE, j = 0;
+
+		if (pr->kind == PK_KPROBE || pr->kind == PK_KRETPROBE) {
+			j = into[r] >= 0 ? probe_kmulti_join(p->probes[into[r]], pr) : 0;
+			if (!j && into[r] < 0 && probe_kmulti_plain(pr))
+				into[r] = k;
+		}
+		if (j < 0)
+			rc = -1;
+		if (j > 0) {
+			probe_free(pr);
+			s->nprobes--;
+			continue;
+		}
+		p->probes[k++] = pr;
+	}
+	p->nprobes = k;
+	return rc;
+}
+
 static int resolve_probes(struct node *root, const struct pr_compile_opts *o,
 			  struct program *p, struct sema_probe **out, int *nout,
 			  struct diag *d)
@@ -324,6 +355,9 @@ static int resolve_probes(struct node *root, const struct pr_compile_opts *o,
 					rc = -1;
 			}
 		}
+		if (!po.use_args && !probe_names(n, BI_PROBE) &&
+		    join_kprobes(p, s, first[k - 1]) < 0)
+			rc = -1;
 	}
 	for (int i = 0; i < k; i++)
 		sp[i].probes = &p->probes[first[i]];

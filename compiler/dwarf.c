@@ -739,38 +739,35 @@ static void search_cu(struct rs *r)
 	}
 }
 
+struct symcus {
+	struct dw_mod *m;
+	Dwarf_Off *offs;
+	int n, max;
+};
+
+static bool symbol_cu(const GElf_Sym *s, void *arg)
+{
+	struct symcus *c = arg;
+	Dwarf_Die cu;
+
+	if (!s->st_value || !dws_addrdie(c->m->dbg, s->st_value, &cu))
+		return false;
+	Dwarf_Off o = dwarf_dieoffset(&cu);
+	for (int k = 0; k < c->n; k++)
+		if (c->offs[k] == o)
+			return false;
+	if (c->n < c->max)
+		c->offs[c->n++] = o;
+	return false;
+}
+
 /* The CUs of the function symbols named exactly func: no full CU scan. */
 static int symbol_cus(struct dw_mod *m, const char *func, Dwarf_Off *offs, int max)
 {
-	int n = 0;
-	Elf *elfs[2] = { m->elf, m->delf };
+	struct symcus c = { m, offs, 0, max };
 
-	for (int e = 0; e < 2; e++) {
-		Elf_Scn *scn = NULL;
-		while (elfs[e] && (scn = elf_nextscn(elfs[e], scn))) {
-			GElf_Shdr sh;
-			Elf_Data *data;
-			if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM) ||
-			    !(data = elf_getdata(scn, NULL)) || !sh.sh_entsize)
-				continue;
-			for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
-				GElf_Sym s;
-				Dwarf_Die cu;
-				const char *nm;
-				if (!gelf_getsym(data, (int)i, &s) || GELF_ST_TYPE(s.st_info) != STT_FUNC ||
-				    !s.st_value || !(nm = elf_strptr(elfs[e], sh.sh_link, s.st_name)) ||
-				    strcmp(nm, func) || !dws_addrdie(m->dbg, s.st_value, &cu))
-					continue;
-				Dwarf_Off o = dwarf_dieoffset(&cu);
-				bool dup = false;
-				for (int k = 0; k < n; k++)
-					dup |= offs[k] == o;
-				if (!dup && n < max)
-					offs[n++] = o;
-			}
-		}
-	}
-	return n;
+	dws_each_symbol(m, func, STT_FUNC, symbol_cu, &c);
+	return c.n;
 }
 
 static void search_all(struct rs *r)
@@ -1122,6 +1119,13 @@ int dw_list_lines(FILE *out, const char *path, const char *spec, char *err, size
 
 	if (!m || dws_parse(spec, &sp, true, err, errlen))
 		return -1;
+	if (sp.is_addr) {
+		/* perf probe -L takes no address either; -V does. */
+		snprintf(err, errlen, "-L lists the lines of a function or a file, and '%s' is an "
+			 "address: give FUNC, FUNC:N or FILE:N (-V takes an address)", spec);
+		dws_spec_free(&sp);
+		return -1;
+	}
 	r.m = m;
 	r.sp = &sp;
 	r.lr = &lr;

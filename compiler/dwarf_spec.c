@@ -534,3 +534,30 @@ const char *dws_decl_file(Dwarf_Die *d)
 		return f;
 	return dwarf_filesrc(files, 0, NULL, NULL);
 }
+
+bool dws_each_symbol(struct dw_mod *m, const char *name, int type,
+		     bool (*fn)(const GElf_Sym *sym, void *arg), void *arg)
+{
+	Elf *elfs[2] = { m->elf, m->delf };
+
+	for (int e = 0; e < 2; e++) {
+		Elf_Scn *scn = NULL;
+		while (elfs[e] && (scn = elf_nextscn(elfs[e], scn))) {
+			GElf_Shdr sh;
+			Elf_Data *data;
+			if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM) ||
+			    !(data = elf_getdata(scn, NULL)) || !sh.sh_entsize)
+				continue;
+			for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
+				GElf_Sym sym;
+				const char *nm;
+				if (gelf_getsym(data, (int)i, &sym) && GELF_ST_TYPE(sym.st_info) == type &&
+				    sym.st_shndx != SHN_UNDEF &&
+				    (nm = elf_strptr(elfs[e], sh.sh_link, sym.st_name)) &&
+				    !strcmp(nm, name) && fn(&sym, arg))
+					return true;
+			}
+		}
+	}
+	return false;
+}

@@ -58,5 +58,10 @@ int dws_entrypc(Dwarf_Die *d, Dwarf_Addr *addr);
 const char *dws_decl_file(Dwarf_Die *d);
 /* The CU containing addr, with or without .debug_aranges. */
 bool dws_addrdie(Dwarf *dbg, uint64_t addr, Dwarf_Die *cu);
+/* Calls fn with each defined symbol of ELF type type (STT_FUNC,
+ * STT_OBJECT) named name, in m's file's .symtab and .dynsym and then its
+ * debug file's, until fn returns true; whether one did. */
+bool dws_each_symbol(struct dw_mod *m, const char *name, int type,
+		     bool (*fn)(const GElf_Sym *sym, void *arg), void *arg);
 
 #endif

@@ -252,32 +252,16 @@ int dw_vars(struct dw_probe *p, const struct dw_var **vars)
 	return p->nown;
 }
 
+static bool symbol_addr(const GElf_Sym *s, void *arg)
+{
+	*(uint64_t *)arg = s->st_value;
+	return true;
+}
+
 /* The address of a defined data symbol, for a global this CU only declares. */
 static bool object_symbol(struct dw_mod *m, const char *name, uint64_t *addr)
 {
-	Elf *elfs[2] = { m->elf, m->delf };
-
-	for (int e = 0; e < 2; e++) {
-		Elf_Scn *scn = NULL;
-		while (elfs[e] && (scn = elf_nextscn(elfs[e], scn))) {
-			GElf_Shdr sh;
-			Elf_Data *data;
-			if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM) ||
-			    !(data = elf_getdata(scn, NULL)) || !sh.sh_entsize)
-				continue;
-			for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
-				GElf_Sym sym;
-				const char *nm;
-				if (gelf_getsym(data, (int)i, &sym) && GELF_ST_TYPE(sym.st_info) == STT_OBJECT &&
-				    sym.st_shndx != SHN_UNDEF &&
-				    (nm = elf_strptr(elfs[e], sh.sh_link, sym.st_name)) && !strcmp(nm, name)) {
-					*addr = sym.st_value;
-					return true;
-				}
-			}
-		}
-	}
-	return false;
+	return dws_each_symbol(m, name, STT_OBJECT, symbol_addr, addr);
 }
 
 static struct dw_var *new_global(struct dw_probe *p)

@@ -13,7 +13,6 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fnmatch.h>
-#include <glob.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -348,12 +347,12 @@ static int ls_bin_add(struct ls_bin **v, int *n, char *path, const char *shown)
 	return 0;
 }
 
-/* The files the process maps whose path (as it sees it) matches pat, or
- * every one for NULL. */
-static int ls_pid_bins(pid_t pid, const char *pat, struct ls_bin **v, int *n)
+/* The files a wildcard BIN matches: among the -p process's files (every
+ * one for NULL), else here. */
+static int ls_match_bins(pid_t pid, const char *pat, struct ls_bin **v, int *n)
 {
 	struct pid_obj *o;
-	int k = pidobj_list(pid, &o), r = 0;
+	int k = pidobj_match(pid, pat, &o), r = 0;
 
 	if (k < 0) {
 		fprintf(stderr, "perf-run: cannot read the mappings of process %d: %s\n", (int)pid,
@@ -361,27 +360,8 @@ static int ls_pid_bins(pid_t pid, const char *pat, struct ls_bin **v, int *n)
 		return -1;
 	}
 	for (int i = 0; i < k && !r; i++)
-		if (!pat || !fnmatch(pat, o[i].path, 0))
-			r = ls_bin_add(v, n, strdup(o[i].link), o[i].path);
+		r = ls_bin_add(v, n, strdup(o[i].link), o[i].path);
 	pidobj_free(o, k);
-	return r;
-}
-
-/* Regular files a wildcard path matches here. */
-static int ls_glob_bins(const char *pat, struct ls_bin **v, int *n)
-{
-	glob_t g;
-	int r = 0;
-
-	if (glob(pat, 0, NULL, &g))
-		return 0;
-	for (size_t i = 0; i < g.gl_pathc && !r; i++) {
-		struct stat st;
-
-		if (!stat(g.gl_pathv[i], &st) && S_ISREG(st.st_mode))
-			r = ls_bin_add(v, n, realpath(g.gl_pathv[i], NULL), g.gl_pathv[i]);
-	}
-	globfree(&g);
 	return r;
 }
 
@@ -393,7 +373,7 @@ static int ls_pid_default(enum ls_type t, pid_t pid, struct ls_bin **v, int *n)
 	char *exe;
 
 	if (t == LT_USDT)
-		return ls_pid_bins(pid, NULL, v, n);
+		return ls_match_bins(pid, NULL, v, n);
 	exe = elfsym_pid_exe(pid, &why);
 	if (!exe)
 		return 0;
@@ -422,7 +402,7 @@ static int ls_bins(enum ls_type t, const char *rest, pid_t pid, const char **pat
 	*pat = colon ? colon + 1 : "";
 	bool wild = strpbrk(first, "*?[") != NULL;
 	if (colon && wild) {
-		r = pid > 0 ? ls_pid_bins(pid, first, v, n) : ls_glob_bins(first, v, n);
+		r = ls_match_bins(pid, first, v, n);
 	} else if (wild) {   /* "usdt:*": the pattern of the -p process's own */
 		*pat = rest;
 		r = pid > 0 ? ls_pid_default(t, pid, v, n) : 0;

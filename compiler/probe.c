@@ -16,7 +16,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
-#include <glob.h>
 #include <linux/perf_event.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +29,7 @@
 #include "lib/elfsym.h"
 #include "lib/pidobj.h"
 #include "lib/kfeature.h"
+#include "lib/kscan.h"
 #include "insn.h"
 #include "kbtf.h"
 #include "kdwarf.h"
@@ -1204,43 +1204,145 @@ static int parse_watchpoint(struct pctx *c, const char *rest)
 
 /* ---- kernel functions ---- */
 
-/* A text symbol matching pattern; of module mod when mod is set (kallsyms
- * tags a module's symbols "[mod]"; "vmlinux" is the kernel itself). */
-static bool kallsyms_has(const char *pattern, const char *mod)
+struct ksym_one {
+	char *name;
+	uint64_t addr;
+};
+
+struct ksym_find {
+	const char *mod;
+	bool collect;   /* false: stop at the first match */
+	bool found;
+	struct ksym_one *v;
+	int n;
+};
+
+static int ksym_cmp(const void *a, const void *b)
 {
-	FILE *f = fopen("/proc/kallsyms", "re");
-	char line[512];
-	bool found = false;
-	while (f && !found && fgets(line, sizeof(line), f)) {
-		char type, name[256], tag[128] = "";
-		int k = sscanf(line, "%*s %c %255s %127s", &type, name, tag);
-		if (k < 2 || (type != 't' && type != 'T'))
-			continue;
-		if (mod && strcmp(mod, "vmlinux") ? strlen(tag) != strlen(mod) + 2 ||
-		    strncmp(tag + 1, mod, strlen(mod)) : mod && *tag)
-			continue;
-		found = !fnmatch(pattern, name, 0);
+	const struct ksym_one *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	return c ? c : (x->addr > y->addr) - (x->addr < y->addr);
+}
+
+static int ksym_seen(void *ctx, const struct kscan_sym *s)
+{
+	struct ksym_find *k = ctx;
+	struct ksym_one *v;
+
+	if (s->type != 't' && s->type != 'T')
+		return 0;
+	if (k->mod && strcmp(k->mod, "vmlinux") ? !s->mod || strcmp(s->mod, k->mod)
+						 : k->mod && s->mod)
+		return 0;
+	k->found = true;
+	if (!k->collect)
+		return 1;
+	if (!(v = realloc(k->v, sizeof(*v) * (size_t)(k->n + 1))))
+		return -ENOMEM;
+	k->v = v;
+	v[k->n] = (struct ksym_one){ strdup(s->name), s->addr };
+	return v[k->n].name ? (k->n++, 0) : -ENOMEM;
+}
+
+/* k's symbols into p's ksyms, sorted by name, each name once: its address
+ * in ksym_addrs, 0 for a name several functions have (static ones) or
+ * where kptr_restrict hides addresses. */
+static int ksyms_keep(struct probe *p, struct ksym_find *k)
+{
+	int n = 0;
+
+	p->ksyms = calloc((size_t)k->n + 1, sizeof(*p->ksyms));
+	p->ksym_addrs = calloc((size_t)k->n + 1, sizeof(*p->ksym_addrs));
+	if (!p->ksyms || !p->ksym_addrs) {
+		for (int i = 0; i < k->n; i++)
+			free(k->v[i].name);
+		free(k->v);
+		return -ENOMEM;
 	}
-	if (f)
-		fclose(f);
-	return found;
+	if (k->n)
+		qsort(k->v, (size_t)k->n, sizeof(*k->v), ksym_cmp);
+	for (int i = 0; i < k->n; i++) {
+		if (n && !strcmp(p->ksyms[n - 1], k->v[i].name)) {
+			p->ksym_addrs[n - 1] = 0;
+			free(k->v[i].name);
+			continue;
+		}
+		p->ksyms[n] = k->v[i].name;
+		p->ksym_addrs[n++] = k->v[i].addr;
+	}
+	free(k->v);
+	p->nksyms = n;
+	return 0;
+}
+
+/* A text symbol matching pattern; of module mod when mod is set (kallsyms
+ * tags a module's symbols "[mod]"; "vmlinux" is the kernel itself).  With
+ * collect, reads all of /proc/kallsyms and keeps every match in
+ * collect->ksyms (a kprobe wildcard's attach counts what it skips); else
+ * stops at the first. */
+static bool kallsyms_has(const char *pattern, const char *mod, struct probe *collect)
+{
+	struct ksym_find k = { .mod = mod, .collect = collect != NULL };
+	int rc = kscan("/proc/kallsyms", KSCAN_KALLSYMS, pattern, ksym_seen, &k);
+
+	if (collect && !ksyms_keep(collect, &k) && rc >= 0)
+		collect->have_ksyms = true;
+	return k.found;
 }
 
 /* struct pt_regs offsets of the x86-64 argument registers: di, si, dx,
  * cx, r8, r9. */
 static const uint32_t kprobe_arg_regs[6] = { 112, 104, 96, 88, 72, 64 };
 
-/* A kprobe wildcard without offset goes through one kprobe_multi link
- * where the kernel has them; PERF_RUN_KPROBE_MULTI=0 forces one kprobe per
- * function (to compare them: tests/bench/). */
-static bool kmulti_wanted(const struct probe *p, const char *func)
+/* kprobe_multi links where the kernel has them, unless
+ * PERF_RUN_KPROBE_MULTI=0 forces one kprobe per function (to compare
+ * them: tests/bench/). */
+static bool kmulti_allowed(void)
 {
 	const char *env = getenv("PERF_RUN_KPROBE_MULTI");
 
+	return !(env && !strcmp(env, "0")) && kfeature_kprobe_multi();
+}
+
+/* A kprobe wildcard without offset goes through one kprobe_multi link. */
+static bool kmulti_wanted(const struct probe *p, const char *func)
+{
 	if ((p->kind != PK_KPROBE && p->kind != PK_KRETPROBE) || p->period ||
-	    !strpbrk(func, "*?[") || (env && !strcmp(env, "0")))
+	    !strpbrk(func, "*?["))
 		return false;
-	return kfeature_kprobe_multi();
+	return kmulti_allowed();
+}
+
+bool probe_kmulti_plain(const struct probe *p)
+{
+	return (p->kind == PK_KPROBE || p->kind == PK_KRETPROBE) && !p->period &&
+	       !p->unmatched && p->nsites == 1 && !p->sites[0].offset && p->event &&
+	       !strcmp(p->event, p->sites[0].func) && !strchr(p->event, ':');
+}
+
+/* Appends ",text" to *s. */
+static int append_name(char **s, const char *text)
+{
+	char *t;
+
+	if (asprintf(&t, "%s,%s", *s, text) < 0)
+		return -1;
+	free(*s);
+	*s = t;
+	return 0;
+}
+
+int probe_kmulti_join(struct probe *into, struct probe *p)
+{
+	if (!probe_kmulti_plain(p) || p->kind != into->kind ||
+	    (!into->kmulti && !(probe_kmulti_plain(into) && kmulti_allowed())))
+		return 0;
+	if (add_site(into, p->sites[0].func, 0, 0) || append_name(&into->spec, p->spec) ||
+	    append_name(&into->name, p->name))
+		return -1;
+	into->kmulti = true;
+	return 1;
 }
 
 /* kprobe:FUNC:LINE, FUNC@FILE:LINE, FILE:LINE (perf probe's kernel
@@ -1331,7 +1433,9 @@ static int parse_kernel(struct pctx *c, const char *rest)
 		return fail(c, "expected a kernel function after '%s'", probe_kind_name(p->kind));
 	if (!mod && kdw_is_line_spec(spec))
 		return parse_kernel_line(c, spec, rest);
-	bool found = kallsyms_has(spec, mod);   /* reads all of /proc/kallsyms */
+	bool wild = !mod && (p->kind == PK_KPROBE || p->kind == PK_KRETPROBE) &&
+		    strpbrk(spec, "*?[");
+	bool found = kallsyms_has(spec, mod, wild ? p : NULL);   /* reads /proc/kallsyms */
 	if (!found && !mod && !kernel_inlined(c, spec, rest))
 		return 0;
 	if (!found && c->o->missing_ok)
@@ -1403,44 +1507,24 @@ static int usdt_bin_add(struct usdt_bin **v, int *n, const char *path, const cha
 	return 0;
 }
 
-/* The files the -p process maps whose path (as it sees it) matches pat,
- * every one for NULL: its executable and each library, as bpftrace
- * searches them.  Each is opened through its map_files link. */
-static int usdt_pid_bins(struct pctx *c, const char *pat, struct usdt_bin **v, int *n)
+/* The files a wildcard BIN matches: those the -p process maps whose path
+ * (as it sees it) matches pat, every one for NULL (its executable and
+ * each library, as bpftrace searches them, each opened through its
+ * map_files link); else regular files here (ELF or not is for the notes
+ * reader to say). */
+static int usdt_match_bins(struct pctx *c, pid_t pid, const char *pat, struct usdt_bin **v, int *n)
 {
 	struct pid_obj *o;
-	int k = pidobj_list(c->o->pid, &o), r = 0;
+	int k = pidobj_match(pid, pat, &o), r = 0;
 
 	if (k < 0)
-		return fail(c, "cannot read the mappings of process %d: %s", (int)c->o->pid,
-			    strerror(errno));
-	for (int i = 0; i < k && !r; i++)
-		if (!pat || !fnmatch(pat, o[i].path, 0))
-			r = usdt_bin_add(v, n, o[i].link, o[i].path);
-	pidobj_free(o, k);
-	return r ? fail(c, "out of memory") : 0;
-}
-
-/* Files matching a wildcard path here: each regular one (ELF or not is
- * for the notes reader to say). */
-static int usdt_glob_bins(struct pctx *c, const char *pat, struct usdt_bin **v, int *n)
-{
-	glob_t g;
-	int r = 0;
-
-	if (glob(pat, 0, NULL, &g))
+		return pid > 0 ? fail(c, "cannot read the mappings of process %d: %s", (int)pid,
+				      strerror(errno)) : fail(c, "out of memory");
+	if (!k && pid <= 0)
 		return fail(c, "no file matches '%s'", pat);
-	for (size_t i = 0; i < g.gl_pathc && !r; i++) {
-		struct stat st;
-		char *real;
-
-		if (stat(g.gl_pathv[i], &st) || !S_ISREG(st.st_mode) ||
-		    !(real = realpath(g.gl_pathv[i], NULL)))
-			continue;
-		r = usdt_bin_add(v, n, real, g.gl_pathv[i]);
-		free(real);
-	}
-	globfree(&g);
+	for (int i = 0; i < k && !r; i++)
+		r = usdt_bin_add(v, n, o[i].link, o[i].path);
+	pidobj_free(o, k);
 	return r ? fail(c, "out of memory") : 0;
 }
 
@@ -1460,8 +1544,8 @@ static int usdt_bins(struct pctx *c, const char *rest, const char **spec, struct
 		      memchr(rest, '[', (size_t)(colon - rest)))) {
 		char *pat = colon == rest ? NULL : strndup(rest, (size_t)(colon - rest));
 		*spec = colon + 1;
-		r = colon != rest && !pat ? fail(c, "out of memory") : by_pid ?
-			usdt_pid_bins(c, pat, v, &n) : usdt_glob_bins(c, pat, v, &n);
+		r = colon != rest && !pat ? fail(c, "out of memory") :
+			usdt_match_bins(c, by_pid ? c->o->pid : 0, pat, v, &n);
 		free(pat);
 		return r ? (usdt_bins_free(*v, n), -1) : n;
 	}
@@ -1722,6 +1806,10 @@ void probe_free(struct probe *p)
 	free(p->event);
 	free(p->sys_site);
 	free(p->wp_func);
+	for (int i = 0; i < p->nksyms; i++)
+		free(p->ksyms[i]);
+	free(p->ksyms);
+	free(p->ksym_addrs);
 	free(p);
 }
 

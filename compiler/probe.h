@@ -125,6 +125,16 @@ struct probe {
 	 * functions it matches (the kernel has them, no offset, and
 	 * PERF_RUN_KPROBE_MULTI is not 0), else one kprobe per function */
 	bool kmulti;
+	/* kprobe/kretprobe wildcard: the kernel's text symbols matching it
+	 * (each once, sorted), read from /proc/kallsyms while resolving it,
+	 * so that attaching, which counts the ones that cannot be probed,
+	 * need not read all of kallsyms again (have_ksyms: they were read);
+	 * ksym_addrs: the address of each, 0 where several functions have
+	 * the name or kptr_restrict hides it */
+	char **ksyms;
+	uint64_t *ksym_addrs;
+	int nksyms;
+	bool have_ksyms;
 };
 
 struct probe_opts {
@@ -180,6 +190,19 @@ const char *probe_path_shown(const struct probe *p);
  * ("shop::Cart::total", "cpp:shop::Cart::total" without its "cpp:"), or
  * NULL if SPEC is in perf probe's syntax. */
 const char *probe_cxx_name(const char *spec);
+
+/* kprobe:a,kprobe:b,kprobe:c* with one body: p joins into, to be attached
+ * with it through one kprobe_multi link, if both are kprobes (or both
+ * kretprobes) at the entry of named kernel functions or wildcards and the
+ * kernel has such links (PERF_RUN_KPROBE_MULTI=0: never).  Returns 1 if
+ * it joined (p's site and name were added to into's; the caller frees
+ * p), 0 if not, -1 if out of memory. */
+int probe_kmulti_join(struct probe *into, struct probe *p);
+
+/* A kprobe or kretprobe that a kprobe_multi link could take: at the entry
+ * of kernel functions named by one name or wildcard of the kernel itself
+ * (not MODULE:FUNC, an offset or a line). */
+bool probe_kmulti_plain(const struct probe *p);
 /* True if the `probe` builtin differs from site to site. */
 bool probe_name_per_site(const struct probe *p);
 

@@ -191,8 +191,16 @@ struct pr_uw_key { uint64_t dev, ino; };
 #define PR_UW_VDSO_DEV 0
 #define PR_UW_VDSO_INO 1
 /* lo == hi: an object without rows (its frame pointers are followed);
- * lo > hi: its rows did not fit in the rows map (PR_UW_PC_NOROOM). */
-struct pr_uw_obj { uint32_t lo, hi, tag, pad; };
+ * lo > hi: its rows did not fit (PR_UW_PC_NOROOM).  chunked: 0, rows
+ * [lo, hi) of the start's rows map (uw_rows); 1, of the chunks: row i is
+ * row i % PR_UW_CHUNK_ROWS of the rows map in slot i / PR_UW_CHUNK_ROWS of
+ * the array of maps PR_UW_CHUNKS_MAP, which the runtime fills with maps of
+ * PR_UW_CHUNK_ROWS rows as objects met later need room (runtime/unwind.c). */
+struct pr_uw_obj { uint32_t lo, hi, tag, chunked; };
+#define PR_UW_CHUNKS_MAP "uw_chunks"
+#define PR_UW_CHUNK_SHIFT 16
+#define PR_UW_CHUNK_ROWS (1u << PR_UW_CHUNK_SHIFT)
+#define PR_UW_NCHUNKS 1024   /* 2^26 rows: the BPF side's search covers as many */
 /* Each pc of a CFI ustack carries its object's tag (1.. PR_UW_MAX_OBJS,
  * the runtime's numbering; 0: anonymous memory, the vDSO, or not found)
  * above the user address space, so that a frame is named from the object

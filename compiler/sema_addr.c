@@ -456,11 +456,14 @@ const struct type *check_cgroupid(struct sctx *c, struct node *n)
 		err(c, a->loc, "cgroupid() takes a string literal");
 		return NULL;
 	}
-	if (name_to_handle_at(AT_FDCWD, a->name, &h.fh, &mount_id, 0) < 0) {
+	/* A handle longer than a cgroup id (EOVERFLOW) is another file
+	 * system's: the tmpfs at /sys/fs/cgroup of a hybrid hierarchy. */
+	int r = name_to_handle_at(AT_FDCWD, a->name, &h.fh, &mount_id, 0);
+	if (r < 0 && errno != EOVERFLOW) {
 		err(c, a->loc, "cannot get the cgroup id of '%s': %s", a->name, strerror(errno));
 		return NULL;
 	}
-	if (h.fh.handle_bytes != sizeof(uint64_t)) {
+	if (r < 0 || h.fh.handle_bytes != sizeof(uint64_t)) {
 		err(c, a->loc, "'%s' is not in a cgroup v2 file system", a->name);
 		return NULL;
 	}

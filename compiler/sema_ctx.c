@@ -465,10 +465,26 @@ const struct type *check_retval(struct sctx *c, struct node *n)
 	return probe_is(c, K(PK_URETPROBE)) ? uretval_type(c, n) : type_int(8, true);
 }
 
+/* func at a uprobe site inside a function is the function's start, which
+ * is the site's address less its own distance (cg_expr.c): per site. */
+static bool inside_functions(const struct sctx *c)
+{
+	for (int i = 0; i < c->cur->nprobes; i++) {
+		const struct probe *p = c->cur->probes[i];
+
+		for (int k = 0; p->kind == PK_UPROBE && p->nsites > 1 && k < p->nsites; k++)
+			if (!p->sites[k].entry)
+				return true;
+	}
+	return false;
+}
+
 const struct type *check_func(struct sctx *c, struct node *n)
 {
-	if (probe_is(c, K(PK_UPROBE) | K(PK_URETPROBE) | K(PK_USDT)))
+	if (probe_is(c, K(PK_UPROBE) | K(PK_URETPROBE) | K(PK_USDT))) {
+		c->cur->per_site |= inside_functions(c);
 		return type_usym();
+	}
 	if (probe_is(c, K(PK_KPROBE) | K(PK_KRETPROBE)))
 		return type_ksym();
 	err(c, n->loc, "func is only available at uprobe and kprobe probes");

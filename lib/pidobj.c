@@ -10,6 +10,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <fnmatch.h>
+#include <glob.h>
 #include <linux/openat2.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -127,6 +129,66 @@ void pidobj_free(struct pid_obj *v, int n)
 		free(v[i].link);
 	}
 	free(v);
+}
+
+/* Keeps the entries of v whose path matches pat (all for NULL), in
+ * order; the new count. */
+static int pidobj_filter(struct pid_obj *v, int n, const char *pat)
+{
+	int k = 0;
+
+	for (int i = 0; i < n; i++) {
+		if (!pat || !fnmatch(pat, v[i].path, 0)) {
+			v[k++] = v[i];
+			continue;
+		}
+		free(v[i].path);
+		free(v[i].link);
+	}
+	return k;
+}
+
+static int glob_here(const char *pat, struct pid_obj **out)
+{
+	glob_t g;
+	int n = 0;
+
+	*out = NULL;
+	if (glob(pat, 0, NULL, &g))
+		return 0;
+	for (size_t i = 0; i < g.gl_pathc; i++) {
+		struct stat st;
+		struct pid_obj *v;
+		char *real;
+
+		if (stat(g.gl_pathv[i], &st) || !S_ISREG(st.st_mode) ||
+		    !(real = realpath(g.gl_pathv[i], NULL)))
+			continue;   /* gone since glob() saw it */
+		if (!(v = realloc(*out, sizeof(*v) * (size_t)(n + 1)))) {
+			free(real);
+			goto oom;
+		}
+		*out = v;
+		v[n].link = real;
+		if (!(v[n++].path = strdup(g.gl_pathv[i])))
+			goto oom;
+	}
+	globfree(&g);
+	return n;
+oom:
+	globfree(&g);
+	pidobj_free(*out, n);
+	*out = NULL;
+	errno = ENOMEM;
+	return -1;
+}
+
+int pidobj_match(pid_t pid, const char *pat, struct pid_obj **out)
+{
+	if (pid <= 0)
+		return glob_here(pat, out);
+	int n = pidobj_list(pid, out);
+	return n < 0 ? n : pidobj_filter(*out, n, pat);
 }
 
 static bool same_file(const char *a, const char *b)

@@ -21,6 +21,12 @@ struct pid_obj {
  * errno if /proc/PID/maps cannot be read. */
 int pidobj_list(pid_t pid, struct pid_obj **out);
 void pidobj_free(struct pid_obj *v, int n);
+/* The files a wildcard binary of an attach point (pat, fnmatch) names:
+ * with pid > 0, those pid maps whose path in its view matches (every one
+ * for a NULL pat), as pidobj_list gives them; else the regular files the
+ * path pattern matches here (.path as matched, .link its real path).
+ * The count (0 if none), or -1 with errno. */
+int pidobj_match(pid_t pid, const char *pat, struct pid_obj **out);
 /* True if pid sees another file tree than perf-run: another mount
  * namespace, or another root (chroot).  A path it names is then not the
  * file of that name here. */

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "kmulti.h"
+#include "lib/kscan.h"
 
 struct km_list {
 	char **v;
@@ -64,35 +65,34 @@ static bool km_has(const struct km_list *l, const char *name)
 	return l->n && bsearch(&name, l->v, (size_t)l->n, sizeof(*l->v), km_cmp);
 }
 
-static FILE *km_open_first(const char *const *paths, size_t n)
-{
-	FILE *f = NULL;
+struct km_scan {
+	struct km_list *out;
+	bool text_only;   /* kallsyms: t/T symbols only */
+};
 
-	for (size_t i = 0; !f && i < n; i++)
-		f = fopen(paths[i], "re");
-	return f;
+static int km_seen(void *ctx, const struct kscan_sym *s)
+{
+	struct km_scan *k = ctx;
+
+	if (k->text_only && s->type != 't' && s->type != 'T')
+		return 0;
+	return km_push(k->out, s->name);
 }
 
-/* Adds the names matching pat from f, whose lines have the name as
- * word `word` (0-based; kallsyms: only t/T symbols). */
-static int km_read(FILE *f, const char *pat, int word, struct km_list *out)
+/* Adds the names matching pat from the first of paths there is, files of
+ * format fmt.  Returns -ENOENT if none is there. */
+static int km_read(const char *const *paths, size_t n, const char *pat,
+		   enum kscan_format fmt, struct km_list *out)
 {
-	char line[512], a[256], b[256], c[256];
-	int rc = 0;
+	struct km_scan k = { out, fmt == KSCAN_KALLSYMS };
+	int rc = -ENOENT;
 
-	while (!rc && fgets(line, sizeof(line), f)) {
-		int k = sscanf(line, "%255s %255s %255s", a, b, c);
-		const char *name = word == 0 ? a : word == 1 ? b : c;
-
-		if (k <= word)
-			continue;
-		if (word == 2 && strcmp(b, "t") && strcmp(b, "T"))
-			continue;
-		if (!fnmatch(pat, name, 0))
-			rc = km_push(out, name);
-	}
+	for (size_t i = 0; rc == -ENOENT && i < n; i++)
+		rc = kscan(paths[i], fmt, pat, km_seen, &k);
 	return rc;
 }
+
+static const char *const km_kallsyms_path[] = { "/proc/kallsyms" };
 
 static const char *const km_filter_paths[] = {
 	"/sys/kernel/tracing/available_filter_functions",
@@ -121,53 +121,62 @@ static int km_subtract(struct km_list *ok, const struct km_list *bad, struct km_
 	return rc;
 }
 
-/* The kallsyms text symbols matching pat that ok lacks go to skipped. */
-static int km_untraceable(const char *pat, const struct km_list *ok, struct km_list *skipped)
+/* The kallsyms text symbols matching pat that ok lacks go to skipped:
+ * from's if the compiler read them, else read here. */
+static int km_untraceable(const char *pat, const struct km_from *from,
+			  const struct km_list *ok, struct km_list *skipped)
 {
 	struct km_list all = { 0 };
-	FILE *f = fopen("/proc/kallsyms", "re");
-	int rc = f ? km_read(f, pat, 2, &all) : 0;
+	char *const *ksyms = from->ksyms;
+	int nksyms = from->nksyms, rc = 0;
 
-	if (f)
-		fclose(f);
-	km_uniq(&all);
-	for (int i = 0; !rc && i < all.n; i++)
-		if (!km_has(ok, all.v[i]) && !km_has(skipped, all.v[i]))
-			rc = km_push(skipped, all.v[i]);
+	if (nksyms < 0) {
+		rc = km_read(km_kallsyms_path, 1, pat, KSCAN_KALLSYMS, &all);
+		rc = rc == -ENOENT ? 0 : rc;
+		km_uniq(&all);
+		ksyms = all.v;
+		nksyms = all.n;
+	}
+	for (int i = 0; !rc && i < nksyms; i++)
+		if (!km_has(ok, ksyms[i]) && !km_has(skipped, ksyms[i]))
+			rc = km_push(skipped, ksyms[i]);
 	km_list_free(&all);
 	return rc;
 }
 
-int km_match(const char *pat, struct km_funcs *out)
+/* Moves the functions of ok that kprobes refuse to skipped. */
+static int km_blacklisted(const char *pat, struct km_list *ok, struct km_list *skipped)
 {
-	struct km_list ok = { 0 }, bad = { 0 }, skipped = { 0 };
-	FILE *f = km_open_first(km_filter_paths, 2);
-	int rc;
+	struct km_list bad = { 0 };
+	int rc = km_read(km_blacklist_paths, 1, pat, KSCAN_BLACKLIST, &bad);
+
+	km_uniq(&bad);
+	if (!rc)
+		rc = km_subtract(ok, &bad, skipped);
+	km_list_free(&bad);
+	return rc == -ENOENT ? 0 : rc;   /* no debugfs: none known */
+}
+
+int km_match(const char *pat, const struct km_from *from, struct km_funcs *out)
+{
+	struct km_list ok = { 0 }, skipped = { 0 };
+	int rc = km_read(km_filter_paths, 2, pat, KSCAN_FILTER, &ok);
 
 	memset(out, 0, sizeof(*out));
-	if (!f) {
+	if (rc == -ENOENT) {
 		/* no tracefs: kallsyms is all there is to go by */
-		if (!(f = fopen("/proc/kallsyms", "re")))
-			return -errno;
-		rc = km_read(f, pat, 2, &ok);
-		fclose(f);
+		km_list_free(&ok);
+		rc = km_read(km_kallsyms_path, 1, pat, KSCAN_KALLSYMS, &ok);
 		km_uniq(&ok);
 		goto out;
 	}
-	rc = km_read(f, pat, 0, &ok);
-	fclose(f);
 	km_uniq(&ok);
-	if (!rc && (f = km_open_first(km_blacklist_paths, 1))) {
-		rc = km_read(f, pat, 1, &bad);
-		fclose(f);
-		km_uniq(&bad);
-		rc = rc ? rc : km_subtract(&ok, &bad, &skipped);
-	}
+	if (!rc && from->kprobes)
+		rc = km_blacklisted(pat, &ok, &skipped);
 	km_uniq(&skipped);
-	rc = rc ? rc : km_untraceable(pat, &ok, &skipped);
+	rc = rc ? rc : km_untraceable(pat, from, &ok, &skipped);
 	km_uniq(&skipped);
 out:
-	km_list_free(&bad);
 	if (rc) {
 		km_list_free(&ok);
 		km_list_free(&skipped);
@@ -186,6 +195,37 @@ void km_funcs_free(struct km_funcs *f)
 	memset(f, 0, sizeof(*f));
 }
 
+int km_add(struct km_funcs *f, const char *name)
+{
+	struct km_list l = { f->names, f->n, f->n };
+	int rc = km_push(&l, name);
+
+	f->names = l.v;
+	f->n = l.n;
+	return rc;
+}
+
+void km_sort(struct km_funcs *f)
+{
+	struct km_list l = { f->names, f->n, f->n };
+
+	km_uniq(&l);
+	f->n = l.n;
+}
+
+int km_not_traceable(const struct km_funcs *f, FILE *out)
+{
+	struct km_list ok = { 0 };
+	int rc = km_read(km_filter_paths, 2, NULL, KSCAN_FILTER, &ok), n = 0;
+
+	km_uniq(&ok);
+	for (int i = 0; !rc && i < f->n; i++)
+		if (!km_has(&ok, f->names[i]))
+			fprintf(out, "%s%s", n++ ? ", " : "", f->names[i]);
+	km_list_free(&ok);
+	return rc ? rc : n;
+}
+
 void km_report_skipped(const struct km_funcs *f, const char *spec, int verbose)
 {
 	if (!f->nskipped)
@@ -198,10 +238,39 @@ void km_report_skipped(const struct km_funcs *f, const char *spec, int verbose)
 	fputc('\n', stderr);
 }
 
-struct bpf_link *km_attach(struct bpf_program *prog, const struct km_funcs *f, bool retprobe)
+/* The address of each function of f, from from; NULL if one is unknown. */
+static unsigned long *km_addrs(const struct km_funcs *f, const struct km_from *from)
+{
+	unsigned long *a;
+
+	if (!from || !from->addrs || from->nksyms <= 0 || !(a = calloc((size_t)f->n, sizeof(*a))))
+		return NULL;
+	for (int i = 0; i < f->n; i++) {
+		char *const *k = bsearch(&f->names[i], from->ksyms, (size_t)from->nksyms,
+					 sizeof(*from->ksyms), km_cmp);
+
+		if (!k || !(a[i] = (unsigned long)from->addrs[k - from->ksyms])) {
+			free(a);
+			return NULL;
+		}
+	}
+	return a;
+}
+
+struct bpf_link *km_attach(struct bpf_program *prog, const struct km_funcs *f,
+			   const struct km_from *from, bool retprobe)
 {
 	LIBBPF_OPTS(bpf_kprobe_multi_opts, o, .syms = (const char **)f->names,
 		    .cnt = (size_t)f->n, .retprobe = retprobe);
+	unsigned long *addrs = km_addrs(f, from);
+	struct bpf_link *l = NULL;
 
-	return bpf_program__attach_kprobe_multi_opts(prog, NULL, &o);
+	if (addrs) {
+		LIBBPF_OPTS(bpf_kprobe_multi_opts, oa, .addrs = addrs, .cnt = (size_t)f->n,
+			    .retprobe = retprobe);
+		l = bpf_program__attach_kprobe_multi_opts(prog, NULL, &oa);
+		free(addrs);
+	}
+	/* by name if an address was refused (the module it was in went) */
+	return l ? l : bpf_program__attach_kprobe_multi_opts(prog, NULL, &o);
 }

@@ -13,6 +13,7 @@
 #define PR_KMULTI_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include <bpf/libbpf.h>
@@ -25,22 +26,46 @@ struct km_funcs {
 	int nskipped;
 };
 
-/* Matches pat (fnmatch) against the functions the kernel lets kprobes and
- * fprobes trace (tracefs' available_filter_functions, less the kprobe
- * blacklist in debugfs), as bpftrace 0.17 matches; the other text symbols
- * of /proc/kallsyms that match (notrace, __kprobes, the .cold parts) are
- * the skipped ones.  Without tracefs, every matching text symbol of
- * kallsyms, none skipped.  Returns 0, or -errno (nothing is allocated). */
-int km_match(const char *pat, struct km_funcs *out);
+/* What km_match() goes by besides tracefs. */
+struct km_from {
+	char *const *ksyms;   /* kallsyms' text symbols matching, sorted, each once, */
+	int nksyms;           /* if the caller read them already; -1: read here */
+	const uint64_t *addrs;   /* each one's address, 0 if unknown or not unique */
+	bool kprobes;         /* for one kprobe each: less the kprobe blacklist */
+};
+
+/* Matches pat (fnmatch) against the functions the kernel lets fprobes
+ * trace (tracefs' available_filter_functions, as bpftrace 0.17 matches
+ * its kprobe_multi wildcards), less, for single kprobes (from->kprobes),
+ * the kprobe blacklist in debugfs, which ftrace does not consult; the
+ * other text symbols of /proc/kallsyms that match (notrace, __kprobes,
+ * the .cold parts) are the skipped ones.  Without tracefs, every matching
+ * text symbol of kallsyms, none skipped.  Returns 0, or -errno (nothing
+ * is allocated). */
+int km_match(const char *pat, const struct km_from *from, struct km_funcs *out);
 
 void km_funcs_free(struct km_funcs *f);
 
+/* Adds name to f's functions (kprobe:a,kprobe:b: each name joins the
+ * link); km_sort() then sorts them and drops repeats.  Returns 0 or
+ * -ENOMEM. */
+int km_add(struct km_funcs *f, const char *name);
+void km_sort(struct km_funcs *f);
+
 /* Says on stderr how many functions matching spec were skipped, and with
  * verbose which; nothing if none was. */
+/* Writes to out, comma-separated, the functions of f that ftrace cannot
+ * trace (not in available_filter_functions): why a kprobe_multi link of
+ * a list of names was refused.  Returns how many, or -errno. */
+int km_not_traceable(const struct km_funcs *f, FILE *out);
+
 void km_report_skipped(const struct km_funcs *f, const char *spec, int verbose);
 
 /* One kprobe_multi link of prog for every function of f (retprobe: at
- * their returns).  Returns the link, or NULL with errno set. */
-struct bpf_link *km_attach(struct bpf_program *prog, const struct km_funcs *f, bool retprobe);
+ * their returns).  By address where from knows each function's (the
+ * kernel then looks up no name: with names it walks all of kallsyms),
+ * else by name.  Returns the link, or NULL with errno set. */
+struct bpf_link *km_attach(struct bpf_program *prog, const struct km_funcs *f,
+			   const struct km_from *from, bool retprobe);
 
 #endif

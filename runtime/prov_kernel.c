@@ -181,39 +181,110 @@ static int kn_kprobe_one(struct prov_att *a, const struct prov_env *e, const cha
 	return 0;
 }
 
-/* A wildcard function: the functions the kernel lets kprobes trace
- * (kmulti.h: available_filter_functions less the blacklist, as bpftrace
- * 0.17 matches), so kprobe:vfs_* skips a notrace vfs_ symbol that would
- * refuse the attach, and says how many it skipped.  One kprobe_multi link
- * for all of them where the program was loaded for it, else one kprobe
- * each. */
-static int kn_kprobe_glob(struct prov_att *a, const struct prov_env *e, const char *pat)
+/* The functions of wildcard site i of p that the kernel lets it trace
+ * (kmulti.h: available_filter_functions, as bpftrace 0.17 matches, less
+ * the kprobe blacklist for single kprobes), so kprobe:vfs_* skips a
+ * notrace vfs_ symbol that would refuse the attach, and says how many it
+ * skipped. */
+static int kn_glob_funcs(struct prov_att *a, const struct prov_env *e, int i,
+			 struct km_funcs *f)
+{
+	const struct probe *p = a->pp->probe;
+	const char *pat = p->sites[i].func;
+	/* the compiler read kallsyms for a probe of one wildcard */
+	struct km_from from = { p->ksyms, p->have_ksyms && p->nsites == 1 ? p->nksyms : -1,
+				p->ksym_addrs, !kn_multi(a) };
+	char spec[512];
+	int ret = km_match(pat, &from, f);
+
+	if (p->nsites > 1)   /* one of a list: named alone */
+		snprintf(spec, sizeof(spec), "%s:%s", probe_kind_name(p->kind), pat);
+	if (ret) {
+		prov_fail(a, e, p->nsites > 1 ? spec : p->spec, ret);
+		return -1;
+	}
+	km_report_skipped(f, p->nsites > 1 ? spec : p->spec, e->verbose);
+	return 0;
+}
+
+/* Every function of p's sites (names and wildcards) in one list. */
+static int kn_multi_funcs(struct prov_att *a, const struct prov_env *e, struct km_funcs *all)
+{
+	const struct probe *p = a->pp->probe;
+	int ret = 0;
+
+	memset(all, 0, sizeof(*all));
+	for (int i = 0; i < p->nsites && !ret; i++) {
+		struct km_funcs f;
+
+		if (!strpbrk(p->sites[i].func, "*?[")) {
+			ret = km_add(all, p->sites[i].func);
+			continue;
+		}
+		if (kn_glob_funcs(a, e, i, &f))
+			return -1;
+		for (int k = 0; k < f.n && !ret; k++)
+			ret = km_add(all, f.names[k]);
+		km_funcs_free(&f);
+	}
+	if (ret)
+		prov_fail(a, e, p->spec, ret);
+	km_sort(all);
+	return ret ? -1 : 0;
+}
+
+/* Why the link of f was refused, as one diagnostic: a listed name that
+ * ftrace cannot trace refuses the whole link (the program, loaded for
+ * it, cannot take a kprobe instead: the kernel refuses that since 6.5). */
+static void kn_multi_refused(struct prov_att *a, const struct prov_env *e,
+			     const struct km_funcs *f, int err)
+{
+	const struct probe *p = a->pp->probe;
+	char *names = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&names, &len);
+	int n = out ? km_not_traceable(f, out) : 0;
+
+	if (out)
+		fclose(out);
+	if (n > 0)
+		diag_error(e->d, a->pp->loc, "cannot attach %s with a kprobe_multi link: ftrace "
+			   "cannot trace %s (not in available_filter_functions); give %s a "
+			   "probe of %s own, or PERF_RUN_KPROBE_MULTI=0 attaches one kprobe each",
+			   p->spec, names, n == 1 ? "it" : "them", n == 1 ? "its" : "their");
+	else
+		diag_error(e->d, a->pp->loc, "cannot attach %s to %d kernel functions with a "
+			   "kprobe_multi link: %s (PERF_RUN_KPROBE_MULTI=0 attaches one "
+			   "kprobe each)", p->spec, f->n, strerror(err));
+	free(names);
+}
+
+/* One kprobe_multi link for all the functions of p's sites. */
+static int kn_kprobe_multi(struct prov_att *a, const struct prov_env *e)
 {
 	const struct probe *p = a->pp->probe;
 	struct km_funcs f;
-	int ret = km_match(pat, &f);
+	struct bpf_link *l;
+	int ret = 0;
 
-	if (ret) {
-		prov_fail(a, e, p->spec, ret);
+	if (kn_multi_funcs(a, e, &f))
 		return -1;
+	if (!f.n) {
+		km_funcs_free(&f);
+		return 0;
 	}
-	km_report_skipped(&f, p->spec, e->verbose);
-	if (kn_multi(a) && f.n) {
-		struct bpf_link *l = km_attach(a->prog, &f, p->kind == PK_KRETPROBE);
-		if (!l) {
-			diag_error(e->d, a->pp->loc, "cannot attach %s to %d kernel functions with a "
-				   "kprobe_multi link: %s (PERF_RUN_KPROBE_MULTI=0 attaches one "
-				   "kprobe each)", p->spec, f.n, strerror(errno));
-			ret = -1;
-		} else if (!(ret = prov_add_link(a, l))) {
+	struct km_from from = { p->ksyms, p->have_ksyms && p->nsites == 1 ? p->nksyms : -1,
+				p->ksym_addrs, false };
+
+	if ((l = km_attach(a->prog, &f, &from, p->kind == PK_KRETPROBE))) {
+		if (!(ret = prov_add_link(a, l)))
 			a->count += f.n;
-		}
 		if (e->verbose && !ret)
 			fprintf(stderr, "perf-run: %s: %d functions, one kprobe_multi link\n",
 				p->spec, f.n);
 	} else {
-		for (int i = 0; i < f.n && !ret; i++)
-			ret = kn_kprobe_one(a, e, f.names[i], 0);
+		kn_multi_refused(a, e, &f, errno);
+		ret = -1;
 	}
 	km_funcs_free(&f);
 	return ret;
@@ -232,6 +303,18 @@ static bool kn_site_of(const struct pr_prog *pp, int i)
 	return pp->site < 0 || pp->site == i;
 }
 
+/* A wildcard site without kprobe_multi: one kprobe per function. */
+static int kn_kprobe_glob(struct prov_att *a, const struct prov_env *e, int i)
+{
+	struct km_funcs f;
+	int ret = kn_glob_funcs(a, e, i, &f);
+
+	for (int k = 0; k < f.n && !ret; k++)
+		ret = kn_kprobe_one(a, e, f.names[k], 0);
+	km_funcs_free(&f);   /* zeroed by km_match() if it failed */
+	return ret;
+}
+
 static int kn_attach(struct prov_att *a, const struct prov_env *e)
 {
 	const struct probe *p = a->pp->probe;
@@ -239,11 +322,13 @@ static int kn_attach(struct prov_att *a, const struct prov_env *e)
 
 	switch (p->kind) {
 	case PK_KPROBE: case PK_KRETPROBE:
+		if (kn_multi(a))
+			return kn_kprobe_multi(a, e);
 		for (int i = 0; i < p->nsites; i++) {
 			const struct probe_site *s = &p->sites[i];
 			if (!kn_site_of(a->pp, i))
 				continue;   /* a program of another site (a source line's) */
-			int r = strpbrk(s->func, "*?[") ? kn_kprobe_glob(a, e, s->func)
+			int r = strpbrk(s->func, "*?[") ? kn_kprobe_glob(a, e, i)
 							 : kn_kprobe_one(a, e, s->func, s->offset);
 			if (r)
 				return -1;

@@ -792,7 +792,7 @@ static int rt_unwind(struct rt *r)
 	if (!r->p->uw_rows_name)
 		return 0;
 	r->uw = uw_build(r->p, r->obj, r->o->pid, r->o->child ? child_path(r->o->child) : NULL,
-			 r->o->verbose);
+			 r->o->verbose, !r->o->quiet);
 	if (!r->uw) {
 		diag_error(r->d, (struct loc){ 0, 0, 1 }, "cannot build the unwind tables of ustack");
 		return -1;

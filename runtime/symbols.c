@@ -69,9 +69,40 @@ struct sym {
 	void *fb_arg;
 	bool (*tagkey)(void *, unsigned, struct pr_uw_key *);   /* sym_tags */
 	void *tagarg;
+	/* Names found, by pid and address: a map of 10,000 stacks names the
+	 * same few hundred pcs over and over, and each libdwfl lookup scans
+	 * a symbol table (dwfl_module_addrinfo) or a unit's scopes.  A
+	 * slot is good while gen is s->gen, which moves whenever a Dwfl is
+	 * installed or ended (the names point into its files). */
+	struct sym_memo *memo;      /* SYM_MEMO slots, direct-mapped */
+	struct sym_imemo *imemo;    /* SYM_IMEMO slots */
+	uint64_t gen;
 };
 
-static void sym_end(Dwfl *d);
+#define SYM_MEMO  4096
+#define SYM_IMEMO 1024
+
+struct sym_memo {
+	uint64_t gen, addr;
+	pid_t pid;
+	const char *name;
+	uint64_t off;
+};
+
+struct sym_imemo {
+	uint64_t gen, addr;
+	pid_t pid;
+	int max, n;
+	struct sym_frame *f;        /* n + 1 frames */
+};
+
+static size_t sym_slot(pid_t pid, uint64_t addr, size_t slots)
+{
+	uint64_t h = (addr ^ ((uint64_t)pid << 32)) * 0x9e3779b97f4a7c15ull;
+	return (size_t)(h >> 40) & (slots - 1);
+}
+
+static void sym_end(struct sym *s, Dwfl *d);
 
 void sym_fallback(struct sym *s, pid_t pid, char *(*fn)(void *), void *arg)
 {
@@ -82,7 +113,10 @@ void sym_fallback(struct sym *s, pid_t pid, char *(*fn)(void *), void *arg)
 
 struct sym *sym_new(void)
 {
-	return calloc(1, sizeof(struct sym));
+	struct sym *s = calloc(1, sizeof(struct sym));
+	if (s)
+		s->gen = 1;
+	return s;
 }
 
 void sym_free(struct sym *s)
@@ -94,9 +128,9 @@ void sym_free(struct sym *s)
 	free(s->k);
 	for (size_t i = 0; i < s->nu; i++) {
 		if (s->u[i].dwfl)
-			sym_end(s->u[i].dwfl);
+			sym_end(s, s->u[i].dwfl);
 		if (s->u[i].prev)
-			sym_end(s->u[i].prev);
+			sym_end(s, s->u[i].prev);
 	}
 	free(s->u);
 	for (size_t i = 0; s->dm && i <= s->dm_mask; i++) {
@@ -105,6 +139,10 @@ void sym_free(struct sym *s)
 		free(s->dm[i].perf);
 	}
 	free(s->dm);
+	free(s->memo);
+	for (size_t i = 0; s->imemo && i < SYM_IMEMO; i++)
+		free(s->imemo[i].f);
+	free(s->imemo);
 	free(s);
 }
 
@@ -249,10 +287,11 @@ static int sym_mod_free(Dwfl_Module *m, void **user, const char *name, Dwarf_Add
 	return DWARF_CB_OK;
 }
 
-static void sym_end(Dwfl *d)
+static void sym_end(struct sym *s, Dwfl *d)
 {
 	if (!d)
 		return;
+	s->gen++;
 	dwfl_getmodules(d, sym_mod_free, NULL, 0);
 	dwfl_end(d);
 }
@@ -367,9 +406,9 @@ static void sym_room(struct sym *s)
 	if (lru == s->nu)
 		return;
 	if (s->u[lru].dwfl)
-		sym_end(s->u[lru].dwfl);
+		sym_end(s, s->u[lru].dwfl);
 	if (s->u[lru].prev)
-		sym_end(s->u[lru].prev);
+		sym_end(s, s->u[lru].prev);
 	s->u[lru] = s->u[--s->nu];
 	s->let_go++;
 }
@@ -439,10 +478,11 @@ void sym_prepare(struct sym *s, pid_t pid)
 /* d becomes what is known of pid, replacing what was. */
 static void sym_install(struct sym *s, pid_t pid, Dwfl *d)
 {
+	s->gen++;
 	for (size_t i = 0; i < s->nu; i++)
 		if (s->u[i].pid == pid) {
 			if (s->u[i].dwfl)
-				sym_end(s->u[i].dwfl);
+				sym_end(s, s->u[i].dwfl);
 			s->u[i].dwfl = d;
 			return;
 		}
@@ -552,7 +592,7 @@ void sym_exec(struct sym *s, pid_t pid)
 	for (size_t i = 0; i < s->nu; i++)
 		if (s->u[i].pid == pid && s->u[i].dwfl) {
 			if (s->u[i].prev)
-				sym_end(s->u[i].prev);
+				sym_end(s, s->u[i].prev);
 			s->u[i].prev = s->u[i].dwfl;
 			s->u[i].dwfl = NULL;
 		}
@@ -566,6 +606,8 @@ static Dwfl_Module *sym_prev_module(struct sym *s, pid_t pid, uint64_t addr)
 			return dwfl_addrmodule(s->u[i].prev, addr);
 	return NULL;
 }
+
+static const char *sym_user_find(struct sym *s, pid_t pid, uint64_t addr, uint64_t *off);
 
 const char *sym_user_note(uint64_t addr)
 {
@@ -585,6 +627,23 @@ const char *sym_user(struct sym *s, pid_t pid, uint64_t addr, uint64_t *off)
 		*off = 0;
 		return note;
 	}
+	if (!s->memo)
+		s->memo = calloc(SYM_MEMO, sizeof(*s->memo));
+	struct sym_memo *e = s->memo ? &s->memo[sym_slot(pid, addr, SYM_MEMO)] : NULL;
+	if (e && e->gen == s->gen && e->pid == pid && e->addr == addr) {
+		*off = e->off;
+		return e->name;
+	}
+	const char *name = sym_user_find(s, pid, addr, off);
+	/* a miss is not kept: the next one may re-read the process */
+	if (e && name)
+		*e = (struct sym_memo){ .gen = s->gen, .addr = addr, .pid = pid, .name = name,
+					.off = *off };
+	return name;
+}
+
+static const char *sym_user_find(struct sym *s, pid_t pid, uint64_t addr, uint64_t *off)
+{
 	unsigned tag = pr_uw_tag(addr);
 	addr = pr_uw_addr(addr);
 	Dwfl *d = sym_dwfl(s, pid);
@@ -785,7 +844,30 @@ static void sym_frame_set(struct sym_frame *f, const char *name, const char *fil
 	f->line = file ? line : 0;
 }
 
+static int sym_inlined_find(struct sym *s, pid_t pid, uint64_t addr, struct sym_frame *out, int max);
+
 int sym_user_inlined(struct sym *s, pid_t pid, uint64_t addr, struct sym_frame *out, int max)
+{
+	if (max < 1)
+		return 0;
+	if (!s->imemo)
+		s->imemo = calloc(SYM_IMEMO, sizeof(*s->imemo));
+	struct sym_imemo *e = s->imemo ? &s->imemo[sym_slot(pid, addr, SYM_IMEMO)] : NULL;
+	if (e && e->f && e->gen == s->gen && e->pid == pid && e->addr == addr && e->max == max) {
+		memcpy(out, e->f, sizeof(*out) * (size_t)(e->n + 1));
+		return e->n;
+	}
+	int n = sym_inlined_find(s, pid, addr, out, max);
+	struct sym_frame *f = e ? realloc(e->f, sizeof(*f) * (size_t)(n + 1)) : NULL;
+	if (f) {
+		memcpy(f, out, sizeof(*f) * (size_t)(n + 1));
+		*e = (struct sym_imemo){ .gen = s->gen, .addr = addr, .pid = pid, .max = max, .n = n,
+					 .f = f };
+	}
+	return n;
+}
+
+static int sym_inlined_find(struct sym *s, pid_t pid, uint64_t addr, struct sym_frame *out, int max)
 {
 	unsigned tag = pr_uw_tag(addr);
 	addr = pr_uw_addr(addr);

@@ -64,6 +64,12 @@ struct uw {
 	int verbose;
 	bool ctime;   /* keys hold the file's change time (program.h, pr_uw_key) */
 	int cut;   /* FDEs cut at UW_FDE_MAX_ROWS */
+	/* the start's build says how far it is on stderr once it has taken
+	 * a second (uw_progress): on a terminal one line that updates */
+	bool progress, shown, tty;
+	unsigned tick;
+	double t0, next;
+	const char *current_name;
 	/* when set and *stop is non-zero, the build gives up (at exit) */
 	const int *stop;
 	/* after uw_fill: the rows map mapped (room for map_rows rows), the
@@ -71,6 +77,14 @@ struct uw {
 	struct pr_uw_row *map;
 	size_t map_rows;
 	int objs_fd, seen_fd, notes_fd;   /* objs and seen: our own dups (uw_fill) */
+	/* the array of chunks (a dup), its template, the chunks added to it
+	 * (mapped; the array and the mapping hold them), the next free row
+	 * of theirs; room: the rows beyond the start's that may still be
+	 * added (PERF_RUN_USTACK_ROWS) */
+	int chunks_fd, inner_fd;
+	struct pr_uw_row *chunk[PR_UW_NCHUNKS];
+	int nchunks;
+	size_t chunk_next, room, grown;
 	struct ring_buffer *rb;
 	/* objects loaded at run time, unreadable, too big (atomics: read by
 	 * uw_report while the loader may still run) */
@@ -100,9 +114,16 @@ struct uw {
  * again by the next stack that meets the object. */
 #define UW_MAX_JOBS 64
 
-/* Rows the rows map has room for beyond the start-up set, for objects
- * seen first at run time: 4 MB, about 18 times libc's. */
-#define UW_HEADROOM_ROWS (1u << 19)
+/* Rows the start's rows map has room for beyond the start-up set, for
+ * objects seen first at run time: 512 KB, twice libc's.  Objects that do
+ * not fit go into chunks of PR_UW_CHUNK_ROWS rows (512 KB) added as they
+ * are needed (uw_chunks_cover), until PERF_RUN_USTACK_ROWS rows (by
+ * default UW_ROOM_ROWS: 256 MB) have been added in all. */
+#define UW_HEADROOM_ROWS (1u << 16)
+#define UW_ROOM_ROWS (1u << 25)
+/* The BPF side's search covers 2^26 rows of one map (cg_unwind.c). */
+#define UW_MAP_MAX_ROWS (1u << 26)
+#define UW_CHUNK_BYTES (PR_UW_CHUNK_ROWS * sizeof(struct pr_uw_row))
 
 /* An ELF being read: its PT_LOAD headers turn a vaddr into a file offset. */
 struct uw_elf {
@@ -118,16 +139,26 @@ static double uw_now_ms(clockid_t clk)
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
+/* Room for n more rows. */
+static int uw_reserve(struct uw *u, size_t n)
+{
+	if (u->nrows + n <= u->cap)
+		return 0;
+	size_t cap = u->cap ? u->cap : 4096;
+	while (cap < u->nrows + n)
+		cap *= 2;
+	struct pr_uw_row *v = realloc(u->rows, cap * sizeof(*v));
+	if (!v)
+		return -1;
+	u->rows = v;
+	u->cap = cap;
+	return 0;
+}
+
 static int uw_push(struct uw *u, const struct pr_uw_row *r)
 {
-	if (u->nrows == u->cap) {
-		size_t cap = u->cap ? u->cap * 2 : 4096;
-		struct pr_uw_row *v = realloc(u->rows, cap * sizeof(*v));
-		if (!v)
-			return -1;
-		u->rows = v;
-		u->cap = cap;
-	}
+	if (u->nrows == u->cap && uw_reserve(u, 1))
+		return -1;
 	u->rows[u->nrows++] = *r;
 	return 0;
 }
@@ -224,6 +255,35 @@ static bool uw_stopped(const struct uw *u)
 	return u->stop && __atomic_load_n(u->stop, __ATOMIC_RELAXED);
 }
 
+/*
+ * How far the start's build is, on stderr, once it has taken more than
+ * UW_PROGRESS_MS (the tables of a 100 MB binary take seconds the first
+ * time; later runs read them from the cache): on a terminal one line that
+ * updates every 100 ms, else a line a second.  final: the last word, only
+ * if something was shown.
+ */
+#define UW_PROGRESS_MS 1000.0
+static void uw_progress(struct uw *u, bool final)
+{
+	double now = uw_now_ms(CLOCK_MONOTONIC);
+
+	if (final ? !u->shown : now - u->t0 < UW_PROGRESS_MS || now < u->next)
+		return;
+	u->shown = true;
+	u->next = now + (u->tty ? 100 : 1000);
+	if (final) {
+		fprintf(stderr, "%sperf-run: built the unwind tables of %d objects (%.1fM rows) in "
+			"%.1f s; later runs read them from the cache\n", u->tty ? "\r\033[K" : "",
+			u->nobjs, (double)u->nrows / 1e6, (now - u->t0) / 1e3);
+		return;
+	}
+	const char *base = u->current_name ? strrchr(u->current_name, '/') : NULL;
+	fprintf(stderr, "%sperf-run: building the unwind tables of ustack: %d objects, %.1fM rows, "
+		"%.1f s%s%s%s", u->tty ? "\r\033[K" : "", u->nobjs, (double)u->nrows / 1e6,
+		(now - u->t0) / 1e3, base ? ": " : "", base ? base + 1 : "", u->tty ? "" : "\n");
+	fflush(stderr);
+}
+
 /* " (N FDEs cut ...)" for -v, or "" */
 static const char *uw_cut_note(char *buf, size_t size, int cut)
 {
@@ -252,6 +312,8 @@ static int uw_fde_rows(struct uw *u, const struct uw_elf *e, Dwarf_CFI *cfi,
 			return 0;
 		if (uw_stopped(u))
 			return errno = EINTR, -1;
+		if (u->progress && !(++u->tick & 1023))
+			uw_progress(u, false);
 		if (taken == UW_FDE_MAX_ROWS) {
 			u->cut++;
 			if (uw_push(u, &(struct pr_uw_row){ .off = off, .rule = PR_UW_UNKNOWN }))
@@ -604,9 +666,12 @@ static int uw_cached_rows(struct uw *u, const char *path, const struct stat *st,
 
 	*cached = false;
 	if (key && !objcache_get(key, &v, &n) && n % sizeof(*u->rows) == 0) {
-		rc = 0;
-		for (size_t i = 0; !rc && i < n / sizeof(*u->rows); i++)
-			rc = uw_push(u, (const struct pr_uw_row *)v + i);
+		/* in one copy: libLLVM's 1.2 million rows took 10 ms row by row */
+		rc = uw_reserve(u, n / sizeof(*u->rows));
+		if (!rc && n) {
+			memcpy(u->rows + u->nrows, v, n);
+			u->nrows += n / sizeof(*u->rows);
+		}
 		free(v);
 		free(key);
 		*cached = !rc;
@@ -687,7 +752,9 @@ static int uw_object(struct uw *u, const char *path, pid_t pid, char ***more, in
 	size_t lo = u->nrows;
 	int cut = u->cut;
 	bool cached;
+	u->current_name = name;
 	rc = uw_cached_rows(u, name, &st, &e, &cached);
+	u->current_name = NULL;
 	uw_needed(e.elf, pid, more, nmore);
 	uw_elf_close(&e);
 	close(fd);
@@ -697,6 +764,8 @@ static int uw_object(struct uw *u, const char *path, pid_t pid, char ***more, in
 	 * followed, rather than asked for when first seen */
 	if (uw_add(u, name, &k, lo))
 		return -1;
+	if (u->progress)
+		uw_progress(u, false);
 	char note[128];
 	if (verbose > 0)
 		fprintf(stderr, "perf-run: unwind: %s: %zu rows%s%s\n", name, u->nrows - lo,
@@ -774,20 +843,92 @@ static bool uw_pending(const struct uw *u, const struct pr_uw_key *k)
 	return false;
 }
 
-/* The rows of a late object (w's) into the rows map's room, then its
- * entry, which later stacks find. */
+/* One more chunk, mapped and in the array of chunks; -1 if none. */
+static int uw_add_chunk(struct uw *u)
+{
+	LIBBPF_OPTS(bpf_map_create_opts, o, .map_flags = BPF_F_MMAPABLE);
+	uint32_t key = (uint32_t)u->nchunks;
+	char name[16];
+
+	snprintf(name, sizeof(name), "uw_chunk%u", key);
+	int fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, name, 4, sizeof(struct pr_uw_row),
+				PR_UW_CHUNK_ROWS, &o);
+	if (fd < 0)
+		return -1;
+	void *m = mmap(NULL, UW_CHUNK_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	int rc = m == MAP_FAILED || bpf_map_update_elem(u->chunks_fd, &key, &fd, BPF_ANY) ? -1 : 0;
+	close(fd);   /* the array and the mapping keep the map */
+	if (rc) {
+		if (m != MAP_FAILED)
+			munmap(m, UW_CHUNK_BYTES);
+		return -1;
+	}
+	u->chunk[u->nchunks++] = m;
+	return 0;
+}
+
+/* Chunks enough for rows [0, end) of theirs, within the room left; -1
+ * (none added) if the room or the array's slots are short. */
+static int uw_chunks_cover(struct uw *u, size_t end)
+{
+	size_t want = (end + PR_UW_CHUNK_ROWS - 1) / PR_UW_CHUNK_ROWS, had = (size_t)u->nchunks;
+
+	if (want <= had)
+		return 0;
+	if (u->chunks_fd < 0 || want > PR_UW_NCHUNKS || (want - had) * PR_UW_CHUNK_ROWS > u->room)
+		return -1;
+	while ((size_t)u->nchunks < want)
+		if (uw_add_chunk(u))
+			return -1;
+	u->room -= (want - had) * PR_UW_CHUNK_ROWS;
+	__atomic_store_n(&u->grown, u->grown + (want - had) * PR_UW_CHUNK_ROWS,
+			 __ATOMIC_RELAXED);   /* uw_report reads it */
+	if (u->verbose > 0)
+		fprintf(stderr, "perf-run: unwind: room for %zu more rows (%zu KB): %d chunks of %u "
+			"rows in all\n", (want - had) * PR_UW_CHUNK_ROWS,
+			(want - had) * UW_CHUNK_BYTES / 1024, u->nchunks, PR_UW_CHUNK_ROWS);
+	return 0;
+}
+
+/* Puts n rows where the BPF side reads them: the start's rows map if it
+ * has room, else the chunks (*chunked), from *lo; -1 if the room is used
+ * up.  Under lock. */
+static int uw_place(struct uw *u, const struct pr_uw_row *rows, size_t n, uint32_t *chunked,
+		    size_t *lo)
+{
+	*chunked = 0;
+	*lo = u->nrows;
+	if (u->nrows + n <= u->map_rows) {
+		memcpy(u->map + u->nrows, rows, n * sizeof(*rows));
+		u->nrows += n;   /* u->rows itself keeps only the start-up rows */
+		return 0;
+	}
+	*chunked = 1;
+	*lo = u->chunk_next;
+	if (u->chunk_next + n > UW_MAP_MAX_ROWS || uw_chunks_cover(u, u->chunk_next + n))
+		return -1;
+	for (size_t i = 0; i < n;) {   /* an object's rows may span chunks */
+		size_t at = u->chunk_next + i, off = at % PR_UW_CHUNK_ROWS;
+		size_t k = n - i < PR_UW_CHUNK_ROWS - off ? n - i : PR_UW_CHUNK_ROWS - off;
+		memcpy(u->chunk[at / PR_UW_CHUNK_ROWS] + off, rows + i, k * sizeof(*rows));
+		i += k;
+	}
+	u->chunk_next += n;
+	return 0;
+}
+
+/* The rows of a late object (w's) into room for them, then its entry,
+ * which later stacks find. */
 static void uw_install(struct uw *u, const struct uw_job *j, const struct uw *w, bool cached)
 {
 	pthread_mutex_lock(&u->lock);
-	size_t lo = u->nrows;
-	struct pr_uw_obj ob = { (uint32_t)lo, (uint32_t)(lo + w->nrows), 0, 0 };
-	if (lo + w->nrows > u->map_rows) {
-		ob = (struct pr_uw_obj){ 1, 0, 0, 0 };
+	uint32_t chunked;
+	size_t lo;
+	struct pr_uw_obj ob = { 1, 0, 0, 0 };
+	if (uw_place(u, w->rows, w->nrows, &chunked, &lo) == 0)
+		ob = (struct pr_uw_obj){ (uint32_t)lo, (uint32_t)(lo + w->nrows), 0, chunked };
+	else
 		__atomic_fetch_add(&u->noroom, 1, __ATOMIC_RELAXED);
-	} else {
-		memcpy(u->map + lo, w->rows, w->nrows * sizeof(*w->rows));
-		u->nrows += w->nrows;   /* u->rows itself keeps only the start-up rows */
-	}
 	int added = uw_add(u, j->name, &j->key, lo);
 	if (added == 0) {
 		ob.tag = u->objs[u->nobjs - 1].obj.tag;
@@ -1013,6 +1154,12 @@ void uw_free(struct uw *u)
 		close(u->objs_fd);
 	if (u->seen_fd >= 0)
 		close(u->seen_fd);
+	for (int i = 0; i < u->nchunks; i++)
+		munmap(u->chunk[i], UW_CHUNK_BYTES);
+	if (u->chunks_fd >= 0)
+		close(u->chunks_fd);
+	if (u->inner_fd >= 0)
+		close(u->inner_fd);
 	pthread_cond_destroy(&u->wake);
 	pthread_mutex_destroy(&u->lock);
 	ring_buffer__free(u->rb);
@@ -1025,8 +1172,25 @@ void uw_free(struct uw *u)
 	free(u);
 }
 
+/* The template of the chunks added at run time, which the array of them
+ * is created with: every chunk has its size, so that the verifier inlines
+ * their lookups. */
+static int uw_chunks_template(struct uw *u, struct bpf_object *obj)
+{
+	struct bpf_map *chunks = bpf_object__find_map_by_name(obj, PR_UW_CHUNKS_MAP);
+	LIBBPF_OPTS(bpf_map_create_opts, o, .map_flags = BPF_F_MMAPABLE);
+
+	if (!chunks)
+		return 0;
+	u->inner_fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "uw_chunk_tmpl", 4,
+				     sizeof(struct pr_uw_row), PR_UW_CHUNK_ROWS, &o);
+	if (u->inner_fd < 0)
+		return -1;
+	return bpf_map__set_inner_map_fd(chunks, u->inner_fd) ? -1 : 0;
+}
+
 struct uw *uw_build(const struct program *p, struct bpf_object *obj, pid_t pid,
-		    const char *child_path, int verbose)
+		    const char *child_path, int verbose, bool progress)
 {
 	struct bpf_map *rows = p->uw_rows_name ? bpf_object__find_map_by_name(obj, p->uw_rows_name)
 					       : NULL;
@@ -1039,8 +1203,11 @@ struct uw *uw_build(const struct program *p, struct bpf_object *obj, pid_t pid,
 		return NULL;
 	pthread_mutex_init(&u->lock, NULL);
 	pthread_cond_init(&u->wake, NULL);
-	u->objs_fd = u->seen_fd = u->notes_fd = -1;
+	u->objs_fd = u->seen_fd = u->notes_fd = u->chunks_fd = u->inner_fd = -1;
 	u->ctime = p->uw_ctime;
+	u->progress = progress && verbose <= 0;   /* -v names each object as it comes */
+	u->tty = isatty(STDERR_FILENO);
+	u->t0 = t0;
 	elf_version(EV_CURRENT);
 	uw_roots(p, pid, child_path, &list, &n);
 	/* the list grows with each object's libraries: a breadth-first walk */
@@ -1051,6 +1218,8 @@ struct uw *uw_build(const struct program *p, struct bpf_object *obj, pid_t pid,
 		free(list[i]);
 	free(list);
 	uw_vdso(u, verbose);
+	if (u->progress)
+		uw_progress(u, true);
 	u->build_ms = uw_now_ms(CLOCK_MONOTONIC) - t0;
 	if (verbose > 0)
 		fprintf(stderr, "perf-run: unwind: %d objects, %zu rows (%zu KB) in %.1f ms "
@@ -1062,13 +1231,19 @@ struct uw *uw_build(const struct program *p, struct bpf_object *obj, pid_t pid,
 		return NULL;
 	}
 	const char *hr = getenv("PERF_RUN_USTACK_ROWS");
-	size_t room = hr && *hr ? strtoul(hr, NULL, 10) : UW_HEADROOM_ROWS;
-	if (room > (1u << 26) - u->nrows)
-		room = (1u << 26) - u->nrows;   /* the BPF side's search covers 2^26 rows */
-	u->map_rows = u->nrows + room;
+	u->room = hr && *hr ? strtoul(hr, NULL, 10) : UW_ROOM_ROWS;
+	size_t head = u->room < UW_HEADROOM_ROWS ? u->room : UW_HEADROOM_ROWS;
+	if (head > UW_MAP_MAX_ROWS - u->nrows)
+		head = UW_MAP_MAX_ROWS - u->nrows;
+	u->room -= head;
+	u->map_rows = u->nrows + head;
 	u->verbose = verbose;
 	bpf_map__set_max_entries(rows, (uint32_t)u->map_rows);
 	bpf_map__set_map_flags(rows, bpf_map__map_flags(rows) | BPF_F_MMAPABLE);
+	if (uw_chunks_template(u, obj)) {
+		uw_free(u);
+		return NULL;
+	}
 	return u;
 }
 
@@ -1092,6 +1267,11 @@ int uw_fill(struct uw *u, const struct program *p, struct bpf_object *obj)
 	 * the object (its fds, whose numbers could then name other files) */
 	u->objs_fd = uw_dup(uw_map_fd(obj, p->uw_objs_name));
 	u->seen_fd = uw_dup(uw_map_fd(obj, "uw_seen"));
+	u->chunks_fd = uw_dup(uw_map_fd(obj, PR_UW_CHUNKS_MAP));
+	if (u->inner_fd >= 0) {   /* the array of chunks is made: its template's 512 KB go */
+		close(u->inner_fd);
+		u->inner_fd = -1;
+	}
 	u->notes_fd = uw_map_fd(obj, "uw_notes");
 	if (!rows || u->objs_fd < 0)
 		return errno = ENOENT, -1;
@@ -1149,10 +1329,12 @@ void uw_report(const struct uw *u)
 	if (n[PR_UW_NOTE_NOROOM])
 		fprintf(stderr, "perf-run: %llu user stack%s at [unknown: no room for unwind "
 			"tables]: %d object%s did not fit in the %zu rows of the table; "
-			"PERF_RUN_USTACK_ROWS=N gives room for N rows more than the start needs\n",
+			"PERF_RUN_USTACK_ROWS=N lets the tables grow to N rows more than the start "
+			"needs (%u by default)\n",
 			(unsigned long long)n[PR_UW_NOTE_NOROOM],
 			n[PR_UW_NOTE_NOROOM] == 1 ? " ends" : "s end",
-			noroom, noroom == 1 ? "" : "s", u->map_rows);
+			noroom, noroom == 1 ? "" : "s",
+			u->map_rows + __atomic_load_n(&u->grown, __ATOMIC_RELAXED), UW_ROOM_ROWS);
 }
 
 long uw_file_rows(const char *path, struct pr_uw_row **rows)

@@ -25,9 +25,11 @@ struct uw;
 
 /* Builds the rows (before the object is loaded: the rows map is sized to
  * them).  NULL if the program does not unwind through CFI or nothing was
- * found; verbose > 0 reports each object's rows and the build time. */
+ * found; verbose > 0 reports each object's rows and the build time;
+ * progress: a build that takes more than a second says how far it is on
+ * stderr. */
 struct uw *uw_build(const struct program *p, struct bpf_object *obj, pid_t pid,
-		    const char *child_path, int verbose);
+		    const char *child_path, int verbose, bool progress);
 /* After load: writes the rows and the objects into their maps; -1 with
  * errno on failure. */
 int uw_fill(struct uw *u, const struct program *p, struct bpf_object *obj);

@@ -9,7 +9,7 @@
 # Skips, saying why, where no such kernel or qemu is at hand.  The table
 # is also kept in build/bench/kmulti.txt.
 #
-# Environment: KMULTI_PATTERN, KMULTI_RUNS, KMULTI_TIMEOUT (see
+# Environment: KMULTI_PATTERN, KMULTI_RUNS, KMULTI_PERF_RUNS, KMULTI_TIMEOUT (see
 # kmulti_guest.sh; they are passed on the guest's command line),
 # KMULTI_GUEST_TIMEOUT (3600 s for the whole guest), KMULTI_SMP (the
 # guest's CPUs, 1), PERF_RUN.
@@ -31,7 +31,7 @@ if [ -z "$kver" ]; then
 	exit 0
 fi
 # The guest's environment comes from its kernel command line (init).
-export KERNEL_GUEST_SCRIPT="tests/bench/kmulti_guest.sh${KMULTI_PATTERN:+ KMULTI_PATTERN=$KMULTI_PATTERN}${KMULTI_RUNS:+ KMULTI_RUNS=$KMULTI_RUNS}${KMULTI_TIMEOUT:+ KMULTI_TIMEOUT=$KMULTI_TIMEOUT}"
+export KERNEL_GUEST_SCRIPT="tests/bench/kmulti_guest.sh${KMULTI_PATTERN:+ KMULTI_PATTERN=$KMULTI_PATTERN}${KMULTI_RUNS:+ KMULTI_RUNS=$KMULTI_RUNS}${KMULTI_TIMEOUT:+ KMULTI_TIMEOUT=$KMULTI_TIMEOUT}${KMULTI_PERF_RUNS:+ KMULTI_PERF_RUNS=$KMULTI_PERF_RUNS}"
 # One CPU: the kprobe_multi/single ratios do not need two, and this bench
 # patches kernel text the most (see run.sh on MTTCG and int3).
 KERNEL_TEST_SMP=${KMULTI_SMP:-1} KERNEL_VERSIONS=$kver KERNEL_TEST_TIMEOUT=${KMULTI_GUEST_TIMEOUT:-3600} \

@@ -4,8 +4,8 @@
 # it): attach and detach times of one kprobe wildcard of ~400 kernel
 # functions (KMULTI_PATTERN, default tcp_*: 388 on 6.12) through one kprobe_multi link,
 # through one kprobe per function (PERF_RUN_KPROBE_MULTI=0), with bpftrace
-# 0.17, and `perf probe -a` / `perf probe -d` of the same functions, as
-# ratios.  Timed from outside by build/bench/stamp, as tests/bench/run.sh
+# 0.17, and `perf probe -a`, `perf stat` and `perf probe -d` of the same
+# functions (see measure_perf_probe), as ratios.  Timed from outside by build/bench/stamp, as tests/bench/run.sh
 # times tracers: attach is when the traced `loop 0` started (both tracers
 # hold it until every probe is live), detach is from then to the tracer's
 # exit (the loop calls nothing).  Each tool is also run on one function
@@ -15,8 +15,8 @@
 # real machine's; the ratios are what compare.
 #
 # Environment: KMULTI_PATTERN (tcp_*), KMULTI_BASE (tcp_v4_connect),
-# KMULTI_RUNS (3), KMULTI_TIMEOUT (900 s
-# a run), PERF_RUN (set by tests/kernel/guest.sh).
+# KMULTI_RUNS (3), KMULTI_PERF_RUNS (1, perf probe's runs), KMULTI_TIMEOUT
+# (900 s a run), PERF_RUN (set by tests/kernel/guest.sh).
 set -u
 B=build/bench
 PAT=${KMULTI_PATTERN:-tcp_*}
@@ -79,28 +79,69 @@ measure() {
 	START[$name]=$(printf '%s\n' "${s[@]}" | median)
 }
 
-# perf probe: one event per function created (-a), then deleted (-d).
-measure_perf_probe() {
-	local args=() f t0 t1 t2
-	command -v perf >/dev/null || { WHY[perf]="no perf"; return; }
-	# event names must be C identifiers: e1..eN; perf probe takes no
-	# function with a dot (tcp_x.part.0, a compiler's clone): left out
-	local i=0
-	while read -r f; do
-		[[ $f == *.* ]] || args+=(-a "kmb:e$((++i))=$f")
-	done <"$FUNCS"
-	PERFN=$i
+# perf probe, as a perf user counts calls of these functions: the events
+# added (perf probe -a GROUP:eN=FUNC, at most PERF_BATCH a call: perf 6.1
+# refuses a 128th, "Too many probes (> 128) were specified"), then counted
+# while the workload runs (perf stat -e 'GROUP:*' -- loop 0, whose
+# perf_event_open()s arm the kprobes), then deleted (perf probe -d
+# 'GROUP:*', this bench's group only).  attach: the adds plus perf stat's
+# time to the loop's start; detach: perf stat's exit after it plus the
+# delete.  Without the kernel's DWARF (a private tmpfs over /usr/lib/debug):
+# with Debian's -dbg vmlinux perf probe loads its DWARF on every call
+# (about 30 s each under TCG) to place probes the other tools place from
+# kallsyms.  perf probe takes no function with a dot (tcp_x.part.0, a
+# compiler's clone): those are left out.
+PERF_BATCH=100
+PG=kmb
+
+nodwarf() {
+	unshare -m sh -c 'mount -t tmpfs none /usr/lib/debug 2>/dev/null; exec "$@"' sh "$@"
+}
+
+# perf_once LIST: one add, count, delete of LIST's functions; sets A and D.
+perf_once() {
+	local args=() f i=0 t0 t1 t2 t3
+	perf_add() {
+		((${#args[@]})) || return 0
+		nodwarf perf probe "${args[@]}" >>"$W/perf.out" 2>&1 ||
+			{ WHYNOW="perf probe -a failed: $(grep -m1 -i -e error -e 'too many' "$W/perf.out")"; return 1; }
+		args=()
+	}
+	: >"$W/perf.out"
 	t0=$(date +%s%N)
-	if ! perf probe -q "${args[@]}" >"$W/perf.out" 2>&1; then
-		WHY[perf]="perf probe -a failed: $(grep -v '^ *$' "$W/perf.out" | tail -n 1)"
-		perf probe -q -d 'kmb:*' >/dev/null 2>&1
-		return
-	fi
+	while read -r f; do
+		[[ $f == *.* ]] && continue
+		args+=(-a "$PG:e$((++i))=$f")
+		((${#args[@]} < 2 * PERF_BATCH)) || perf_add || break
+	done <"$1"
+	perf_add || { perf probe -q -d "$PG:*" >/dev/null 2>&1; return 1; }
+	PERFN=$i
 	t1=$(date +%s%N)
-	perf probe -q -d 'kmb:*' >/dev/null 2>&1
+	one_run perf stat -e "$PG:*" -- "$B/loop" 0 || { perf probe -q -d "$PG:*" >/dev/null 2>&1; return 1; }
 	t2=$(date +%s%N)
-	ATT[perf]=$(((t1 - t0) / 1000000))
-	DET[perf]=$(((t2 - t1) / 1000000))
+	perf probe -q -d "$PG:*" >/dev/null 2>&1
+	t3=$(date +%s%N)
+	A=$(awk -v a="$(((t1 - t0) / 1000))" -v r="$A" 'BEGIN { printf "%.1f", a / 1000 + r }')
+	D=$(awk -v d="$D" -v x="$(((t3 - t2) / 1000))" 'BEGIN { printf "%.1f", d + x / 1000 }')
+}
+
+# As measure(): the functions less one, medians of PERF_RUNS (1: each run
+# arms and disarms every kprobe, seconds under TCG).
+measure_perf_probe() {
+	local a=() d=() s=() k a1 d1
+	command -v perf >/dev/null || { WHY[perf]="no perf"; return; }
+	echo "$BASE" >"$W/base"
+	for ((k = 0; k < ${KMULTI_PERF_RUNS:-1}; k++)); do
+		perf_once "$W/base" || { WHY[perf]=$WHYNOW; return; }
+		a1=$A d1=$D
+		perf_once "$FUNCS" || { WHY[perf]=$WHYNOW; return; }
+		s+=("$a1")
+		a+=("$(awk -v x="$A" -v y="$a1" 'BEGIN { printf "%.1f", x - y }')")
+		d+=("$(awk -v x="$D" -v y="$d1" 'BEGIN { printf "%.1f", x - y }')")
+	done
+	ATT[perf]=$(printf '%s\n' "${a[@]}" | median)
+	DET[perf]=$(printf '%s\n' "${d[@]}" | median)
+	START[perf]=$(printf '%s\n' "${s[@]}" | median)
 }
 
 echo "kmulti: kernel $(uname -r) (qemu TCG), kprobe:$PAT = $N functions, kprobe_multi: $MULTI"
@@ -129,7 +170,7 @@ for k in multi single bpftrace perf; do
 	multi) label="perf-run, one kprobe_multi link" ;;
 	single) label="perf-run, one kprobe each" ;;
 	bpftrace) label="bpftrace 0.17" ;;
-	perf) label="perf probe -a / -d (${PERFN:-?} events)" ;;
+	perf) label="perf probe -a, stat, -d (${PERFN:-?} events)" ;;
 	esac
 	if [ -n "${WHY[$k]:-}" ]; then
 		printf '%-40s %10s %12s %12s   (%s)\n' "$label" n/a n/a n/a "${WHY[$k]}"

@@ -13,7 +13,7 @@
 # minutes), BENCH_TIMEOUT (60 s a run), BENCH_SLOW_TIMEOUT (150 s),
 # BENCH_HITS (1000000), BENCH_DD (200000), BENCH_EVENTS (1000000),
 # BENCH_ONLY (space-separated parts a..g), BENCH_EXTRA (the measures run
-# after the table: ustack pagein hugefde soak exporter formats kmulti; empty for none),
+# after the table: ustack pagein hugefde soak exporter formats kmulti bigbin; empty for none),
 # PERF_RUN (build/perf-run),
 # BENCH_BIG (1: also bpftrace on 10,000 uprobes, which takes about 20 min here).
 set -u
@@ -645,7 +645,7 @@ main() {
 	# Measures of their own, each printing its table: ustack through CFI
 	# against frame pointers and bpftrace, reads of memory not paged in, one
 	# FDE of many rows, and a soak of SOAK_SECONDS (600) per tracer.
-	for p in ${BENCH_EXTRA-ustack pagein hugefde soak exporter formats kmulti}; do
+	for p in ${BENCH_EXTRA-ustack pagein hugefde soak exporter formats kmulti bigbin}; do
 		echo
 		echo "== $p.sh ($(date +%T))"
 		PERF_RUN=$PERFRUN bash tests/bench/$p.sh || echo "bench: $p.sh exited $?"

@@ -24,11 +24,9 @@ BUILD=${BUILD:-build}
 MAKE=${MAKE:-make}
 TMP=$(mktemp -d /tmp/perf-run-deb.XXXXXX)
 passed=0 failed=0 skipped=0
-mounted=()
+source tests/lib/chroot_mounts.sh
 cleanup() {
-	for ((i = ${#mounted[@]} - 1; i >= 0; i--)); do
-		umount "${mounted[i]}" 2>/dev/null || umount -l "${mounted[i]}"
-	done
+	chroot_unmount
 	rm -rf "$TMP"
 }
 trap cleanup EXIT
@@ -129,12 +127,7 @@ if [[ ! -f $ROOT/.complete ]]; then
 	rm -rf "$ROOT"
 	mv "$ROOT.tmp" "$ROOT"
 fi
-mountpoint -q /sys/kernel/tracing || mount -t tracefs nodev /sys/kernel/tracing
-for m in /proc /sys /sys/kernel/tracing /sys/fs/bpf /dev; do
-	[[ -d $m ]] && mountpoint -q "$m" || continue
-	mkdir -p "$ROOT$m"
-	mount --bind "$m" "$ROOT$m" && mounted+=("$ROOT$m")
-done
+chroot_mount "$ROOT"
 cp "$deb" "$ROOT/tmp/perf-run.deb"
 cp tests/progs/src_acc "$ROOT/tmp/src_acc"
 C() { timeout -s KILL 300 chroot "$ROOT" env -i PATH=/usr/share/perf-run/tools:/usr/sbin:/usr/bin:/sbin:/bin \

@@ -54,18 +54,13 @@ fi
 [[ -n $deb ]] || { echo "$passed passed, $((failed + 1)) failed, $skipped skipped"; exit 1; }
 
 # ---- mounts, undone on exit in reverse ----
-mounted=()
+source tests/lib/chroot_mounts.sh
 cleanup() {
-	for ((i = ${#mounted[@]} - 1; i >= 0; i--)); do umount "${mounted[i]}" 2>/dev/null || umount -l "${mounted[i]}"; done
+	chroot_unmount
 	rm -f "$ROOT/tmp/perf-run.deb"
 }
 trap cleanup EXIT
-mountpoint -q /sys/kernel/tracing || mount -t tracefs nodev /sys/kernel/tracing
-for m in /proc /sys /sys/kernel/tracing /sys/fs/bpf /dev; do
-	[[ -d $m ]] && mountpoint -q "$m" || continue
-	mkdir -p "$ROOT$m"
-	mount --bind "$m" "$ROOT$m" && mounted+=("$ROOT$m")
-done
+chroot_mount "$ROOT"
 
 cp "$deb" "$ROOT/tmp/perf-run.deb"
 C() { timeout -s KILL 120 chroot "$ROOT" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 "$@"; }
