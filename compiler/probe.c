@@ -621,8 +621,7 @@ static int cxx_sites(struct pctx *c, const char *spec)
 	if (!*sym) {
 		r = fail(c, "missing function after '%.*s'", (int)(name - spec), spec);
 	} else if (lc && lc > sym && lc[-1] != ':' && isdigit((unsigned char)lc[1])) {
-		r = fail(c, "'%s' is a line of a C++ function, which perf-run cannot find by its "
-			 "demangled name; write FILE:LINE (perf-run -L BIN:FILE lists them)", name);
+		r = dwarf_sites(c, name, false);  /* FUNC:N: the dwarf module finds FUNC */
 	} else if (off && c->p->kind != PK_UPROBE) {
 		r = fail(c, "a return probe takes no offset");
 	} else {
