@@ -881,9 +881,49 @@ static int make_sites(struct rs *r, struct probe_site **sites, int *nsites)
  * matches (all overloads, or one by its parameters: lib/elfsym.h), through
  * the symbol table, each once.  DWARF has no demangled names, only the
  * bare DW_AT_name and the mangled DW_AT_linkage_name.  A function that
- * exists only inlined has no symbol: not found this way.  Returns the
- * count, 0 with err set if none.
+ * exists only inlined has no symbol: then DWARF's functions are matched
+ * (inlined_names).  Returns the count, 0 with err set if none.
  */
+struct inl_names {
+	const char *pattern;
+	char **v;
+	int n;
+};
+
+static int inl_name_cb(Dwarf_Die *d, void *arg)
+{
+	struct inl_names *w = arg;
+	const char *ln = is_func_def(d) ? linkage_name(d) : NULL;
+
+	if (!ln || !elfsym_demangled_is(w->pattern, ln))
+		return DWARF_CB_OK;
+	for (int i = 0; i < w->n; i++)
+		if (!strcmp(w->v[i], ln))
+			return DWARF_CB_OK;
+	w->v = realloc(w->v, (size_t)(w->n + 1) * sizeof(*w->v));
+	if (!w->v || !(w->v[w->n++] = strdup(ln)))
+		abort();
+	return DWARF_CB_OK;
+}
+
+/* A function that exists only inlined has no symbol: the mangled names of
+ * the functions DWARF defines that the pattern matches (every unit read). */
+static int inlined_names(struct dw_mod *m, const char *pattern, char ***names)
+{
+	struct inl_names w = { .pattern = pattern };
+	Dwarf_Off off = 0, next;
+	size_t hl;
+	Dwarf_Die cu;
+
+	while (dwarf_nextcu(m->dbg, off, &next, &hl, NULL, NULL, NULL) == 0) {
+		if (dwarf_offdie(m->dbg, off + hl, &cu))
+			dwarf_getfuncs(&cu, inl_name_cb, &w, 0);
+		off = next;
+	}
+	*names = w.v;
+	return w.n;
+}
+
 static int cxx_names(struct dw_mod *m, const struct dw_spec *sp, char ***names, char *err,
 		     size_t errlen)
 {
@@ -891,10 +931,10 @@ static int cxx_names(struct dw_mod *m, const struct dw_spec *sp, char ***names, 
 	int n = elfsym_match_demangled(m->path, NULL, sp->func, &syms), k = 0;
 
 	*names = NULL;
+	if (n <= 0 && (k = inlined_names(m, sp->func, names)) > 0)
+		return k;
 	if (n <= 0) {
-		snprintf(err, errlen, "no function matches '%s' in %s (a C++ or Rust name is "
-			 "found through the symbol table: a function that exists only inlined "
-			 "has none)", sp->func, m->path);
+		snprintf(err, errlen, "no function matches '%s' in %s", sp->func, m->path);
 		return 0;
 	}
 	*names = calloc((size_t)n, sizeof(**names));
