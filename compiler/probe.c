@@ -638,8 +638,9 @@ static int cxx_sites(struct pctx *c, const char *spec)
 		r = dwarf_sites(c, name, false);  /* FUNC:N: the dwarf module finds FUNC */
 	} else if (off && c->p->kind != PK_UPROBE) {
 		r = fail(c, "a return probe takes no offset");
-	} else if (!off && c->p->kind == PK_UPROBE && !has_demangled(c, sym)) {
-		r = dwarf_sites(c, sym, false);  /* only inlined: its copies, as a C FUNC */
+	} else if (!off && c->p->kind == PK_UPROBE && !has_demangled(c, sym) &&
+		   !dwarf_sites(c, sym, true)) {
+		r = 0;  /* only inlined: its copies, as a C FUNC (else symbol_sites says why) */
 	} else {
 		r = symbol_sites(c, sym, off, true);
 		if (!r && c->o->use_args && c->p->kind == PK_UPROBE) {

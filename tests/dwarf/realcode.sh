@@ -36,14 +36,19 @@ LEVELS=${REALCODE_LEVELS:-0 1 2 3}
 
 skip() { echo "realcode: skipped: $*"; echo "0 passed, 0 failed"; exit 0; }
 
-for t in gdb perf clang-19 gcc apt-get dpkg-source; do
+for t in gdb perf clang-19 clang++-19 gcc g++ apt-get dpkg-source; do
 	command -v $t >/dev/null || skip "$t is not installed"
 done
 
 # ---- the projects: Debian source package, build, workload ----
 
+# A C++ project's namespace: its functions are the ones probed.
+ns_of() {
+	case $1 in leveldb) echo leveldb;; snappy) echo snappy;; esac
+}
+
 pkg_of() {
-	case $1 in lua) echo lua5.4;; zlib) echo zlib;; cjson) echo cjson;; esac
+	case $1 in lua) echo lua5.4;; zlib) echo zlib;; cjson) echo cjson;; *) echo "$1";; esac
 }
 
 # Debian's luaconf.h includes a header its build generates; the seed of
@@ -68,6 +73,40 @@ build_cjson() {
 		"$3/cJSON.c" "$3/cJSON_Utils.c" -lm
 }
 work_cjson() { ls "$1"/tests/inputs/test* | grep -v '\.expected$'; }
+
+# C++: the C compiler's C++ driver.
+cxx() { case $1 in gcc) echo g++;; clang-*) echo "clang++-${1#clang-}";; *) echo "$1";; esac; }
+
+# leveldb's CMake configuration, as -D flags and the header it generates
+# (without snappy and crc32c: self-contained), the library but its tests,
+# benchmarks and Windows files, with a driver of ours.
+build_leveldb() {
+	mkdir -p "$cache/inc-leveldb/port"
+	sed 's/#cmakedefine01 \(.*\)/#define \1 0/' "$3/port/port_config.h.in" \
+		> "$cache/inc-leveldb/port/port_config.h"
+	$(cxx $1) -g -O$2 -std=c++11 -DLEVELDB_PLATFORM_POSIX=1 -DLEVELDB_IS_BIG_ENDIAN=0 \
+		-DHAVE_FDATASYNC=1 -DHAVE_O_CLOEXEC=1 -I"$cache/inc-leveldb" -I"$3" -I"$3/include" \
+		-o "$4" "$top/tests/dwarf/realcode/leveldb_work.cc" \
+		$(ls "$3"/db/*.cc "$3"/table/*.cc "$3"/util/*.cc |
+		  grep -Ev '_test\.cc$|_bench|windows|testutil|leveldbutil|/c\.cc$') -lpthread
+}
+work_leveldb() { echo "$out/leveldb.db"; }
+
+# snappy's CMake configuration likewise (no SSSE3 or BMI2: the baseline
+# x86-64 build), with a driver of ours.
+build_snappy() {
+	mkdir -p "$cache/inc-snappy"
+	sed -e 's/#cmakedefine01 \(.*\)/#define \1 0/' \
+	    -e 's/#cmakedefine \(HAVE_BUILTIN_.*\|HAVE_ATTRIBUTE_.*\|HAVE_SYS_UIO_H\|HAVE_UNISTD_H\|HAVE_SYS_MMAN_H\|HAVE_FUNC_MMAP\|HAVE_FUNC_SYSCONF\) 1/#define \1 1/' \
+	    -e '/#cmakedefine/d' "$3/cmake/config.h.in" > "$cache/inc-snappy/config.h"
+	sed -e 's/\${HAVE_SYS_UIO_H_01}/1/' -e 's/\${PROJECT_VERSION_MAJOR}/1/' \
+	    -e 's/\${PROJECT_VERSION_MINOR}/1/' -e 's/\${PROJECT_VERSION_PATCH}/9/' \
+		"$3/snappy-stubs-public.h.in" > "$cache/inc-snappy/snappy-stubs-public.h"
+	$(cxx $1) -g -O$2 -std=c++11 -DHAVE_CONFIG_H -I"$cache/inc-snappy" -I"$3" -o "$4" \
+		"$top/tests/dwarf/realcode/snappy_work.cc" "$3/snappy.cc" "$3/snappy-c.cc" \
+		"$3/snappy-sinksource.cc" "$3/snappy-stubs-internal.cc"
+}
+work_snappy() { :; }
 
 # ---- sources, builds ----
 
@@ -105,10 +144,27 @@ build() {  # PROJECT CC LEVEL SRC: echoes the binary
 # nothing inlined), by name.
 reached() {  # BIN ARG...
 	"$PERF_RUN" -q -e "uprobe:$1:* { @[func] = count(); }" -- setarch -R "$@" 2>/dev/null |
-		sed -n 's/^@\[\(.*\)\]: [0-9]*$/\1/p' | sort -u |
+		sed -n 's/^@\[\(.*\)\]: [0-9]*$/\1/p' | sort -u | own_names |
 		while read -r f; do
 			"$R" -L "$1" "$f" >/dev/null 2>&1 && echo "$f"
 		done
+}
+
+# C++ functions by their demangled names as func prints them (bpftrace's
+# form: "leveldb::DBImpl::Write(leveldb::WriteOptions const&, ...)", a
+# template's with its return type), those of the project's own namespace
+# ($ns, with its template arguments and parameters left aside) and C
+# ones: not the instances of the standard library's templates, which
+# would be most of them.
+own_names() {
+	[ -n "$ns" ] || { cat; return; }
+	awk -v ns="$ns" '{
+		q = $0
+		while (gsub(/<[^<>]*>/, "", q)) ;     # template arguments, innermost first
+		sub(/\(.*/, "", q)                      # parameters and what follows
+		n = split(q, w, " ")                     # a return type before the name
+		if (w[n] ~ "^" ns "::" || w[n] !~ /::/) print
+	}'
 }
 
 # The specs of BIN: every FUNC_EVERY-th function of FUNCS, at its entry and
@@ -137,6 +193,7 @@ for cc in $CCS; do
 	for lvl in $LEVELS; do
 		for i in "${!projects[@]}"; do
 			p=${projects[i]} src=${srcs[i]}
+			ns=$(ns_of "$p")
 			read -r -a work <<< "$(work_$p "$src")"
 			funcs=$cache/reached-$p.txt
 			if [ ! -s "$funcs" ] || [ "$funcs" -ot "$0" ]; then

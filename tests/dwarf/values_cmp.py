@@ -138,7 +138,9 @@ def unknown(v):
 
 
 def same(v, g):
-    alts = g.split("=") if "=" in g else [g]  # an enum: NAME=NUMBER
+    # an enum: NAME=NUMBER (not text with '=' in it: C++'s __PRETTY_FUNCTION__
+    # "... [with Writer = snappy::SnappyArrayWriter]")
+    alts = g.split("=") if re.fullmatch(r"[A-Za-z_][\w:]*=-?\d+", g) else [g]
     if v in alts:
         return True
     try:  # perf probe prints unsigned integers in hex, enums as numbers

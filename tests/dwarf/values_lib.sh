@@ -58,7 +58,9 @@ site_addrs() {  # BIN SRC SPECS: addresses of the sites that have variables
 	while read -r kind spec; do
 		[ "$kind" = p ] || continue
 		"$R" -d "$1" "$(expand "$spec" "$2")" 2>/dev/null
-		[[ -z ${VALUES_NO_ENTRY:-} && $spec =~ ^[A-Za-z_][A-Za-z0-9_]*$ ]] &&
+		# (a C++ function by its demangled name: "ns::C::f(int) const")
+		[[ -z ${VALUES_NO_ENTRY:-} && ( $spec =~ ^[A-Za-z_][A-Za-z0-9_]*$ ||
+			( $spec == *::* && ! $spec =~ :[0-9]+$ ) ) ]] &&
 			"$R" -d "$1" "$spec+0" 2>/dev/null
 	done < "$3" | awk '$1 == "site" { a = $NF; next } /^    / && a { print a } { a = "" }' |
 		sort -u
