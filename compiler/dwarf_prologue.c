@@ -11,6 +11,8 @@
 #define _GNU_SOURCE
 #include "dwarf_prologue.h"
 
+#include "dwarf_cxxabi.h"
+
 #include <dwarf.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -201,6 +203,16 @@ static void classify_at(Dwarf_Die *t, uint64_t off, struct argcls *a, int depth)
 	}
 }
 
+/* Whether d is in a C++ unit. */
+static bool is_cxx(Dwarf_Die *d)
+{
+	Dwarf_Die cu;
+	Dwarf_Word lang = dwarf_diecu(d, &cu, NULL, NULL) ? udata(&cu, DW_AT_language, 0) : 0;
+
+	return lang == DW_LANG_C_plus_plus || lang == DW_LANG_C_plus_plus_03 ||
+	       lang == DW_LANG_C_plus_plus_11 || lang == DW_LANG_C_plus_plus_14;
+}
+
 /* The class of an object of the type of DIE d (a parameter, or a
  * function for its return value). */
 static struct argcls classify(Dwarf_Die *d)
@@ -216,7 +228,14 @@ static struct argcls classify(Dwarf_Die *d)
 	a.aggregate = tag == DW_TAG_structure_type || tag == DW_TAG_class_type ||
 		      tag == DW_TAG_union_type || tag == DW_TAG_array_type;
 	a.size = size > 0 ? (unsigned)size : 8;
-	if (a.aggregate && udata(&t, DW_AT_calling_convention, 0) == DW_CC_pass_by_reference) {
+	if (a.aggregate && is_cxx(d)) {  /* C++: classes passed by invisible reference */
+		enum cxx_pass p = cxx_pass_of(&t);
+		a.byref = p == CXX_BY_REFERENCE;
+		a.unknown = p == CXX_UNKNOWN;
+		if (p != CXX_BY_VALUE)
+			return a;
+	} else if (a.aggregate &&
+		   udata(&t, DW_AT_calling_convention, 0) == DW_CC_pass_by_reference) {
 		a.byref = true;
 		return a;
 	}
