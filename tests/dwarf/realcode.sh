@@ -18,8 +18,14 @@
 # Prints per compiler and level the counts, then "N passed, N failed".
 # Run from the top of the tree, as root.
 #
+# The C++ projects (leveldb, snappy: `make conformance` builds them at -O0
+# and -O2 with g++ and clang++-19) are probed by demangled names, and
+# user stacks at a few of their functions are compared with perf's
+# (tests/dwarf/stacks_lib.sh).
+#
 #   tests/dwarf/realcode.sh [-v] [PROJECT...]     -v shows every difference
-# REALCODE_CCS="gcc" and REALCODE_LEVELS="1 2" narrow the builds.
+# REALCODE_CCS="gcc" and REALCODE_LEVELS="1 2" narrow the builds;
+# REALCODE_NO_VALUES=1 compares the stacks only.
 set -u
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -45,6 +51,22 @@ done
 # A C++ project's namespace: its functions are the ones probed.
 ns_of() {
 	case $1 in leveldb) echo leveldb;; snappy) echo snappy;; esac
+}
+
+# A C++ project's functions whose stacks are compared with perf's
+# (tests/dwarf/stacks_lib.sh): perf's names, every overload; the main
+# thread's paths and (leveldb) the compaction thread's, through
+# libstdc++'s thread start and libc's.
+stacks_of() {
+	case $1 in
+	leveldb) echo leveldb::DBImpl::Write leveldb::MemTable::Add leveldb::log::Writer::AddRecord \
+		leveldb::crc32c::Extend leveldb::DBImpl::Get leveldb::Version::Get \
+		leveldb::TableBuilder::Add leveldb::BuildTable leveldb::Block::Iter::Seek \
+		leveldb::DBImpl::BackgroundCompaction leveldb::PutVarint32;;
+	snappy) echo snappy::Compress snappy::RawUncompress snappy::internal::CompressFragment \
+		snappy::RawUncompressToIOVec snappy::IsValidCompressedBuffer snappy_uncompress \
+		snappy::GetUncompressedLength;;
+	esac
 }
 
 pkg_of() {
@@ -180,6 +202,7 @@ specs() {  # BIN FUNCS-FILE
 }
 
 . "$top/tests/dwarf/values_lib.sh"
+. "$top/tests/dwarf/stacks_lib.sh"
 values_init "$top/build/realcode-values/$$"
 
 srcs=()
@@ -203,12 +226,20 @@ for cc in $CCS; do
 			bin=$(build "$p" "$cc" "$lvl" "$src")
 			specs "$bin" "$funcs" > "$out/$p-$cc-O$lvl.specs"
 			nsites=$((nsites + $(wc -l < "$out/$p-$cc-O$lvl.specs")))
-			values_add "$cc -O$lvl $p" "$bin" "$src" "$out/$p-$cc-O$lvl.specs" "${work[@]}"
+			[ -n "${REALCODE_NO_VALUES:-}" ] ||
+				values_add "$cc -O$lvl $p" "$bin" "$src" "$out/$p-$cc-O$lvl.specs" "${work[@]}"
+			for f in $(stacks_of "$p"); do
+				stacks_check "$cc -O$lvl" "$bin" "$f" "${work[@]}"
+			done
 		done
 	done
 done
 echo "realcode: ${projects[*]}: $nsites specs"
-values_record
-values_report ${#projects[@]}
+if [ -z "${REALCODE_NO_VALUES:-}" ]; then
+	values_record
+	values_report ${#projects[@]}
+fi
+stacks_report
+[ "$stacks_failed" = 0 ] || failed=$((failed + 1))
 echo "$passed passed, $failed failed"
 [ $failed = 0 ]
