@@ -26,9 +26,9 @@
 
 stacks_group=perfrun_stacks_$$
 
-# "ADDR<tab>NAME+OFF" (decimal) per frame, leaf first, of the first sample
-# of perf.data file $1, callers' offsets + $2 (1 for perf's own
-# unwinding), and "ADDR<tab>NAME [inlined]" for each function perf shows
+# "ADDR<tab>NAME+OFF" (decimal) per line of the first sample of perf.data
+# file $1, leaf first, callers' offsets + $2 (1 for perf's own
+# unwinding), "ADDR<tab>NAME [inlined]" where perf marks a function
 # inlined at ADDR, in perf's order; up to the first address perf cannot
 # name.
 stacks_frames() {
@@ -50,7 +50,7 @@ stacks_frames() {
 }
 
 stacks_check() {  # LABEL BIN FUNC [ARG...]
-	local label=$1 bin=$2 func=$3 a addrs k=0 res
+	local label=$1 bin=$2 func=$3 a addrs k try res
 	shift 3
 	local f=$out/stk
 	# the overloads' addresses: nm's demangled names (the ".cold" parts aside)
@@ -61,14 +61,20 @@ stacks_check() {  # LABEL BIN FUNC [ARG...]
 		echo "$label|$func|absent|0|0|0|0|no symbol (inlined everywhere)" >> "$out/stacks.txt"
 		return
 	fi
-	perf probe -q -d "$stacks_group:*" >/dev/null 2>&1
-	for a in "${addrs[@]}"; do
-		perf probe -q -x "$bin" -a "$stacks_group:t$((k++))=0x$a" >/dev/null 2>&1
+	# twice if perf recorded nothing: perf probe fails now and then while
+	# another perf probe edits the kernel's uprobe_events
+	for try in 1 2; do
+		perf probe -q -d "$stacks_group:*" >/dev/null 2>&1
+		k=0
+		for a in "${addrs[@]}"; do
+			perf probe -q -x "$bin" -a "$stacks_group:t$((k++))=0x$a" >/dev/null 2>&1
+		done
+		$run perf record -q -e "$stacks_group:*" --call-graph dwarf -o "$f.perf.data" -- \
+			setarch -R "$bin" "$@" >/dev/null 2>&1
+		perf probe -q -d "$stacks_group:*" >/dev/null 2>&1
+		stacks_frames "$f.perf.data" 1 > "$f.perf"
+		[ -s "$f.perf" ] && break
 	done
-	$run perf record -q -e "$stacks_group:*" --call-graph dwarf -o "$f.perf.data" -- \
-		setarch -R "$bin" "$@" >/dev/null 2>&1
-	perf probe -q -d "$stacks_group:*" >/dev/null 2>&1
-	stacks_frames "$f.perf.data" 1 > "$f.perf"
 	local prog="uprobe:$bin:$func /pid == cpid/ { @[ustack] = count(); exit(); }"
 	$run "$PERF_RUN" -q -f perf -o "$f.run.data" -e "$prog" -- setarch -R "$bin" "$@" \
 		>/dev/null 2>"$f.err"
@@ -83,7 +89,18 @@ def rd(p):
     return [l.split("\t", 1) for l in open(p).read().split("\n") if "\t" in l]
 perf, run = rd(sys.argv[1]), rd(sys.argv[2])
 rn = open(sys.argv[3]).read().split("\n")[:-1]
-real = lambda v: [t for a, t in v if not t.endswith(" [inlined]")]
+def real(v):
+    """One frame per address: its symbol and offset (perf repeats an
+    address for each function inlined there, most lines marked
+    "(inlined)", some not)."""
+    out, last = [], None
+    for a, t in v:
+        if a != last:
+            out.append(None)
+            last = a
+        if out[-1] is None and not t.endswith(" [inlined]"):
+            out[-1] = t
+    return [t or "?" for t in out]
 pf, rf = real(perf), real(run)  # frames: the functions' own, by address
 n, eq = len(pf), sum(1 for a, b in zip(pf, rf) if a == b)
 why = []
