@@ -59,10 +59,11 @@ def parse_record(s, i):
     out = {}
     i += 1  # "{"
     while i < len(s):
-        if s.startswith(" }", i):
-            return out, i + 2
-        if s.startswith("}", i):
-            return out, i + 1
+        j = i
+        while s.startswith(" ", j):  # "{  }": an empty struct (a C++ comparator)
+            j += 1
+        if s.startswith("}", j):
+            return out, j + 1
         if s.startswith(", ", i):
             i += 2
         elif s.startswith(" ", i):
@@ -89,7 +90,7 @@ def flatten(prefix, v, out):
 
 def read_triples(path):
     vals = {}
-    with open(path, errors="replace") as f:
+    with open(path, errors="replace", newline="\n") as f:
         for line in f:
             parts = line.rstrip("\n").split(" ", 2)
             if len(parts) == 3 and parts[0].startswith("0x"):
@@ -102,9 +103,10 @@ def read_triples(path):
 
 def read_ours(path):
     vals, seen, addr = {}, set(), None
-    # Bytes as latin-1, as gdb_frames.py turns char arrays into text.
+    # Bytes as latin-1, as gdb_frames.py turns char arrays into text; lines
+    # end at "\n" only (a char array printed as text may hold a "\r").
     member = None  # "@m ADDR P->M": the next line is its value (print())
-    with open(path, encoding="latin-1") as f:
+    with open(path, encoding="latin-1", newline="\n") as f:
         for line in f:
             line = line.rstrip("\n")
             if member:
@@ -141,10 +143,12 @@ def same(v, g):
     # an enum: NAME=NUMBER (not text with '=' in it: C++'s __PRETTY_FUNCTION__
     # "... [with Writer = snappy::SnappyArrayWriter]")
     alts = g.split("=") if re.fullmatch(r"[A-Za-z_][\w:]*=-?\d+", g) else [g]
+    if len(alts) == 2:  # gdb qualifies a C++ enumerator ("leveldb::kLogFile"), DWARF does not
+        alts.append(alts[0].rsplit("::", 1)[-1])
     if v in alts:
         return True
     try:  # perf probe prints unsigned integers in hex, enums as numbers
-        return (int(v, 0) - int(alts[-1], 0)) % (1 << 32) == 0
+        return (int(v, 0) - int(alts[1 if len(alts) > 1 else 0], 0)) % (1 << 32) == 0
     except ValueError:
         return False
 
