@@ -312,6 +312,9 @@ static struct slot assign(struct argwalk *w, const struct argcls *a)
 	return s;
 }
 
+/* argwalk's lost when the return value's class is unknown. */
+static const char ret_unknown[] = "the return value";
+
 /* Param p, of class a, at slot s: its location at the site, or why not. */
 static void place(Dwarf_Die *p, const struct argcls *a, const struct slot *s, const char *lost,
 		  const struct dwl_ctx *c, struct dw_loc *out)
@@ -337,7 +340,14 @@ static void place(Dwarf_Die *p, const struct argcls *a, const struct slot *s, co
 			    name, at, fn, fn);
 		return;
 	case W_UNKNOWN:
-		if (lost && strcmp(lost, "?"))
+		if (lost == ret_unknown)
+			unavailable(out, "'%s' cannot be read at 0x%llx, in %s's prologue, where its "
+				    "stack slot is not written yet: which register the call passed it "
+				    "in depends on whether %s returns its value through a hidden "
+				    "pointer, and DWARF does not tell how its return type is passed "
+				    "(a class this unit only declares, such as clang's std::string)",
+				    name, at, fn, fn);
+		else if (lost && strcmp(lost, "?"))
 			unavailable(out, "'%s' cannot be read at 0x%llx, in %s's prologue, where its "
 				    "stack slot is not written yet: how the call passed it depends on "
 				    "how '%s' before it was passed, which DWARF does not tell", name,
@@ -378,7 +388,10 @@ void dwp_var_loc(Dwarf_Die *var, const struct dwl_ctx *c, struct dw_loc *out)
 		return;
 	}
 	struct argcls ret = classify(c->sp_die);  /* void: no type, no registers */
-	if (!ret.unknown && (ret.byref || ret.eb[0] == CL_MEM))
+	Dwarf_Attribute rt;
+	if (ret.unknown && dwarf_attr_integrate(c->sp_die, DW_AT_type, &rt))
+		w.lost = ret_unknown;  /* a hidden pointer in rdi or not: every register unknown */
+	else if (!ret.unknown && (ret.byref || ret.eb[0] == CL_MEM))
 		w.next_int = 1;  /* rdi: where to write the returned object */
 	do {
 		if (dwarf_tag(&d) != DW_TAG_formal_parameter)
