@@ -21,7 +21,8 @@
 # The C++ projects (leveldb, snappy: `make conformance` builds them at -O0
 # and -O2 with g++ and clang++-19) are probed by demangled names, and
 # user stacks at a few of their functions are compared with perf's
-# (tests/dwarf/stacks_lib.sh).
+# (tests/dwarf/stacks_lib.sh); what bpftrace 0.17 can read at their
+# entries is counted beside (tests/dwarf/peer_bpftrace.sh).
 #
 #   tests/dwarf/realcode.sh [-v] [PROJECT...]     -v shows every difference
 # REALCODE_CCS="gcc" and REALCODE_LEVELS="1 2" narrow the builds;
@@ -203,6 +204,7 @@ specs() {  # BIN FUNCS-FILE
 
 . "$top/tests/dwarf/values_lib.sh"
 . "$top/tests/dwarf/stacks_lib.sh"
+. "$top/tests/dwarf/peer_bpftrace.sh"
 values_init "$top/build/realcode-values/$$"
 
 srcs=()
@@ -231,6 +233,7 @@ for cc in $CCS; do
 			for f in $(stacks_of "$p"); do
 				stacks_check "$cc -O$lvl" "$bin" "$f" "${work[@]}"
 			done
+			[ -z "$ns" ] || bpftrace_count "$cc -O$lvl" "$bin" "$out/$p-$cc-O$lvl.specs"
 		done
 	done
 done
@@ -241,5 +244,6 @@ if [ -z "${REALCODE_NO_VALUES:-}" ]; then
 fi
 stacks_report
 [ "$stacks_failed" = 0 ] || failed=$((failed + 1))
+bpftrace_report
 echo "$passed passed, $failed failed"
 [ $failed = 0 ]

@@ -3,7 +3,7 @@
 # values_cmp.py - compares variable values read at probe addresses with
 # gdb's (tests/dwarf/values.sh).
 #
-#   values_cmp.py [-v] [--xmm XMM] [--gdb-entry ENTRY INLINE] [--gdb2 GDB2]
+#   values_cmp.py [-v] [--xmm XMM] [--gdb-entry ENTRY INLINE] [--gdb2 GDB2] [--ours2 OURS2]
 #                 [--no-piece ABSENT] [--passed PASSED BODY PROLOGUE] GDB OURS [PERF]
 #   values_cmp.py GDB OURS --differing    addresses where OURS differs
 #   values_cmp.py --sum CC LEVEL < count lines   one summary line
@@ -181,7 +181,7 @@ def top_name(key):
 
 def compare(label, mine, gdb, verbose, xmm=frozenset(), third=None, gdb_entry=frozenset(),
             gdb2=None, absent=frozenset(), uninit=frozenset(), passed=None,
-            in_prologue=frozenset()):
+            in_prologue=frozenset(), ours2=None):
     """Counts of mine against gdb: (read, equal, differ, unstable, gdb has
     none, lacking, of those xmm-only, gdb's values).  Unstable: mine, gdb's
     and third's (perf probe's) are three different values, as memory not
@@ -245,6 +245,11 @@ def compare(label, mine, gdb, verbose, xmm=frozenset(), third=None, gdb_entry=fr
             if verbose:
                 print("  %s 0x%x %s: %s, gdb %s, gdb again %s (unstable)"
                       % (label, key[0], key[1], v, g, gdb2[key]))
+        elif ours2 is not None and not unknown(ours2.get(key)) and not same(ours2[key], v):
+            unstable += 1  # the program's own value differs between runs (a heap address
+            if verbose:    # that leveldb's background thread moves)
+                print("  %s 0x%x %s: %s, gdb %s, ours again %s (unstable)"
+                      % (label, key[0], key[1], v, g, ours2[key]))
         elif top_name(key) in gdb_entry:
             unstable += 1
             if verbose:
@@ -347,6 +352,10 @@ def main():
     if args and args[0] == "--gdb2":
         gdb2 = read_triples(args[1])
         args = args[2:]
+    ours2 = None
+    if args and args[0] == "--ours2":  # a second perf-run run where ours differ
+        ours2 = read_ours(args[1])
+        args = args[2:]
     absent, uninit = set(), set()
     if args and args[0] == "--no-piece":
         absent = read_xmm(args[1])
@@ -371,7 +380,7 @@ def main():
         return 0
     perf = read_triples(args[2]) if len(args) > 2 and args[2] != "--differing" else None
     res = [("ours", compare("ours", ours, gdb, verbose, xmm, perf, gdb_entry, gdb2,
-                                absent, uninit, passed, in_prologue | set(passed)))]
+                                absent, uninit, passed, in_prologue | set(passed), ours2))]
     if perf is not None:
         res.append(("perf", compare("perf", perf, gdb, verbose, third=ours)))
     print("; ".join(("%s " + FIELDS) % ((k,) + r) for k, r in res))
