@@ -24,6 +24,8 @@
 #include "dwarf_spec.h"
 #include "dwarf_var.h"
 #include "dwarf_walk.h"
+#include "lib/demangle.h"
+#include "lib/elfsym.h"
 #include "probe.h"
 
 struct lr;
@@ -102,9 +104,28 @@ static void add_site(struct rs *r, uint64_t addr, Dwarf_Die *scope, const char *
 	f->shares = 0;
 }
 
+/* A C++ or Rust function's mangled name (through DW_AT_specification or
+ * DW_AT_abstract_origin to the declaration that has it), or NULL. */
+static const char *linkage_name(Dwarf_Die *d)
+{
+	Dwarf_Attribute a;
+
+	if (!dwarf_attr_integrate(d, DW_AT_linkage_name, &a) &&
+	    !dwarf_attr_integrate(d, DW_AT_MIPS_linkage_name, &a))
+		return NULL;
+	return dwarf_formstring(&a);
+}
+
+/* A mangled name ("_ZN4shop4Cart5totalEv", Rust's "_R...") is compared with
+ * DWARF's linkage names: DW_AT_name is only the bare "total". */
+static bool is_mangled(const char *s)
+{
+	return (s[0] == '_' && (s[1] == 'Z' || s[1] == 'R')) || !strncmp(s, "__Z", 3);
+}
+
 static bool name_match(Dwarf_Die *d, const struct dw_spec *sp)
 {
-	const char *n = dwarf_diename(d);
+	const char *n = is_mangled(sp->func) ? linkage_name(d) : dwarf_diename(d);
 
 	if (!n)
 		return false;
@@ -882,6 +903,114 @@ static int make_sites(struct rs *r, struct probe_site **sites, int *nsites)
 	return 0;
 }
 
+/*
+ * The mangled names of the functions a demangled C++ or Rust name in sp
+ * matches (all overloads, or one by its parameters: lib/elfsym.h), through
+ * the symbol table, each once.  DWARF has no demangled names, only the
+ * bare DW_AT_name and the mangled DW_AT_linkage_name.  A function that
+ * exists only inlined has no symbol: then DWARF's functions are matched
+ * (inlined_names).  Returns the count, 0 with err set if none.
+ */
+struct inl_names {
+	const char *pattern;
+	char **v;
+	int n;
+};
+
+static int inl_name_cb(Dwarf_Die *d, void *arg)
+{
+	struct inl_names *w = arg;
+	const char *ln = is_func_def(d) ? linkage_name(d) : NULL;
+
+	if (!ln || !elfsym_demangled_is(w->pattern, ln))
+		return DWARF_CB_OK;
+	for (int i = 0; i < w->n; i++)
+		if (!strcmp(w->v[i], ln))
+			return DWARF_CB_OK;
+	w->v = realloc(w->v, (size_t)(w->n + 1) * sizeof(*w->v));
+	if (!w->v || !(w->v[w->n++] = strdup(ln)))
+		abort();
+	return DWARF_CB_OK;
+}
+
+/* A function that exists only inlined has no symbol: the mangled names of
+ * the functions DWARF defines that the pattern matches (every unit read). */
+static int inlined_names(struct dw_mod *m, const char *pattern, char ***names)
+{
+	struct inl_names w = { .pattern = pattern };
+	Dwarf_Off off = 0, next;
+	size_t hl;
+	Dwarf_Die cu;
+
+	while (dwarf_nextcu(m->dbg, off, &next, &hl, NULL, NULL, NULL) == 0) {
+		if (dwarf_offdie(m->dbg, off + hl, &cu))
+			dwarf_getfuncs(&cu, inl_name_cb, &w, 0);
+		off = next;
+	}
+	*names = w.v;
+	return w.n;
+}
+
+static int cxx_names(struct dw_mod *m, const struct dw_spec *sp, char ***names, char *err,
+		     size_t errlen)
+{
+	struct elfsym *syms = NULL;
+	int n = elfsym_match_demangled(m->path, NULL, sp->func, &syms), k = 0;
+
+	*names = NULL;
+	if (n <= 0 && (k = inlined_names(m, sp->func, names)) > 0)
+		return k;
+	if (n <= 0) {
+		snprintf(err, errlen, "no function matches '%s' in %s", sp->func, m->path);
+		return 0;
+	}
+	*names = calloc((size_t)n, sizeof(**names));
+	if (!*names)
+		abort();
+	for (int i = 0; i < n; i++) {
+		bool dup = false;
+		for (int j = 0; j < k; j++)
+			dup |= !strcmp((*names)[j], syms[i].name);
+		if (!dup && !((*names)[k++] = strdup(syms[i].name)))
+			abort();
+	}
+	elfsym_free(syms, n);
+	return k;
+}
+
+static void free_names(char **names, int n)
+{
+	for (int i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+}
+
+/* Each function a demangled name matches, by its mangled name. */
+static void search_cxx(struct rs *r)
+{
+	const struct dw_spec *sp = r->sp;
+	char **names;
+	int n = cxx_names(r->m, sp, &names, r->err, r->errlen);
+
+	if (!n) {
+		r->failed = -1;
+		return;
+	}
+	for (int i = 0; i < n && !r->failed; i++) {
+		struct dw_spec one = *sp;
+		one.func = names[i];
+		one.glob = one.cxx = false;
+		r->sp = &one;
+		search_all(r);
+		free(r->lazy);   /* a pattern's lines are read per function */
+		r->lazy = NULL;
+		r->nlazy = 0;
+		r->lazy_read = false;
+	}
+	r->sp = sp;
+	free_names(names, n);
+}
+
 static int resolve(struct dw_mod *m, const struct dw_spec *sp, bool is_return, struct rs *r)
 {
 	r->m = m;
@@ -889,6 +1018,8 @@ static int resolve(struct dw_mod *m, const struct dw_spec *sp, bool is_return, s
 	r->ret = is_return;
 	if (sp->is_addr)
 		search_addr(r);
+	else if (sp->cxx)
+		search_cxx(r);
 	else
 		search_all(r);
 	free(r->lazy);
@@ -1107,15 +1238,34 @@ static int print_range(FILE *out, struct dw_mod *m, struct lr *lr, const char *f
 	return 0;
 }
 
+static int list_lines(FILE *out, struct dw_mod *m, const struct dw_spec *sp, const char *label,
+		      const char *spec, char *err, size_t errlen);
+
+/* -L of a demangled name: each function it matches, under its demangled
+ * name (perf-run -L 'BIN:shop::Cart::total' lists both overloads). */
+static int list_cxx(FILE *out, struct dw_mod *m, const struct dw_spec *sp, const char *spec,
+		    char *err, size_t errlen)
+{
+	char **names;
+	int n = cxx_names(m, sp, &names, err, errlen), ret = n ? 0 : -1;
+
+	for (int i = 0; i < n && !ret; i++) {
+		struct dw_spec one = *sp;
+		char *d = dm_demangle(names[i], DM_FULL);
+		one.func = names[i];
+		one.glob = one.cxx = false;
+		ret = list_lines(out, m, &one, d ? d : names[i], spec, err, errlen);
+		free(d);
+	}
+	free_names(names, n);
+	return ret;
+}
+
 int dw_list_lines(FILE *out, const char *path, const char *spec, char *err, size_t errlen)
 {
 	struct dw_spec sp;
 	struct dw_mod *m = dws_open(path, err, errlen);
-	struct lr lr = { 0 };
-	struct rs r = { .err = err, .errlen = errlen };
-	Dwarf_Off off = 0, next;
-	size_t hl;
-	int ret = -1;
+	int ret;
 
 	if (!m || dws_parse(spec, &sp, true, err, errlen))
 		return -1;
@@ -1123,9 +1273,26 @@ int dw_list_lines(FILE *out, const char *path, const char *spec, char *err, size
 		/* perf probe -L takes no address either; -V does. */
 		snprintf(err, errlen, "-L lists the lines of a function or a file, and '%s' is an "
 			 "address: give FUNC, FUNC:N or FILE:N (-V takes an address)", spec);
-		dws_spec_free(&sp);
-		return -1;
-	}
+		ret = -1;
+	} else if (sp.cxx)
+		ret = list_cxx(out, m, &sp, spec, err, errlen);
+	else
+		ret = list_lines(out, m, &sp, sp.func, spec, err, errlen);
+	dws_spec_free(&sp);
+	return ret;
+}
+
+/* The lines of one function (or file) of sp, headed by label. */
+static int list_lines(FILE *out, struct dw_mod *m, const struct dw_spec *spp, const char *label,
+		      const char *spec, char *err, size_t errlen)
+{
+	const struct dw_spec sp = *spp;
+	struct lr lr = { 0 };
+	struct rs r = { .err = err, .errlen = errlen };
+	Dwarf_Off off = 0, next;
+	size_t hl;
+	int ret = -1;
+
 	r.m = m;
 	r.sp = &sp;
 	r.lr = &lr;
@@ -1145,7 +1312,8 @@ int dw_list_lines(FILE *out, const char *path, const char *spec, char *err, size
 	if (lr.n && lr.path) {
 		qsort(lr.lines, lr.n, sizeof(int), cmp_int);
 		char why[300];
-		ret = print_range(out, m, &lr, sp.func, sp.func ? r.lno : 0, why, sizeof(why));
+		ret = print_range(out, m, &lr, sp.func ? label : NULL, sp.func ? r.lno : 0, why,
+				  sizeof(why));
 		if (ret)
 			snprintf(err, errlen, "cannot open the source file '%s': %s", lr.path, why);
 	} else {
@@ -1153,6 +1321,5 @@ int dw_list_lines(FILE *out, const char *path, const char *spec, char *err, size
 	}
 	free(lr.lines);
 	free(lr.path);
-	dws_spec_free(&sp);
 	return ret;
 }

@@ -11,6 +11,8 @@
 #define _GNU_SOURCE
 #include "dwarf_prologue.h"
 
+#include "dwarf_cxxabi.h"
+
 #include <dwarf.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -201,6 +203,16 @@ static void classify_at(Dwarf_Die *t, uint64_t off, struct argcls *a, int depth)
 	}
 }
 
+/* Whether d is in a C++ unit. */
+static bool is_cxx(Dwarf_Die *d)
+{
+	Dwarf_Die cu;
+	Dwarf_Word lang = dwarf_diecu(d, &cu, NULL, NULL) ? udata(&cu, DW_AT_language, 0) : 0;
+
+	return lang == DW_LANG_C_plus_plus || lang == DW_LANG_C_plus_plus_03 ||
+	       lang == DW_LANG_C_plus_plus_11 || lang == DW_LANG_C_plus_plus_14;
+}
+
 /* The class of an object of the type of DIE d (a parameter, or a
  * function for its return value). */
 static struct argcls classify(Dwarf_Die *d)
@@ -216,7 +228,14 @@ static struct argcls classify(Dwarf_Die *d)
 	a.aggregate = tag == DW_TAG_structure_type || tag == DW_TAG_class_type ||
 		      tag == DW_TAG_union_type || tag == DW_TAG_array_type;
 	a.size = size > 0 ? (unsigned)size : 8;
-	if (a.aggregate && udata(&t, DW_AT_calling_convention, 0) == DW_CC_pass_by_reference) {
+	if (a.aggregate && is_cxx(d)) {  /* C++: classes passed by invisible reference */
+		enum cxx_pass p = cxx_pass_of(&t);
+		a.byref = p == CXX_BY_REFERENCE;
+		a.unknown = p == CXX_UNKNOWN;
+		if (p != CXX_BY_VALUE)
+			return a;
+	} else if (a.aggregate &&
+		   udata(&t, DW_AT_calling_convention, 0) == DW_CC_pass_by_reference) {
 		a.byref = true;
 		return a;
 	}
@@ -293,6 +312,9 @@ static struct slot assign(struct argwalk *w, const struct argcls *a)
 	return s;
 }
 
+/* argwalk's lost when the return value's class is unknown. */
+static const char ret_unknown[] = "the return value";
+
 /* Param p, of class a, at slot s: its location at the site, or why not. */
 static void place(Dwarf_Die *p, const struct argcls *a, const struct slot *s, const char *lost,
 		  const struct dwl_ctx *c, struct dw_loc *out)
@@ -318,7 +340,14 @@ static void place(Dwarf_Die *p, const struct argcls *a, const struct slot *s, co
 			    name, at, fn, fn);
 		return;
 	case W_UNKNOWN:
-		if (lost && strcmp(lost, "?"))
+		if (lost == ret_unknown)
+			unavailable(out, "'%s' cannot be read at 0x%llx, in %s's prologue, where its "
+				    "stack slot is not written yet: which register the call passed it "
+				    "in depends on whether %s returns its value through a hidden "
+				    "pointer, and DWARF does not tell how its return type is passed "
+				    "(a class this unit only declares, such as clang's std::string)",
+				    name, at, fn, fn);
+		else if (lost && strcmp(lost, "?"))
 			unavailable(out, "'%s' cannot be read at 0x%llx, in %s's prologue, where its "
 				    "stack slot is not written yet: how the call passed it depends on "
 				    "how '%s' before it was passed, which DWARF does not tell", name,
@@ -359,7 +388,10 @@ void dwp_var_loc(Dwarf_Die *var, const struct dwl_ctx *c, struct dw_loc *out)
 		return;
 	}
 	struct argcls ret = classify(c->sp_die);  /* void: no type, no registers */
-	if (!ret.unknown && (ret.byref || ret.eb[0] == CL_MEM))
+	Dwarf_Attribute rt;
+	if (ret.unknown && dwarf_attr_integrate(c->sp_die, DW_AT_type, &rt))
+		w.lost = ret_unknown;  /* a hidden pointer in rdi or not: every register unknown */
+	else if (!ret.unknown && (ret.byref || ret.eb[0] == CL_MEM))
 		w.next_int = 1;  /* rdi: where to write the returned object */
 	do {
 		if (dwarf_tag(&d) != DW_TAG_formal_parameter)

@@ -415,6 +415,33 @@ static int parse_part(char c, char *arg, struct dw_spec *sp, bool ranges, char *
 	return -1;
 }
 
+bool dws_cxx_name(const char *s)
+{
+	return strstr(s, "::") || strpbrk(s, "(<~ ") || !strncmp(s, "operator", 8);
+}
+
+/* Where the FUNC (or FILE) part of spec s ends: at the first of ";:+@%",
+ * but in a C++ name ("ns::C::f(int) const:12", "f<a::b>:3") not at a
+ * "::" nor inside its parameters or template arguments.  NULL if none. */
+static char *func_end(char *s, bool file_spec)
+{
+	int depth = 0;
+
+	if (file_spec || !dws_cxx_name(s))
+		return strpbrk(s, ";:+@%");
+	for (char *p = s; *p; p++) {
+		if (*p == '(' || *p == '<')
+			depth++;
+		else if ((*p == ')' || *p == '>') && depth > 0)
+			depth--;
+		else if (*p == ':' && p[1] == ':')
+			p++;
+		else if (!depth && strchr(";:+@%", *p))
+			return p;
+	}
+	return NULL;
+}
+
 int dws_parse(const char *s, struct dw_spec *sp, bool ranges, char *err, size_t errlen)
 {
 	char *buf = strdup(s), *arg = buf, *p;
@@ -432,7 +459,7 @@ int dws_parse(const char *s, struct dw_spec *sp, bool ranges, char *err, size_t 
 		size_t n = strcspn(arg, ":");
 		file_spec = !memchr(arg, '@', n) && (memchr(arg, '.', n) || memchr(arg, '/', n));
 	}
-	p = strpbrk(arg, ";:+@%");
+	p = func_end(arg, file_spec);
 	char c = p ? *p : 0;
 	if (p)
 		*p++ = '\0';
@@ -449,7 +476,9 @@ int dws_parse(const char *s, struct dw_spec *sp, bool ranges, char *err, size_t 
 			}
 		} else {
 			sp->func = strdup(arg);
-			sp->glob = strpbrk(arg, "*?[") != NULL;
+			sp->cxx = dws_cxx_name(arg);
+			/* a parameter list's '*' is a pointer, not a wildcard */
+			sp->glob = strcspn(arg, "*?[") < strcspn(arg, "(");
 		}
 	}
 	while (p && !r) {

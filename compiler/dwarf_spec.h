@@ -35,6 +35,7 @@ struct dw_spec {
 	int line, line_end;     /* line_end: -L ranges, 0 if none */
 	uint64_t offset, addr;
 	bool has_line, has_offset, is_addr, glob;
+	bool cxx;               /* func is a demangled C++ or Rust name (dws_cxx_name) */
 };
 
 struct dw_mod *dws_open(const char *path, char *err, size_t errlen);
@@ -47,6 +48,10 @@ struct dw_mod *dws_open(const char *path, char *err, size_t errlen);
 FILE *dws_open_source(struct dw_mod *m, const char *path, char *why, size_t len);
 int dws_parse(const char *s, struct dw_spec *sp, bool ranges, char *err, size_t errlen);
 void dws_spec_free(struct dw_spec *sp);
+/* Whether s (a FUNC part) is a C++ or Rust name as demangled: "::", a
+ * parameter list, template arguments, a destructor, a space or
+ * "operator" (what compiler/probe.c matches by demangled names too). */
+bool dws_cxx_name(const char *s);
 /* perf's strtailcmp: 0 if one string is a tail of the other, "." path
  * components and doubled slashes aside (clang compiling "./x.c" names
  * it /dir/./x.c in the line table and /dir/x.c in the file list). */

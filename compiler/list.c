@@ -763,11 +763,10 @@ int ls_dwarf(FILE *out, const char *bin, const char *spec, bool lines, char *err
 		return lines ? dw_list_lines(out, bin, spec, err, errlen)
 			     : dw_list_vars(out, bin, spec, false, err, errlen);
 	}
-	if (lines) {
-		snprintf(err, errlen, "-L of a C++ or Rust function by its demangled name is not "
-			 "supported; give its source file: -L %s:FILE", bin);
+	if (lines) {  /* the dwarf module finds it by its demangled name */
+		r = dw_list_lines(out, bin, name, err, errlen);
 		free(plain);
-		return -1;
+		return r;
 	}
 	n = elfsym_match_demangled(bin, NULL, name, &syms);
 	if (n <= 0)

@@ -593,6 +593,20 @@ static bool symbol_plus_offset(const char *spec, char **sym, uint64_t *off)
 	return *sym && is_plain_symbol(*sym);
 }
 
+/* Whether a symbol has the demangled name (a C++ function that exists
+ * only inlined has none). */
+static bool has_demangled(struct pctx *c, const char *name)
+{
+	struct elfsym *syms = NULL;
+	int n = demangled_symbols(c->p->path, !elfsym_has_symtab(c->p->path), name, &syms);
+
+	if (n > 0)
+		elfsym_free(syms, n);
+	else
+		free(syms);
+	return n != 0;
+}
+
 /*
  * A function by its demangled name ("shop::Cart::total": every overload;
  * "shop::Cart::add(int)": one; "shop::Cart::*"), after an optional "cpp:"
@@ -621,10 +635,12 @@ static int cxx_sites(struct pctx *c, const char *spec)
 	if (!*sym) {
 		r = fail(c, "missing function after '%.*s'", (int)(name - spec), spec);
 	} else if (lc && lc > sym && lc[-1] != ':' && isdigit((unsigned char)lc[1])) {
-		r = fail(c, "'%s' is a line of a C++ function, which perf-run cannot find by its "
-			 "demangled name; write FILE:LINE (perf-run -L BIN:FILE lists them)", name);
+		r = dwarf_sites(c, name, false);  /* FUNC:N: the dwarf module finds FUNC */
 	} else if (off && c->p->kind != PK_UPROBE) {
 		r = fail(c, "a return probe takes no offset");
+	} else if (!off && c->p->kind == PK_UPROBE && !has_demangled(c, sym) &&
+		   !dwarf_sites(c, sym, true)) {
+		r = 0;  /* only inlined: its copies, as a C FUNC (else symbol_sites says why) */
 	} else {
 		r = symbol_sites(c, sym, off, true);
 		if (!r && c->o->use_args && c->p->kind == PK_UPROBE) {

@@ -118,6 +118,23 @@ static char *itanium_short(const char *name)
 	return r;
 }
 
+/* Template argument lists closed as GNU's demangler closes them, which
+ * perf and bpftrace 0.17 print (libiberty, libstdc++'s __cxa_demangle):
+ * "> >", where LLVM's writes ">>"; "operator>>" stays.  Takes d. */
+static char *gnu_brackets(char *d)
+{
+	if (!d || !strstr(d, ">>"))
+		return d;
+	std::string s;
+	for (size_t i = 0; d[i]; i++) {
+		s += d[i];
+		if (d[i] == '>' && d[i + 1] == '>' && !(i >= 8 && !strncmp(d + i - 8, "operator", 8)))
+			s += ' ';
+	}
+	free(d);
+	return dup(s);
+}
+
 bool dm_is_mangled(const char *name)
 {
 	return name && name[0] == '_' && (name[1] == 'Z' || name[1] == 'R');
@@ -131,5 +148,5 @@ char *dm_demangle(const char *name, enum dm_form form)
 		return llvm::rustDemangle(name);
 	if (rust_legacy(name))
 		return legacy(name);
-	return form == DM_SHORT ? itanium_short(name) : llvm::itaniumDemangle(name, true);
+	return gnu_brackets(form == DM_SHORT ? itanium_short(name) : llvm::itaniumDemangle(name, true));
 }

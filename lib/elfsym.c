@@ -580,23 +580,42 @@ static void dm_need(const char *pat, char *need, size_t n)
 	snprintf(need, n, "%d%.*s", (int)(end - start), (int)(end - start), start);
 }
 
+static bool dmpat_init(struct dmpat *dm, const char *pattern)
+{
+	*dm = (struct dmpat){ .pat = strdup(pattern) };
+	if (!dm->pat)
+		return false;
+	strip_spaces(dm->pat);
+	dm->params = strchr(dm->pat, '(') != NULL;
+	dm->literal = !strpbrk(dm->pat, "*?[");
+	dm_need(dm->pat, dm->need, sizeof(dm->need));
+	return true;
+}
+
 int elfsym_match_demangled(const char *path, const char *symfile, const char *pattern,
 			   struct elfsym **out)
 {
-	struct dmpat dm = { .pat = strdup(pattern) };
+	struct dmpat dm;
 
-	if (!dm.pat) {
+	if (!dmpat_init(&dm, pattern)) {
 		*out = NULL;
 		errno = ENOMEM;
 		return -1;
 	}
-	strip_spaces(dm.pat);
-	dm.params = strchr(dm.pat, '(') != NULL;
-	dm.literal = !strpbrk(dm.pat, "*?[");
-	dm_need(dm.pat, dm.need, sizeof(dm.need));
 	int n = match(path, symfile, "*", false, &dm, out);
 	free(dm.pat);
 	return n;
+}
+
+bool elfsym_demangled_is(const char *pattern, const char *mangled)
+{
+	struct dmpat dm;
+
+	if (!dmpat_init(&dm, pattern))
+		return false;
+	bool ok = dm_match(&dm, mangled);
+	free(dm.pat);
+	return ok;
 }
 
 bool elfsym_has_symtab(const char *path)

@@ -35,6 +35,9 @@ int elfsym_match_debug(const char *path, const char *symfile, const char *patter
  * count.  Names stay mangled in *out. */
 int elfsym_match_demangled(const char *path, const char *symfile, const char *pattern,
 			   struct elfsym **out);
+/* Whether the mangled name matches pattern as elfsym_match_demangled
+ * matches symbols (for names found elsewhere: DWARF's linkage names). */
+bool elfsym_demangled_is(const char *pattern, const char *mangled);
 /* Every defined function symbol, same-named ones (static functions of
  * several units) each kept, sorted by address; as elfsym_match otherwise. */
 int elfsym_every(const char *path, struct elfsym **out);

@@ -845,6 +845,43 @@ static void sym_frame_set(struct sym_frame *f, const char *name, const char *fil
 }
 
 static int sym_inlined_find(struct sym *s, pid_t pid, uint64_t addr, struct sym_frame *out, int max);
+/* An inlined C++ function DWARF gives no linkage name (gcc: a method of a
+ * class in an anonymous namespace) named by the namespaces and classes its
+ * declaration is in, as llvm-symbolizer and perf's short form name it:
+ * "leveldb::(anonymous namespace)::MemTableInserter::Put".  False (q
+ * untouched) for a function in no namespace or class: a C function. */
+static bool qualified_name(Dwarf_Die *inl, char *q, size_t len)
+{
+	Dwarf_Attribute a;
+	Dwarf_Die d = *inl, *sc = NULL;
+
+	for (int i = 0; i < 8 && (dwarf_attr(&d, DW_AT_abstract_origin, &a) ||
+				  dwarf_attr(&d, DW_AT_specification, &a)); i++)
+		if (!dwarf_formref_die(&a, &d))
+			return false;
+	const char *name = dwarf_diename(&d);
+	int n = name ? dwarf_getscopes_die(&d, &sc) : 0, at = 0;
+	bool scoped = false;
+
+	/* sc: d itself, its parents, the unit last */
+	for (int i = n - 2; i >= 1 && at >= 0 && (size_t)at < len; i--) {
+		int tag = dwarf_tag(&sc[i]);
+		const char *p = dwarf_diename(&sc[i]);
+		if (tag == DW_TAG_namespace && !p)
+			p = "(anonymous namespace)";
+		else if ((tag != DW_TAG_namespace && tag != DW_TAG_class_type &&
+			  tag != DW_TAG_structure_type && tag != DW_TAG_union_type) || !p)
+			at = -1;  /* a class local to a function, or unnamed: not named so */
+		if (at >= 0)
+			at += snprintf(q + at, len - (size_t)at, "%s::", p);
+		scoped = true;
+	}
+	free(sc);
+	if (!scoped || at < 0 || (size_t)at >= len)
+		return false;
+	snprintf(q + at, len - (size_t)at, "%s", name);
+	return true;
+}
 
 int sym_user_inlined(struct sym *s, pid_t pid, uint64_t addr, struct sym_frame *out, int max)
 {
@@ -909,10 +946,14 @@ static int sym_inlined_find(struct sym *s, pid_t pid, uint64_t addr, struct sym_
 		Dwarf_Attribute a;
 		/* a C++ method's DW_AT_name is its bare name ("total"): the
 		 * linkage name is demangled where it is printed */
+		char q[sizeof(out->name)];
 		const char *name = dwarf_attr_integrate(&scopes[i], DW_AT_linkage_name, &a) ||
-				   dwarf_attr_integrate(&scopes[i], DW_AT_MIPS_linkage_name, &a) ||
-				   dwarf_attr_integrate(&scopes[i], DW_AT_name, &a) ?
+				   dwarf_attr_integrate(&scopes[i], DW_AT_MIPS_linkage_name, &a) ?
 				   dwarf_formstring(&a) : NULL;
+		if (!name && qualified_name(&scopes[i], q, sizeof(q)))
+			name = q;
+		if (!name && dwarf_attr_integrate(&scopes[i], DW_AT_name, &a))
+			name = dwarf_formstring(&a);
 		sym_frame_set(&out[n++], name ? name : "??", file, line);
 		/* the caller's line: where this copy was inlined */
 		Dwarf_Word cl = 0;

@@ -18,8 +18,15 @@
 # Prints per compiler and level the counts, then "N passed, N failed".
 # Run from the top of the tree, as root.
 #
+# The C++ projects (leveldb, snappy: `make conformance` builds them at -O0
+# and -O2 with g++ and clang++-19) are probed by demangled names, and
+# user stacks at a few of their functions are compared with perf's
+# (tests/dwarf/stacks_lib.sh); what bpftrace 0.17 can read at their
+# entries is counted beside (tests/dwarf/peer_bpftrace.sh).
+#
 #   tests/dwarf/realcode.sh [-v] [PROJECT...]     -v shows every difference
-# REALCODE_CCS="gcc" and REALCODE_LEVELS="1 2" narrow the builds.
+# REALCODE_CCS="gcc" and REALCODE_LEVELS="1 2" narrow the builds;
+# REALCODE_NO_VALUES=1 compares the stacks only.
 set -u
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -36,14 +43,35 @@ LEVELS=${REALCODE_LEVELS:-0 1 2 3}
 
 skip() { echo "realcode: skipped: $*"; echo "0 passed, 0 failed"; exit 0; }
 
-for t in gdb perf clang-19 gcc apt-get dpkg-source; do
+for t in gdb perf clang-19 clang++-19 gcc g++ apt-get dpkg-source; do
 	command -v $t >/dev/null || skip "$t is not installed"
 done
 
 # ---- the projects: Debian source package, build, workload ----
 
+# A C++ project's namespace: its functions are the ones probed.
+ns_of() {
+	case $1 in leveldb) echo leveldb;; snappy) echo snappy;; esac
+}
+
+# A C++ project's functions whose stacks are compared with perf's
+# (tests/dwarf/stacks_lib.sh): perf's names, every overload; the main
+# thread's paths and (leveldb) the compaction thread's, through
+# libstdc++'s thread start and libc's.
+stacks_of() {
+	case $1 in
+	leveldb) echo leveldb::DBImpl::Write leveldb::MemTable::Add leveldb::log::Writer::AddRecord \
+		leveldb::crc32c::Extend leveldb::DBImpl::Get leveldb::Version::Get \
+		leveldb::TableBuilder::Add leveldb::BuildTable leveldb::Block::Iter::Seek \
+		leveldb::DBImpl::BackgroundCompaction leveldb::PutVarint32;;
+	snappy) echo snappy::Compress snappy::RawUncompress snappy::internal::CompressFragment \
+		snappy::RawUncompressToIOVec snappy::IsValidCompressedBuffer snappy_uncompress \
+		snappy::GetUncompressedLength;;
+	esac
+}
+
 pkg_of() {
-	case $1 in lua) echo lua5.4;; zlib) echo zlib;; cjson) echo cjson;; esac
+	case $1 in lua) echo lua5.4;; zlib) echo zlib;; cjson) echo cjson;; *) echo "$1";; esac
 }
 
 # Debian's luaconf.h includes a header its build generates; the seed of
@@ -68,6 +96,40 @@ build_cjson() {
 		"$3/cJSON.c" "$3/cJSON_Utils.c" -lm
 }
 work_cjson() { ls "$1"/tests/inputs/test* | grep -v '\.expected$'; }
+
+# C++: the C compiler's C++ driver.
+cxx() { case $1 in gcc) echo g++;; clang-*) echo "clang++-${1#clang-}";; *) echo "$1";; esac; }
+
+# leveldb's CMake configuration, as -D flags and the header it generates
+# (without snappy and crc32c: self-contained), the library but its tests,
+# benchmarks and Windows files, with a driver of ours.
+build_leveldb() {
+	mkdir -p "$cache/inc-leveldb/port"
+	sed 's/#cmakedefine01 \(.*\)/#define \1 0/' "$3/port/port_config.h.in" \
+		> "$cache/inc-leveldb/port/port_config.h"
+	$(cxx $1) -g -O$2 -std=c++11 -DLEVELDB_PLATFORM_POSIX=1 -DLEVELDB_IS_BIG_ENDIAN=0 \
+		-DHAVE_FDATASYNC=1 -DHAVE_O_CLOEXEC=1 -I"$cache/inc-leveldb" -I"$3" -I"$3/include" \
+		-o "$4" "$top/tests/dwarf/realcode/leveldb_work.cc" \
+		$(ls "$3"/db/*.cc "$3"/table/*.cc "$3"/util/*.cc |
+		  grep -Ev '_test\.cc$|_bench|windows|testutil|leveldbutil|/c\.cc$') -lpthread
+}
+work_leveldb() { echo "$out/leveldb.db"; }
+
+# snappy's CMake configuration likewise (no SSSE3 or BMI2: the baseline
+# x86-64 build), with a driver of ours.
+build_snappy() {
+	mkdir -p "$cache/inc-snappy"
+	sed -e 's/#cmakedefine01 \(.*\)/#define \1 0/' \
+	    -e 's/#cmakedefine \(HAVE_BUILTIN_.*\|HAVE_ATTRIBUTE_.*\|HAVE_SYS_UIO_H\|HAVE_UNISTD_H\|HAVE_SYS_MMAN_H\|HAVE_FUNC_MMAP\|HAVE_FUNC_SYSCONF\) 1/#define \1 1/' \
+	    -e '/#cmakedefine/d' "$3/cmake/config.h.in" > "$cache/inc-snappy/config.h"
+	sed -e 's/\${HAVE_SYS_UIO_H_01}/1/' -e 's/\${PROJECT_VERSION_MAJOR}/1/' \
+	    -e 's/\${PROJECT_VERSION_MINOR}/1/' -e 's/\${PROJECT_VERSION_PATCH}/9/' \
+		"$3/snappy-stubs-public.h.in" > "$cache/inc-snappy/snappy-stubs-public.h"
+	$(cxx $1) -g -O$2 -std=c++11 -DHAVE_CONFIG_H -I"$cache/inc-snappy" -I"$3" -o "$4" \
+		"$top/tests/dwarf/realcode/snappy_work.cc" "$3/snappy.cc" "$3/snappy-c.cc" \
+		"$3/snappy-sinksource.cc" "$3/snappy-stubs-internal.cc"
+}
+work_snappy() { :; }
 
 # ---- sources, builds ----
 
@@ -105,10 +167,27 @@ build() {  # PROJECT CC LEVEL SRC: echoes the binary
 # nothing inlined), by name.
 reached() {  # BIN ARG...
 	"$PERF_RUN" -q -e "uprobe:$1:* { @[func] = count(); }" -- setarch -R "$@" 2>/dev/null |
-		sed -n 's/^@\[\(.*\)\]: [0-9]*$/\1/p' | sort -u |
+		sed -n 's/^@\[\(.*\)\]: [0-9]*$/\1/p' | sort -u | own_names |
 		while read -r f; do
 			"$R" -L "$1" "$f" >/dev/null 2>&1 && echo "$f"
 		done
+}
+
+# C++ functions by their demangled names as func prints them (bpftrace's
+# form: "leveldb::DBImpl::Write(leveldb::WriteOptions const&, ...)", a
+# template's with its return type), those of the project's own namespace
+# ($ns, with its template arguments and parameters left aside) and C
+# ones: not the instances of the standard library's templates, which
+# would be most of them.
+own_names() {
+	[ -n "$ns" ] || { cat; return; }
+	awk -v ns="$ns" '{
+		q = $0
+		while (gsub(/<[^<>]*>/, "", q)) ;     # template arguments, innermost first
+		sub(/\(.*/, "", q)                      # parameters and what follows
+		n = split(q, w, " ")                     # a return type before the name
+		if (w[n] ~ "^" ns "::" || w[n] !~ /::/) print
+	}'
 }
 
 # The specs of BIN: every FUNC_EVERY-th function of FUNCS, at its entry and
@@ -124,6 +203,8 @@ specs() {  # BIN FUNCS-FILE
 }
 
 . "$top/tests/dwarf/values_lib.sh"
+. "$top/tests/dwarf/stacks_lib.sh"
+. "$top/tests/dwarf/peer_bpftrace.sh"
 values_init "$top/build/realcode-values/$$"
 
 srcs=()
@@ -137,6 +218,7 @@ for cc in $CCS; do
 	for lvl in $LEVELS; do
 		for i in "${!projects[@]}"; do
 			p=${projects[i]} src=${srcs[i]}
+			ns=$(ns_of "$p")
 			read -r -a work <<< "$(work_$p "$src")"
 			funcs=$cache/reached-$p.txt
 			if [ ! -s "$funcs" ] || [ "$funcs" -ot "$0" ]; then
@@ -146,12 +228,22 @@ for cc in $CCS; do
 			bin=$(build "$p" "$cc" "$lvl" "$src")
 			specs "$bin" "$funcs" > "$out/$p-$cc-O$lvl.specs"
 			nsites=$((nsites + $(wc -l < "$out/$p-$cc-O$lvl.specs")))
-			values_add "$cc -O$lvl $p" "$bin" "$src" "$out/$p-$cc-O$lvl.specs" "${work[@]}"
+			[ -n "${REALCODE_NO_VALUES:-}" ] ||
+				values_add "$cc -O$lvl $p" "$bin" "$src" "$out/$p-$cc-O$lvl.specs" "${work[@]}"
+			for f in $(stacks_of "$p"); do
+				stacks_check "$cc -O$lvl" "$bin" "$f" "${work[@]}"
+			done
+			[ -z "$ns" ] || bpftrace_count "$cc -O$lvl" "$bin" "$out/$p-$cc-O$lvl.specs"
 		done
 	done
 done
 echo "realcode: ${projects[*]}: $nsites specs"
-values_record
-values_report ${#projects[@]}
+if [ -z "${REALCODE_NO_VALUES:-}" ]; then
+	values_record
+	values_report ${#projects[@]}
+fi
+stacks_report
+[ "$stacks_failed" = 0 ] || failed=$((failed + 1))
+bpftrace_report
 echo "$passed passed, $failed failed"
 [ $failed = 0 ]

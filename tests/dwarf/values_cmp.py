@@ -3,7 +3,7 @@
 # values_cmp.py - compares variable values read at probe addresses with
 # gdb's (tests/dwarf/values.sh).
 #
-#   values_cmp.py [-v] [--xmm XMM] [--gdb-entry ENTRY INLINE] [--gdb2 GDB2]
+#   values_cmp.py [-v] [--xmm XMM] [--gdb-entry ENTRY INLINE] [--gdb2 GDB2] [--ours2 OURS2]
 #                 [--no-piece ABSENT] [--passed PASSED BODY PROLOGUE] GDB OURS [PERF]
 #   values_cmp.py GDB OURS --differing    addresses where OURS differs
 #   values_cmp.py --sum CC LEVEL < count lines   one summary line
@@ -59,10 +59,11 @@ def parse_record(s, i):
     out = {}
     i += 1  # "{"
     while i < len(s):
-        if s.startswith(" }", i):
-            return out, i + 2
-        if s.startswith("}", i):
-            return out, i + 1
+        j = i
+        while s.startswith(" ", j):  # "{  }": an empty struct (a C++ comparator)
+            j += 1
+        if s.startswith("}", j):
+            return out, j + 1
         if s.startswith(", ", i):
             i += 2
         elif s.startswith(" ", i):
@@ -89,7 +90,7 @@ def flatten(prefix, v, out):
 
 def read_triples(path):
     vals = {}
-    with open(path, errors="replace") as f:
+    with open(path, errors="replace", newline="\n") as f:
         for line in f:
             parts = line.rstrip("\n").split(" ", 2)
             if len(parts) == 3 and parts[0].startswith("0x"):
@@ -102,9 +103,10 @@ def read_triples(path):
 
 def read_ours(path):
     vals, seen, addr = {}, set(), None
-    # Bytes as latin-1, as gdb_frames.py turns char arrays into text.
+    # Bytes as latin-1, as gdb_frames.py turns char arrays into text; lines
+    # end at "\n" only (a char array printed as text may hold a "\r").
     member = None  # "@m ADDR P->M": the next line is its value (print())
-    with open(path, encoding="latin-1") as f:
+    with open(path, encoding="latin-1", newline="\n") as f:
         for line in f:
             line = line.rstrip("\n")
             if member:
@@ -138,11 +140,15 @@ def unknown(v):
 
 
 def same(v, g):
-    alts = g.split("=") if "=" in g else [g]  # an enum: NAME=NUMBER
+    # an enum: NAME=NUMBER (not text with '=' in it: C++'s __PRETTY_FUNCTION__
+    # "... [with Writer = snappy::SnappyArrayWriter]")
+    alts = g.split("=") if re.fullmatch(r"[A-Za-z_][\w:]*=-?\d+", g) else [g]
+    if len(alts) == 2:  # gdb qualifies a C++ enumerator ("leveldb::kLogFile"), DWARF does not
+        alts.append(alts[0].rsplit("::", 1)[-1])
     if v in alts:
         return True
     try:  # perf probe prints unsigned integers in hex, enums as numbers
-        return (int(v, 0) - int(alts[-1], 0)) % (1 << 32) == 0
+        return (int(v, 0) - int(alts[1 if len(alts) > 1 else 0], 0)) % (1 << 32) == 0
     except ValueError:
         return False
 
@@ -175,7 +181,7 @@ def top_name(key):
 
 def compare(label, mine, gdb, verbose, xmm=frozenset(), third=None, gdb_entry=frozenset(),
             gdb2=None, absent=frozenset(), uninit=frozenset(), passed=None,
-            in_prologue=frozenset()):
+            in_prologue=frozenset(), ours2=None):
     """Counts of mine against gdb: (read, equal, differ, unstable, gdb has
     none, lacking, of those xmm-only, gdb's values).  Unstable: mine, gdb's
     and third's (perf probe's) are three different values, as memory not
@@ -239,6 +245,11 @@ def compare(label, mine, gdb, verbose, xmm=frozenset(), third=None, gdb_entry=fr
             if verbose:
                 print("  %s 0x%x %s: %s, gdb %s, gdb again %s (unstable)"
                       % (label, key[0], key[1], v, g, gdb2[key]))
+        elif ours2 is not None and not unknown(ours2.get(key)) and not same(ours2[key], v):
+            unstable += 1  # the program's own value differs between runs (a heap address
+            if verbose:    # that leveldb's background thread moves)
+                print("  %s 0x%x %s: %s, gdb %s, ours again %s (unstable)"
+                      % (label, key[0], key[1], v, g, ours2[key]))
         elif top_name(key) in gdb_entry:
             unstable += 1
             if verbose:
@@ -341,6 +352,10 @@ def main():
     if args and args[0] == "--gdb2":
         gdb2 = read_triples(args[1])
         args = args[2:]
+    ours2 = None
+    if args and args[0] == "--ours2":  # a second perf-run run where ours differ
+        ours2 = read_ours(args[1])
+        args = args[2:]
     absent, uninit = set(), set()
     if args and args[0] == "--no-piece":
         absent = read_xmm(args[1])
@@ -365,7 +380,7 @@ def main():
         return 0
     perf = read_triples(args[2]) if len(args) > 2 and args[2] != "--differing" else None
     res = [("ours", compare("ours", ours, gdb, verbose, xmm, perf, gdb_entry, gdb2,
-                                absent, uninit, passed, in_prologue | set(passed)))]
+                                absent, uninit, passed, in_prologue | set(passed), ours2))]
     if perf is not None:
         res.append(("perf", compare("perf", perf, gdb, verbose, third=ours)))
     print("; ".join(("%s " + FIELDS) % ((k,) + r) for k, r in res))

@@ -36,6 +36,15 @@ static void test_itanium(void)
 	/* a data symbol has no parameters to drop */
 	expect("_ZTVN4shop4CartE", DM_SHORT, "vtable for shop::Cart");
 	expect("_ZN4shop4CartC2Ei", DM_SHORT, "shop::Cart::Cart");
+	/* nested template arguments closed "> >", as perf script, bpftrace
+	 * 0.17 and c++filt print them (LLVM's demangler writes ">>") */
+	expect("_ZNSt6thread11_State_implINS_8_InvokerISt5tupleIJPFvPvES3_EEEEE6_M_runEv", DM_SHORT,
+	       "std::thread::_State_impl<std::thread::_Invoker<std::tuple<void (*)(void*), void*> > >"
+	       "::_M_run");
+	/* operator>> keeps its name */
+	expect("_ZStrsIcSt11char_traitsIcEERSt13basic_istreamIT_T0_ES6_RS3_", DM_FULL,
+	       "std::basic_istream<char, std::char_traits<char> >& std::operator>><char, "
+	       "std::char_traits<char> >(std::basic_istream<char, std::char_traits<char> >&, char&)");
 }
 
 static void test_rust(void)

@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * dwarf_cxxabi.h - whether a C++ class is passed and returned by invisible
+ * reference (the Itanium C++ ABI's "non-trivial for the purposes of
+ * calls"), from its DWARF, where the producer does not say it with
+ * DW_AT_calling_convention (gcc 12 does not; clang does).
+ */
+#ifndef PR_DWARF_CXXABI_H
+#define PR_DWARF_CXXABI_H
+
+#include <elfutils/libdw.h>
+
+enum cxx_pass { CXX_BY_VALUE, CXX_BY_REFERENCE, CXX_UNKNOWN };
+
+/* How an object of class, struct or union type t (typedefs and
+ * qualifiers peeled) is passed: by reference if t, a base or a member has
+ * a user-provided destructor, copy or move constructor, or a virtual
+ * function; unknown where DWARF cannot tell (a deleted one, a type only
+ * declared). */
+enum cxx_pass cxx_pass_of(Dwarf_Die *t);
+
+#endif
