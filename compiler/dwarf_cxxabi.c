@@ -30,8 +30,7 @@ static Dwarf_Word udata(Dwarf_Die *d, unsigned name)
 	return dwarf_attr_integrate(d, name, &a) && !dwarf_formudata(&a, &v) ? v : 0;
 }
 
-/* d's type with typedefs, qualifiers and (with arrays) array types peeled. */
-static bool peel_type(Dwarf_Die *d, Dwarf_Die *t, bool arrays)
+bool cxx_peel_type(Dwarf_Die *d, Dwarf_Die *t, bool arrays)
 {
 	Dwarf_Attribute at;
 
@@ -65,10 +64,10 @@ static bool copies(Dwarf_Die *f, Dwarf_Die *cls)
 	do {
 		if (dwarf_tag(&p) != DW_TAG_formal_parameter || flag(&p, DW_AT_artificial))
 			continue;
-		if (!peel_type(&p, &r, false) || (dwarf_tag(&r) != DW_TAG_reference_type &&
+		if (!cxx_peel_type(&p, &r, false) || (dwarf_tag(&r) != DW_TAG_reference_type &&
 						  dwarf_tag(&r) != DW_TAG_rvalue_reference_type))
 			return false;
-		const char *a = peel_type(&r, &t, false) ? dwarf_diename(&t) : NULL;
+		const char *a = cxx_peel_type(&r, &t, false) ? dwarf_diename(&t) : NULL;
 		const char *b = dwarf_diename(cls);
 		return a && b && !strcmp(a, b);
 	} while (dwarf_siblingof(&p, &p) == 0);
@@ -116,7 +115,7 @@ static enum cxx_pass pass_of(Dwarf_Die *t, int depth)
 			k = CXX_BY_REFERENCE;  /* a virtual base */
 		else if ((tag == DW_TAG_inheritance || tag == DW_TAG_member) &&
 			 !dwarf_attr(&m, DW_AT_external, &a) && !dwarf_attr(&m, DW_AT_declaration, &a) &&
-			 peel_type(&m, &mt, true) && is_class(&mt))
+			 cxx_peel_type(&m, &mt, true) && is_class(&mt))
 			k = pass_of(&mt, depth + 1);
 		if (k == CXX_BY_REFERENCE)
 			return k;

@@ -9,6 +9,7 @@
 #define PR_DWARF_CXXABI_H
 
 #include <elfutils/libdw.h>
+#include <stdbool.h>
 
 enum cxx_pass { CXX_BY_VALUE, CXX_BY_REFERENCE, CXX_UNKNOWN };
 
@@ -18,5 +19,8 @@ enum cxx_pass { CXX_BY_VALUE, CXX_BY_REFERENCE, CXX_UNKNOWN };
  * function; unknown where DWARF cannot tell (a deleted one, a type only
  * declared). */
 enum cxx_pass cxx_pass_of(Dwarf_Die *t);
+/* The type of DIE d (a variable, member or type) into *t with typedefs
+ * and qualifiers peeled, and array types too if arrays; false if none. */
+bool cxx_peel_type(Dwarf_Die *d, Dwarf_Die *t, bool arrays);
 
 #endif

@@ -58,22 +58,6 @@ static void mark(struct argcls *a, uint64_t off, uint64_t size, enum cl k)
 	}
 }
 
-static bool peel(Dwarf_Die *d, Dwarf_Die *t)
-{
-	Dwarf_Attribute at;
-
-	for (int depth = 0; depth < 16; depth++) {
-		if (!dwarf_attr_integrate(d, DW_AT_type, &at) || !dwarf_formref_die(&at, t))
-			return false;
-		int tag = dwarf_tag(t);
-		if (tag != DW_TAG_typedef && tag != DW_TAG_const_type && tag != DW_TAG_volatile_type &&
-		    tag != DW_TAG_atomic_type && tag != DW_TAG_restrict_type)
-			return true;
-		d = t;
-	}
-	return false;
-}
-
 static Dwarf_Word udata(Dwarf_Die *d, unsigned name, Dwarf_Word dflt)
 {
 	Dwarf_Attribute a;
@@ -104,7 +88,7 @@ static void classify_scalar(Dwarf_Die *t, uint64_t off, struct argcls *a)
 	}
 	if (size <= 0 && tag == DW_TAG_ptr_to_member_type) {
 		Dwarf_Die f;
-		size = peel(t, &f) && dwarf_tag(&f) == DW_TAG_subroutine_type ? 16 : 8;
+		size = cxx_peel_type(t, &f, false) && dwarf_tag(&f) == DW_TAG_subroutine_type ? 16 : 8;
 	}
 	mark(a, off, size > 0 ? (uint64_t)size : 8, CL_INT);
 }
@@ -138,7 +122,7 @@ static void classify_members(Dwarf_Die *t, uint64_t off, struct argcls *a, int d
 			mark(a, off + bo / 8, (bo + bits - 1) / 8 - bo / 8 + 1, CL_INT);
 			continue;
 		}
-		if (!peel(&m, &mt)) {
+		if (!cxx_peel_type(&m, &mt, false)) {
 			a->unknown = true;
 			return;
 		}
@@ -156,7 +140,8 @@ static void classify_array(Dwarf_Die *t, uint64_t off, struct argcls *a, int dep
 	Dwarf_Die et, sub;
 	int es;
 
-	if (!peel(t, &et) || (es = dwarf_bytesize(&et)) <= 0 || dwarf_child(t, &sub) != 0) {
+	if (!cxx_peel_type(t, &et, false) || (es = dwarf_bytesize(&et)) <= 0 ||
+	    dwarf_child(t, &sub) != 0) {
 		a->unknown = true;
 		return;
 	}
@@ -220,7 +205,7 @@ static struct argcls classify(Dwarf_Die *d)
 	struct argcls a = { { CL_NONE, CL_NONE }, 0, false, false, false, false };
 	Dwarf_Die t;
 
-	if (!peel(d, &t)) {
+	if (!cxx_peel_type(d, &t, false)) {
 		a.unknown = true;
 		return a;
 	}
