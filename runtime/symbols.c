@@ -238,10 +238,19 @@ static int sym_open_deleted(pid_t pid, const char *name, char **file)
  * by sym_end): the process, for sym_find_elf, and the device and inode
  * that /proc/PID/maps gave for its file when the process was read, which
  * a frame's object tag (pr_uw_tag) is checked against. */
+/* A unit's address range, for units that .debug_aranges does not list. */
+struct cuspan {
+	uint64_t lo, hi;
+	Dwarf_Off off;
+};
+
 struct modinfo {
 	pid_t pid;
 	bool known;
 	uint64_t dev, ino;   /* dev as the kernel numbers it: major << 20 | minor */
+	struct cuspan *cus;  /* by lo; built on the first address libdwfl cannot place */
+	size_t ncus;
+	bool cus_built;
 };
 
 static struct modinfo *sym_modinfo(Dwfl_Module *m)
@@ -282,6 +291,9 @@ static int sym_mod_free(Dwfl_Module *m, void **user, const char *name, Dwarf_Add
 			void *arg)
 {
 	(void)m, (void)name, (void)start, (void)arg;
+	struct modinfo *mi = *user;
+	if (mi)
+		free(mi->cus);
 	free(*user);
 	*user = NULL;
 	return DWARF_CB_OK;
@@ -810,16 +822,95 @@ int sym_user_map(struct sym *s, pid_t pid, uint64_t addr, struct sym_map *out)
 	return out->file ? 0 : -1;
 }
 
+static int cuspan_cmp(const void *a, const void *b)
+{
+	const struct cuspan *x = a, *y = b;
+
+	return (x->lo > y->lo) - (x->lo < y->lo);
+}
+
+static void cuspans_build(struct modinfo *mi, Dwarf *dbg)
+{
+	Dwarf_Off off = 0, next;
+	size_t hl, cap = 0;
+
+	mi->cus_built = true;
+	while (dwarf_nextcu(dbg, off, &next, &hl, NULL, NULL, NULL) == 0) {
+		Dwarf_Die cu;
+		Dwarf_Addr base, lo, hi;
+		ptrdiff_t r = 0;
+
+		while (dwarf_offdie(dbg, off + hl, &cu) &&
+		       (r = dwarf_ranges(&cu, r, &base, &lo, &hi)) > 0) {
+			if (mi->ncus == cap) {
+				struct cuspan *v = realloc(mi->cus, sizeof(*v) * (cap = cap ? cap * 2 : 64));
+				if (!v)
+					return;
+				mi->cus = v;
+			}
+			mi->cus[mi->ncus++] = (struct cuspan){ lo, hi, off + hl };
+		}
+		off = next;
+	}
+	qsort(mi->cus, mi->ncus, sizeof(*mi->cus), cuspan_cmp);
+}
+
+/* The unit of addr in m.  libdwfl finds it through .debug_aranges, which
+ * clang does not write by default: then through the units' own ranges,
+ * as gdb and perf (addr2line) find them, or a clang binary's frames lose
+ * their inlined functions and lines. */
+static bool sym_cu(Dwfl_Module *m, uint64_t addr, Dwarf_Die *cu, Dwarf_Addr *bias)
+{
+	Dwarf_Die *c = dwfl_module_addrdie(m, addr, bias);
+	struct modinfo *mi = sym_modinfo(m);
+	Dwarf *dbg;
+
+	if (c) {
+		*cu = *c;
+		return true;
+	}
+	if (!mi || !(dbg = dwfl_module_getdwarf(m, bias)))
+		return false;
+	if (!mi->cus_built)
+		cuspans_build(mi, dbg);
+	uint64_t a = addr - *bias;
+	size_t lo = 0, hi = mi->ncus;   /* the spans starting at or before a */
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (mi->cus[mid].lo <= a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo; i-- > 0;)   /* spans of several units may nest */
+		if (a < mi->cus[i].hi)
+			return dwarf_offdie(dbg, mi->cus[i].off, cu) != NULL;
+	return false;
+}
+
+/* addr's source file and line in m, libdwfl's, else its unit's table. */
+static const char *sym_src(Dwfl_Module *m, uint64_t addr, int *line)
+{
+	Dwfl_Line *l = dwfl_module_getsrc(m, addr);
+	Dwarf_Die cu;
+	Dwarf_Addr bias;
+	Dwarf_Line *dl;
+
+	if (l)
+		return dwfl_lineinfo(l, NULL, line, NULL, NULL, NULL);
+	if (!sym_cu(m, addr, &cu, &bias) || !(dl = dwarf_getsrc_die(&cu, addr - bias)) ||
+	    dwarf_lineno(dl, line))
+		return NULL;
+	return dwarf_linesrc(dl, NULL, NULL);
+}
+
 const char *sym_user_line(struct sym *s, pid_t pid, uint64_t addr, int *line)
 {
 	unsigned tag = pr_uw_tag(addr);
 	addr = pr_uw_addr(addr);
 	Dwfl *d = sym_dwfl(s, pid);
 	Dwfl_Module *m = d ? dwfl_addrmodule(d, addr) : NULL;
-	Dwfl_Line *l = m && sym_same(s, m, tag) ? dwfl_module_getsrc(m, addr) : NULL;
-	if (!l)
-		return NULL;
-	return dwfl_lineinfo(l, NULL, line, NULL, NULL, NULL);
+	return m && sym_same(s, m, tag) ? sym_src(m, addr, line) : NULL;
 }
 
 
@@ -914,10 +1005,9 @@ static int sym_inlined_find(struct sym *s, pid_t pid, uint64_t addr, struct sym_
 	if (m && !sym_same(s, m, tag))
 		m = NULL;
 	Dwarf_Addr bias = 0;
-	Dwarf_Die *cu = m ? dwfl_module_addrdie(m, addr, &bias) : NULL, *scopes = NULL;
-	Dwfl_Line *l = m ? dwfl_module_getsrc(m, addr) : NULL;
+	Dwarf_Die cudie, *cu = m && sym_cu(m, addr, &cudie, &bias) ? &cudie : NULL, *scopes = NULL;
 	int line = 0, n = 0, ns;
-	const char *file = l ? dwfl_lineinfo(l, NULL, &line, NULL, NULL, NULL) : NULL;
+	const char *file = m ? sym_src(m, addr, &line) : NULL;
 
 	if (max < 1)
 		return 0;

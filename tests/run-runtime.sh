@@ -145,6 +145,11 @@ run_case() {
 		if [[ $status != "${C[EXIT]:-0}" ]]; then
 			why+=("exit status $status, expected ${C[EXIT]:-0}")
 		fi
+		# a pattern grep cannot read (status 2) would pass every _NONE check
+		for re in "${X_EXPECT_REGEX[@]}" "${X_EXPECT_NONE[@]}" \
+			  "${X_EXPECT_STDERR_REGEX[@]}" "${X_EXPECT_STDERR_NONE[@]}"; do
+			grep -qE -- "$re" /dev/null 2>/dev/null; (($? == 2)) && why+=("not an ERE: $re")
+		done
 		for line in "${X_EXPECT[@]}"; do
 			grep -qxF -- "$line" "$out" || why+=("missing line: $line")
 		done
