@@ -856,7 +856,7 @@ static void cuspans_build(struct modinfo *mi, Dwarf *dbg)
 }
 
 /* The unit of addr in m.  libdwfl finds it through .debug_aranges, which
- * clang does not write by default: then through the units' own ranges,
+ * clang does not write by default: else through the units' own ranges,
  * as gdb and perf (addr2line) find them, or a clang binary's frames lose
  * their inlined functions and lines. */
 static bool sym_cu(Dwfl_Module *m, uint64_t addr, Dwarf_Die *cu, Dwarf_Addr *bias)
@@ -865,7 +865,9 @@ static bool sym_cu(Dwfl_Module *m, uint64_t addr, Dwarf_Die *cu, Dwarf_Addr *bia
 	struct modinfo *mi = sym_modinfo(m);
 	Dwarf *dbg;
 
-	if (c) {
+	/* and libdw 0.188 may give a unit that does not hold addr (a clang
+	 * unit with DW_AT_ranges), whose scopes then have nothing there */
+	if (c && dwarf_haspc(c, addr - *bias) == 1) {
 		*cu = *c;
 		return true;
 	}
@@ -995,6 +997,35 @@ int sym_user_inlined(struct sym *s, pid_t pid, uint64_t addr, struct sym_frame *
 	return n;
 }
 
+/* The innermost function, inlined copy or block under parent holding pc,
+ * into *out.  libdw 0.188's dwarf_getscopes finds none in some clang
+ * units (DWARF 5, a CU with DW_AT_ranges, functions in namespaces) whose
+ * DIEs each say they hold pc. */
+static bool sym_innermost(Dwarf_Die *parent, Dwarf_Addr pc, Dwarf_Die *out)
+{
+	Dwarf_Die c;
+
+	if (dwarf_child(parent, &c) != 0)
+		return false;
+	do {
+		switch (dwarf_tag(&c)) {
+		case DW_TAG_subprogram: case DW_TAG_inlined_subroutine: case DW_TAG_lexical_block:
+			if (dwarf_haspc(&c, pc) == 1) {
+				*out = c;
+				sym_innermost(&c, pc, out);
+				return true;
+			}
+			break;
+		case DW_TAG_namespace: case DW_TAG_class_type: case DW_TAG_structure_type:
+		case DW_TAG_union_type: case DW_TAG_module:
+			if (sym_innermost(&c, pc, out))
+				return true;
+			break;
+		}
+	} while (dwarf_siblingof(&c, &c) == 0);
+	return false;
+}
+
 static int sym_inlined_find(struct sym *s, pid_t pid, uint64_t addr, struct sym_frame *out, int max)
 {
 	unsigned tag = pr_uw_tag(addr);
@@ -1012,6 +1043,12 @@ static int sym_inlined_find(struct sym *s, pid_t pid, uint64_t addr, struct sym_
 	if (max < 1)
 		return 0;
 	ns = cu ? dwarf_getscopes(cu, addr - bias, &scopes) : 0;
+	Dwarf_Die in;
+	if (ns <= 0 && cu && sym_innermost(cu, addr - bias, &in)) {
+		free(scopes);
+		scopes = NULL;
+		ns = dwarf_getscopes_die(&in, &scopes);
+	}
 	/* past an inlined copy dwarf_getscopes goes on into its abstract
 	 * definition: the concrete scopes around the innermost copy instead */
 	for (int i = 0; i < ns; i++) {
