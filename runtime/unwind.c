@@ -1175,18 +1175,19 @@ void uw_free(struct uw *u)
 /* The template of the chunks added at run time, which the array of them
  * is created with: every chunk has its size, so that the verifier inlines
  * their lookups. */
-static int uw_chunks_template(struct uw *u, struct bpf_object *obj)
+int uw_chunks_template(struct bpf_object *obj, int *fd)
 {
 	struct bpf_map *chunks = bpf_object__find_map_by_name(obj, PR_UW_CHUNKS_MAP);
 	LIBBPF_OPTS(bpf_map_create_opts, o, .map_flags = BPF_F_MMAPABLE);
 
+	*fd = -1;
 	if (!chunks)
 		return 0;
-	u->inner_fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "uw_chunk_tmpl", 4,
-				     sizeof(struct pr_uw_row), PR_UW_CHUNK_ROWS, &o);
-	if (u->inner_fd < 0)
+	*fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "uw_chunk_tmpl", 4,
+			     sizeof(struct pr_uw_row), PR_UW_CHUNK_ROWS, &o);
+	if (*fd < 0)
 		return -1;
-	return bpf_map__set_inner_map_fd(chunks, u->inner_fd) ? -1 : 0;
+	return bpf_map__set_inner_map_fd(chunks, *fd) ? -1 : 0;
 }
 
 struct uw *uw_build(const struct program *p, struct bpf_object *obj, pid_t pid,
@@ -1240,7 +1241,7 @@ struct uw *uw_build(const struct program *p, struct bpf_object *obj, pid_t pid,
 	u->verbose = verbose;
 	bpf_map__set_max_entries(rows, (uint32_t)u->map_rows);
 	bpf_map__set_map_flags(rows, bpf_map__map_flags(rows) | BPF_F_MMAPABLE);
-	if (uw_chunks_template(u, obj)) {
+	if (uw_chunks_template(obj, &u->inner_fd)) {
 		uw_free(u);
 		return NULL;
 	}

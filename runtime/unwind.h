@@ -23,6 +23,13 @@
 struct bpf_object;
 struct uw;
 
+/* Gives obj's array of row chunks, if it has one, the template map it is
+ * created with (before the object is loaded): *fd the template's, to be
+ * closed once obj is loaded, or -1 if obj has no such array.  0, or -1 if
+ * the template cannot be made.  uw_build does it; a loader of its own
+ * (the unit tests') must too. */
+int uw_chunks_template(struct bpf_object *obj, int *fd);
+
 /* Builds the rows (before the object is loaded: the rows map is sized to
  * them).  NULL if the program does not unwind through CFI or nothing was
  * found; verbose > 0 reports each object's rows and the build time;

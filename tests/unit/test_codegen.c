@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "compiler/program.h"
+#include "runtime/unwind.h"
 #include "unit.h"
 
 struct run {
@@ -72,7 +73,12 @@ static int load(struct run *r)
 		if (r->p->progs[i].sleepable)
 			bpf_program__set_flags(bp, bpf_program__flags(bp) | BPF_F_SLEEPABLE);
 	}
-	return bpf_object__load(r->obj);
+	/* ustack's array of row chunks is created from a template map */
+	int tmpl, err = uw_chunks_template(r->obj, &tmpl) ? -1 : bpf_object__load(r->obj);
+
+	if (tmpl >= 0)
+		close(tmpl);
+	return err;
 }
 
 static int on_record(void *ctx, void *data, size_t size)
