@@ -31,6 +31,7 @@
 
 #include "compiler/program.h"
 #include "lib/demangle.h"
+#include "lib/kscan.h"
 #include "symbols.h"
 
 struct ksym {
@@ -56,7 +57,7 @@ struct sym {
 	struct dmname *dm;          /* open addressing by name, dm_mask + 1 slots */
 	size_t dm_mask, dm_used;
 	struct ksym *k;
-	size_t nk;
+	size_t nk, kcap;
 	int k_loaded;
 	struct upid *u;
 	size_t nu;
@@ -152,33 +153,33 @@ static int sym_kcmp(const void *a, const void *b)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
+static int sym_kadd(void *ctx, const struct kscan_sym *k)
+{
+	struct sym *s = ctx;
+	char t = k->type;
+
+	if (!k->addr || (t != 't' && t != 'T' && t != 'w' && t != 'W'))
+		return 0;
+	if (s->nk == s->kcap) {
+		size_t cap = s->kcap ? s->kcap * 2 : 65536;
+		struct ksym *v = realloc(s->k, cap * sizeof(*v));
+		if (!v)
+			return 1;
+		s->k = v;
+		s->kcap = cap;
+	}
+	if (!(s->k[s->nk].name = strdup(k->name)))
+		return 1;
+	s->k[s->nk++].addr = k->addr;
+	return 0;
+}
+
+/* The kernel's text symbols, through lib/kscan (kallsyms is ~170,000
+ * lines: sscanf over stdio's 1 KiB reads took seconds in a slow guest). */
 static void sym_kload(struct sym *s)
 {
-	char line[512], name[256], type;
-	unsigned long long addr;
-	size_t cap = 0;
-	FILE *f = fopen("/proc/kallsyms", "r");
-
 	s->k_loaded = 1;
-	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%llx %c %255s", &addr, &type, name) != 3 || !addr)
-			continue;
-		if (type != 't' && type != 'T' && type != 'w' && type != 'W')
-			continue;
-		if (s->nk == cap) {
-			cap = cap ? cap * 2 : 65536;
-			struct ksym *k = realloc(s->k, cap * sizeof(*k));
-			if (!k)
-				break;
-			s->k = k;
-		}
-		s->k[s->nk].addr = addr;
-		s->k[s->nk].name = strdup(name);
-		s->nk++;
-	}
-	fclose(f);
+	kscan("/proc/kallsyms", KSCAN_KALLSYMS, NULL, sym_kadd, s);
 	qsort(s->k, s->nk, sizeof(*s->k), sym_kcmp);
 }
 
