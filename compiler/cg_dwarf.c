@@ -312,15 +312,10 @@ static LLVMValueRef run_prog(struct cg *g, const struct dwl_insn *p, int n, uint
 		case DWL_REG: st[sp++] = reg(g, in->reg, loc); break;
 		case DWL_CONST: st[sp++] = cg_const(g, (uint64_t)in->val); break;
 		case DWL_BIAS:
-			/* At a kprobe ip is past the int3 (or the jump of an
-			 * optimised one): the kprobe's own address is the site's,
-			 * moved by KASLR. */
-			if (kernel_site(g)) {
-				st[sp++] = LLVMBuildSub(g->b, cg_helper(g, H_GET_FUNC_IP, &g->ctxarg, 1),
-							cg_const(g, site), "");
-				break;
-			}
-			/* At a return probe ip is in the caller, maybe another module:
+			/* The kernel's addresses are placed when compiling
+			 * (dws_kernel_addr), never here: a kprobe's ip is past its
+			 * int3, and bpf_get_func_ip is 0 past a function's entry.
+			 * At a return probe ip is in the caller, maybe another module:
 			 * sema allows no DWARF variables there, so this never runs. */
 			if (g->probe->kind != PK_UPROBE) {
 				cg_error(g, loc, "DWARF variables need a uprobe, where ip is the site");

@@ -176,13 +176,29 @@ const char *dw_reg_name(int regno);
 /* Prints a location program ("breg7 +16 deref8"), for dumps and tests. */
 void dw_loc_print(FILE *out, const struct dw_loc *l);
 
-/* Opens PATH as the kernel's vmlinux (before any other use of it): its
- * pointers are kernel pointers, and a location that needs the value a
- * register had at the function's entry or at a call site (DW_OP_entry_value,
- * DW_OP_GNU_parameter_ref), which perf probe does not read either, is
- * unsupported there.  0, or -1 with one sentence in err. */
-int dw_open_kernel(const char *path, char *err, size_t errlen);
-/* Whether a site is in the kernel's vmlinux (dw_open_kernel). */
+/* Opens PATH as the kernel's vmlinux, or as the debuginfo of a loaded
+ * module (a relocatable .ko), with where the running kernel has it (before
+ * any other use of it): its pointers are kernel pointers, and a location
+ * that needs the value a register had at the function's entry or at a
+ * call site (DW_OP_entry_value, DW_OP_GNU_parameter_ref), which perf probe
+ * does not read either, is unsupported there.  0, or -1 with one sentence
+ * in err. */
+struct dw_ksect {
+	char *name;             /* ".text", ".data", ... */
+	uint64_t addr;          /* where the kernel loaded it */
+};
+struct dw_kplace {
+	uint64_t slide;         /* vmlinux: KASLR's (running _text - linked _text) */
+	bool slide_known;       /* false: kallsyms hides the running addresses */
+	const struct dw_ksect *sects;   /* a module: its sections, one by one */
+	int nsects;
+};
+int dw_open_kernel(const char *path, const struct dw_kplace *at, char *err, size_t errlen);
+/* The function symbol of a module's debuginfo (opened by dw_open_kernel)
+ * containing addr, a link-time address of its DWARF: its name (static)
+ * and addr's offset into it; NULL if none. */
+const char *dw_module_symbol(const char *path, uint64_t addr, uint64_t *offset);
+/* Whether a site is in the kernel (dw_open_kernel). */
 bool dw_probe_kernel(const struct dw_probe *p);
 
 void dw_close_all(void);

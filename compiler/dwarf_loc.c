@@ -279,9 +279,21 @@ static bool emit_reg(struct prog *p, unsigned atom, const Dwarf_Op *op, bool *is
 	return true;
 }
 
-/* A link-time address: PIE and shared objects move by the load bias. */
+/* A link-time address: PIE and shared objects move by the load bias; the
+ * kernel's is placed when compiling (KASLR, a module's sections). */
 static void emit_addr(struct prog *p, uint64_t addr, const struct dwl_ctx *c)
 {
+	uint64_t at;
+
+	if (c->place) {
+		if (c->place(c->place_arg, addr, &at))
+			emit(p, DWL_CONST, 0, 0, (int64_t)at);
+		else
+			fail(p, "where the running kernel has its address 0x%llx is not known (a "
+			     "module's .init section is freed after its init; kptr_restrict may hide "
+			     "/proc/kallsyms' addresses)", (unsigned long long)addr);
+		return;
+	}
 	emit(p, DWL_CONST, 0, 0, (int64_t)addr);
 	if (c->pie) {
 		emit(p, DWL_BIAS, 0, 0, 0);
@@ -922,16 +934,16 @@ void dwl_stack_arg_loc(const struct dwl_ctx *c, int64_t off, struct dw_loc *out)
 	prog_take(&p, out);
 }
 
-void dwl_addr_loc(uint64_t addr, bool pie, struct dw_loc *out)
+void dwl_addr_loc(uint64_t addr, const struct dwl_ctx *c, struct dw_loc *out)
 {
 	struct prog p = { 0 };
-	struct dwl_ctx c = { .pie = pie };
 
 	memset(out, 0, sizeof(*out));
-	emit_addr(&p, addr, &c);
+	emit_addr(&p, addr, c);
 	out->kind = DWR_MEMORY;
 	out->prog = p.v;
 	out->n = p.n;
+	prog_take(&p, out);
 }
 
 bool dwl_available(const struct dw_loc *l)

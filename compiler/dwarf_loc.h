@@ -22,6 +22,11 @@ struct dwl_ctx {
 	Dwarf_CFI *cfi_eh;      /* .eh_frame of the ELF, may be NULL */
 	Dwarf_CFI *cfi_dbg;     /* .debug_frame of the debuginfo, may be NULL */
 	bool pie;               /* DW_OP_addr needs the load bias (ET_DYN) */
+	/* The kernel's link-time addresses, placed where the running kernel
+	 * has them (dws_kernel_addr: KASLR's slide, a module's sections one
+	 * by one); false if that section is not loaded. */
+	bool (*place)(const void *arg, uint64_t addr, uint64_t *out);
+	const void *place_arg;
 	uint64_t func_entry;    /* entry of sp_die: there, entry values are registers */
 	uint64_t body;          /* first address past sp_die's prologue (dwf_prologue_end);
 				 * 0: no prologue rule (perf probe -V's view at the entry) */
@@ -46,8 +51,9 @@ void dwl_var_loc(Dwarf_Die *var, const struct dwl_ctx *c, struct dw_loc *out);
 void dwl_stack_arg_loc(const struct dwl_ctx *c, int64_t off, struct dw_loc *out);
 /* True if var has a readable location at addr (perf probe -V's filter). */
 bool dwl_available(const struct dw_loc *l);
-/* The location of an object at a link-time address (moved by the bias in a PIE). */
-void dwl_addr_loc(uint64_t addr, bool pie, struct dw_loc *out);
+/* The location of an object at a link-time address (moved by the bias in a
+ * PIE, placed by c->place in the kernel). */
+void dwl_addr_loc(uint64_t addr, const struct dwl_ctx *c, struct dw_loc *out);
 void dwl_loc_free(struct dw_loc *l);
 
 #endif

@@ -191,6 +191,13 @@ int dw_debug_fd(const char *bin)
 static void mod_close(struct dw_mod *m)
 {
 	dwf_free(m->funcs);  /* its DIEs point into m->dbg */
+	for (int i = 0; i < m->nksect; i++)
+		free(m->ksect[i].name);
+	free(m->ksect);
+	if (m->dwfl) {          /* its elf, dbg and CFI are dwfl's */
+		dwfl_end(m->dwfl);
+		m->elf = NULL, m->dbg = NULL, m->cfi_dbg = NULL;
+	}
 	if (m->dbg)
 		dwarf_end(m->dbg);
 	if (m->cfi_eh)
@@ -206,6 +213,44 @@ static void mod_close(struct dw_mod *m)
 	dwt_free(m->types);
 	free(m->path);
 	free(m);
+}
+
+/* libdwfl looks no further than the file itself for its DWARF: a path
+ * the module's .gnu_debuglink names is not followed. */
+static int rel_no_debuginfo(Dwfl_Module *mod, void **user, const char *name, Dwarf_Addr base,
+			    const char *file, const char *debuglink, GElf_Word crc, char **path)
+{
+	(void)mod, (void)user, (void)name, (void)base, (void)file, (void)debuglink, (void)crc;
+	(void)path;
+	return -1;
+}
+
+/* A relocatable object (a kernel module's debuginfo): its DWARF's
+ * addresses are relocations against its sections, which libdwfl's
+ * offline reporting lays out and applies (libdw alone reads them as 0). */
+static int mod_load_rel(struct dw_mod *m, char *err, size_t errlen)
+{
+	static const Dwfl_Callbacks cb = {
+		.find_debuginfo = rel_no_debuginfo,
+		.section_address = dwfl_offline_section_address,
+	};
+	Dwarf_Addr bias;
+	int fd = dup(m->fd);   /* dwfl closes its own */
+
+	elf_end(m->elf);
+	m->elf = NULL;
+	if (fd < 0 || !(m->dwfl = dwfl_begin(&cb)) ||
+	    !(m->dwmod = dwfl_report_offline(m->dwfl, "module", m->path, fd)) ||
+	    dwfl_report_end(m->dwfl, NULL, NULL) || !(m->dbg = dwfl_module_getdwarf(m->dwmod, &bias))) {
+		if (fd >= 0 && !m->dwmod)
+			close(fd);
+		snprintf(err, errlen, "cannot read the DWARF of '%s': %s", m->path, dwfl_errmsg(-1));
+		return -1;
+	}
+	m->elf = dwfl_module_getelf(m->dwmod, &bias);
+	m->cfi_dbg = dwfl_module_dwarf_cfi(m->dwmod, &bias);
+	m->types = dwt_new();
+	return 0;
 }
 
 static int mod_load(struct dw_mod *m, char *err, size_t errlen)
@@ -225,6 +270,8 @@ static int mod_load(struct dw_mod *m, char *err, size_t errlen)
 		return -1;
 	}
 	m->pie = eh.e_type == ET_DYN;
+	if (eh.e_type == ET_REL)
+		return mod_load_rel(m, err, errlen);
 	Elf *dwelf = m->elf;
 	if (!has_debug_info(m->elf)) {
 		m->dfd = open_debuglink(m->elf, m->path, st.st_uid, &m->delf);
@@ -312,7 +359,7 @@ struct dw_mod *dws_open(const char *path, char *err, size_t errlen)
 	return m;
 }
 
-int dw_open_kernel(const char *path, char *err, size_t errlen)
+int dw_open_kernel(const char *path, const struct dw_kplace *at, char *err, size_t errlen)
 {
 	struct dw_mod *m = dws_open(path, err, errlen);
 
@@ -322,7 +369,54 @@ int dw_open_kernel(const char *path, char *err, size_t errlen)
 		m->kernel = true;
 		dwt_set_kernel(m->types);
 	}
+	m->kslide = at->slide;
+	m->kslide_known = at->slide_known;
+	if (m->dwfl && !m->ksect && at->nsects > 0) {
+		if (!(m->ksect = calloc((size_t)at->nsects, sizeof(*m->ksect))))
+			abort();
+		for (int i = 0; i < at->nsects; i++, m->nksect++) {
+			m->ksect[i].addr = at->sects[i].addr;
+			if (!(m->ksect[i].name = strdup(at->sects[i].name)))
+				abort();
+		}
+	}
 	return 0;
+}
+
+bool dws_kernel_addr(const struct dw_mod *m, uint64_t addr, uint64_t *out)
+{
+	Dwarf_Addr off = addr;
+	GElf_Word shndx;
+	const char *name = NULL;
+	int i;
+
+	if (!m->dwfl) {
+		*out = addr + m->kslide;
+		return m->kslide_known;
+	}
+	if ((i = dwfl_module_relocate_address(m->dwmod, &off)) >= 0)
+		name = dwfl_module_relocation_info(m->dwmod, (unsigned)i, &shndx);
+	for (int k = 0; name && k < m->nksect; k++)
+		if (!strcmp(m->ksect[k].name, name)) {
+			*out = m->ksect[k].addr + off;
+			return true;
+		}
+	return false;
+}
+
+const char *dw_module_symbol(const char *path, uint64_t addr, uint64_t *offset)
+{
+	char err[256];
+	struct dw_mod *m = dws_open(path, err, sizeof(err));
+	GElf_Off off;
+	GElf_Sym sym;
+	const char *name = m && m->dwmod ? dwfl_module_addrinfo(m->dwmod, addr, &off, &sym, NULL,
+								 NULL, NULL) : NULL;
+
+	if (!name || GELF_ST_TYPE(sym.st_info) != STT_FUNC)
+		return NULL;
+	*offset = off;
+	return name;
 }
 
 void dw_close_all(void)
@@ -564,6 +658,20 @@ const char *dws_decl_file(Dwarf_Die *d)
 	return dwarf_filesrc(files, 0, NULL, NULL);
 }
 
+/* In a relocatable object a symbol's value is an offset into its
+ * section, which libdwfl has placed (its sh_addr, updated in place). */
+static bool rel_value(const struct dw_mod *m, Elf *elf, GElf_Sym *sym)
+{
+	GElf_Shdr sh;
+
+	if (!m->dwfl)
+		return true;
+	if (sym->st_shndx >= SHN_LORESERVE || !gelf_getshdr(elf_getscn(elf, sym->st_shndx), &sh))
+		return false;
+	sym->st_value += sh.sh_addr;
+	return true;
+}
+
 bool dws_each_symbol(struct dw_mod *m, const char *name, int type,
 		     bool (*fn)(const GElf_Sym *sym, void *arg), void *arg)
 {
@@ -583,7 +691,7 @@ bool dws_each_symbol(struct dw_mod *m, const char *name, int type,
 				if (gelf_getsym(data, (int)i, &sym) && GELF_ST_TYPE(sym.st_info) == type &&
 				    sym.st_shndx != SHN_UNDEF &&
 				    (nm = elf_strptr(elfs[e], sh.sh_link, sym.st_name)) &&
-				    !strcmp(nm, name) && fn(&sym, arg))
+				    !strcmp(nm, name) && rel_value(m, elfs[e], &sym) && fn(&sym, arg))
 					return true;
 			}
 		}

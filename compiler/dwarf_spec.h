@@ -7,6 +7,7 @@
 #define PR_DWARF_SPEC_H
 
 #include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
 #include <gelf.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -22,8 +23,20 @@ struct dw_mod {
 	Dwarf *dbg;
 	Dwarf_CFI *cfi_eh, *cfi_dbg;
 	bool pie;
-	bool kernel;            /* the kernel's vmlinux: its pointers are kernel
-				 * pointers, its memory read as the kernel's */
+	bool kernel;            /* the kernel's vmlinux or a module: its pointers
+				 * are kernel pointers, its memory read as the
+				 * kernel's */
+	/* A relocatable object (a kernel module's .ko): libdwfl lays its
+	 * sections out and applies the relocations its DWARF needs; elf,
+	 * dbg and cfi_dbg are dwfl's. */
+	Dwfl *dwfl;
+	Dwfl_Module *dwmod;
+	/* Where the running kernel has the kernel's link-time addresses (of
+	 * globals): vmlinux moved by kslide, a module's sections by ksect. */
+	uint64_t kslide;
+	bool kslide_known;
+	struct dw_ksect *ksect;
+	int nksect;
 	struct dwt_cache *types;
 	struct dwf_cache *funcs;  /* per-unit function index (dwarf_fidx.h) */
 	struct dw_mod *next;
@@ -68,5 +81,11 @@ bool dws_addrdie(Dwarf *dbg, uint64_t addr, Dwarf_Die *cu);
  * debug file's, until fn returns true; whether one did. */
 bool dws_each_symbol(struct dw_mod *m, const char *name, int type,
 		     bool (*fn)(const GElf_Sym *sym, void *arg), void *arg);
+/* Where a link-time address of the kernel (m->kernel) is in the running
+ * kernel: vmlinux's moved by the KASLR slide; a module's (its sections in
+ * libdwfl's layout) at its section's address there plus its offset into
+ * it.  False if the module has no such section loaded (.init sections are
+ * freed after the module's init). */
+bool dws_kernel_addr(const struct dw_mod *m, uint64_t addr, uint64_t *out);
 
 #endif

@@ -192,11 +192,25 @@ static bool site_dies(struct dw_probe *p, Dwarf_Die *cu, Dwarf_Die *scope, Dwarf
 	       dws_realfunc(p->m, cu, p->addr, sp);
 }
 
+static bool place_in_kernel(const void *m, uint64_t addr, uint64_t *out)
+{
+	return dws_kernel_addr(m, addr, out);
+}
+
 static void site_ctx(struct dw_probe *p, Dwarf_Die *cu, Dwarf_Die *sp, struct dwl_ctx *ctx)
 {
 	Dwarf_Addr entry;
 
-	*ctx = (struct dwl_ctx){ p->addr, sp, cu, p->m->cfi_eh, p->m->cfi_dbg, p->m->pie, 0, 0 };
+	/* The kernel's globals are placed when compiling, where kallsyms and
+	 * /sys/module say (a kprobe's bpf_get_func_ip is 0 past a function's
+	 * entry since Linux 6.2, so the slide cannot be taken at run time). */
+	*ctx = (struct dwl_ctx){ .addr = p->addr, .sp_die = sp, .cu_die = cu,
+				 .cfi_eh = p->m->cfi_eh, .cfi_dbg = p->m->cfi_dbg,
+				 .pie = p->m->pie };
+	if (p->m->kernel) {
+		ctx->place = place_in_kernel;
+		ctx->place_arg = p->m;
+	}
 	if (dws_entrypc(sp, &entry) == 0) {
 		ctx->func_entry = entry;
 		if (!p->perf_view && p->addr >= entry)
@@ -332,7 +346,7 @@ static const struct dw_var *find_global(struct dw_probe *p, const char *name)
 	struct dw_var *v = new_global(p);
 	make_var(p, &decl, &ctx, v, false);
 	dwl_loc_free(&v->loc);
-	dwl_addr_loc(addr, p->m->pie, &v->loc);
+	dwl_addr_loc(addr, &ctx, &v->loc);
 	v->is_global = true;
 	return v;
 }

@@ -5,6 +5,7 @@
 #include "kdwarf.h"
 
 #include <ctype.h>
+#include <dirent.h>
 #include <elfutils/libdwelf.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -19,17 +20,19 @@
 
 #include "dwarf.h"
 #include "lib/elfsym.h"
+#include "lib/kscan.h"
 #include "lib/safefile.h"
 #include "probe.h"
 
 #define KDW_NT_GNU_BUILD_ID 3
 
-/* The running kernel's build-id from /sys/kernel/notes (its ELF notes,
- * raw); its length, or 0 if there is none to read. */
-static size_t running_build_id(unsigned char *id, size_t max)
+/* A build-id from the kernel's raw ELF notes at path (/sys/kernel/notes,
+ * a module's /sys/module/M/notes/.note.gnu.build-id); its length, or 0
+ * if there is none to read. */
+static size_t running_build_id(const char *path, unsigned char *id, size_t max)
 {
 	unsigned char buf[4096];
-	int fd = open("/sys/kernel/notes", O_RDONLY | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	ssize_t len = fd < 0 ? -1 : read(fd, buf, sizeof(buf));
 	size_t at = 0;
 
@@ -101,7 +104,7 @@ char *kdw_vmlinux(char *why, size_t n)
 		"/boot/vmlinux-%s",
 	};
 	unsigned char id[64];
-	size_t idn = running_build_id(id, sizeof(id));
+	size_t idn = running_build_id("/sys/kernel/notes", id, sizeof(id));
 	struct utsname u;
 	char *path;
 
@@ -120,6 +123,180 @@ char *kdw_vmlinux(char *why, size_t n)
 		free(path);
 	}
 	return NULL;
+}
+
+/* A module's name as the kernel keeps it: '-' is '_'. */
+static void mod_norm(char *s)
+{
+	for (; *s; s++)
+		if (*s == '-')
+			*s = '_';
+}
+
+/* Whether line, an entry of modules.dep ("kernel/fs/9p/9p.ko.xz: deps"),
+ * is module mod's; its path is cut at the ':' if so. */
+static bool dep_is(char *line, const char *mod)
+{
+	char *colon = strchr(line, ':'), *base, *ko;
+
+	if (!colon)
+		return false;
+	*colon = '\0';
+	base = strrchr(line, '/') ? strrchr(line, '/') + 1 : line;
+	if (!(ko = strstr(base, ".ko")) || (size_t)(ko - base) != strlen(mod))
+		return false;
+	for (size_t i = 0; base + i < ko; i++)
+		if ((base[i] == '-' ? '_' : base[i]) != mod[i])
+			return false;
+	return true;
+}
+
+/* Module mod's path under /lib/modules/R as modules.dep gives it, without
+ * a compression suffix ("kernel/fs/9p/9p.ko"); NULL if it is not there. */
+static char *module_relpath(const char *release, const char *mod)
+{
+	char path[512], *line = NULL, *found = NULL;
+	size_t cap = 0;
+	struct stat st;
+	FILE *f;
+	int fd;
+
+	snprintf(path, sizeof(path), "/lib/modules/%s/modules.dep", release);
+	if ((fd = sf_open_regular(path, &st)) < 0)
+		return NULL;
+	if (!sf_trusted(&st, 0, path, sizeof(path)) || !(f = fdopen(fd, "r"))) {
+		close(fd);
+		return NULL;
+	}
+	while (!found && getline(&line, &cap, f) > 0)
+		if (dep_is(line, mod) && (found = strdup(line)))
+			*strstr(found, ".ko") = '\0';
+	free(line);
+	fclose(f);
+	return found;
+}
+
+enum mod_state { MOD_ABSENT, MOD_BUILTIN, MOD_LOADED };
+
+/* Whether module mod (normalised) is loaded (it has sections), built
+ * into the kernel (only parameters in /sys/module), or neither. */
+static enum mod_state module_state(const char *mod)
+{
+	char dir[128];
+	struct stat st;
+
+	snprintf(dir, sizeof(dir), "/sys/module/%s/sections", mod);
+	if (!stat(dir, &st))
+		return MOD_LOADED;
+	snprintf(dir, sizeof(dir), "/sys/module/%s", mod);
+	return stat(dir, &st) ? MOD_ABSENT : MOD_BUILTIN;
+}
+
+bool kdw_module_builtin(const char *name)
+{
+	char mod[64];
+
+	snprintf(mod, sizeof(mod), "%s", name);
+	mod_norm(mod);
+	return module_state(mod) == MOD_BUILTIN;
+}
+
+char *kdw_module(const char *name, char *why, size_t n)
+{
+	char mod[64], dir[128], *rel = NULL, *path = NULL;
+	unsigned char id[64];
+	struct utsname u;
+
+	snprintf(mod, sizeof(mod), "%s", name);
+	mod_norm(mod);
+	switch (module_state(mod)) {
+	case MOD_BUILTIN:
+		return kdw_vmlinux(why, n);   /* its DWARF is vmlinux's */
+	case MOD_ABSENT:
+		snprintf(why, n, "module %s is not loaded: load it (modprobe %s) before probing its "
+			 "lines, which have no address until then", name, name);
+		return NULL;
+	case MOD_LOADED:
+		break;
+	}
+	if (uname(&u)) {
+		snprintf(why, n, "uname: %s", strerror(errno));
+		return NULL;
+	}
+	snprintf(dir, sizeof(dir), "/sys/module/%s/notes/.note.gnu.build-id", mod);
+	size_t idn = running_build_id(dir, id, sizeof(id));
+	snprintf(why, n, "no debuginfo for module %s of kernel %s (install linux-image-%s-dbg, or "
+		 "the package of your distribution that puts it in /usr/lib/debug/lib/modules/%s/)",
+		 name, u.release, u.release, u.release);
+	if (!(rel = module_relpath(u.release, mod)))
+		return NULL;
+	static const char *const fmt[] = {
+		"/usr/lib/debug/lib/modules/%s/%s.ko",
+		"/lib/modules/%s/%s.ko",
+	};
+	for (size_t i = 0; i < sizeof(fmt) / sizeof(fmt[0]) && !path; i++) {
+		if (asprintf(&path, fmt[i], u.release, rel) < 0)
+			abort();
+		if (!usable(path, id, idn, why, n)) {
+			free(path);
+			path = NULL;
+		}
+	}
+	free(rel);
+	return path;
+}
+
+int kdw_module_sections(const char *name, struct dw_ksect **out)
+{
+	char mod[64], dir[128], path[512], buf[32];
+	struct dw_ksect *v = NULL;
+	struct dirent *de;
+	int n = 0;
+	DIR *d;
+
+	snprintf(mod, sizeof(mod), "%s", name);
+	mod_norm(mod);
+	snprintf(dir, sizeof(dir), "/sys/module/%s/sections", mod);
+	*out = NULL;
+	if (!(d = opendir(dir)))
+		return -1;
+	while ((de = readdir(d))) {
+		int fd;
+		ssize_t len;
+		if (de->d_name[0] != '.' || !strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+			continue;
+		len = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (len <= 0)
+			continue;
+		buf[len] = '\0';
+		if (!(v = realloc(v, (size_t)(n + 1) * sizeof(*v))) || !(v[n].name = strdup(de->d_name)))
+			abort();
+		v[n++].addr = strtoull(buf, NULL, 16);
+	}
+	closedir(d);
+	*out = v;
+	return n;
+}
+
+void kdw_sections_free(struct dw_ksect *v, int n)
+{
+	for (int i = 0; i < n; i++)
+		free(v[i].name);
+	free(v);
+}
+
+char *kdw_split_module(char *spec)
+{
+	char *colon = strchr(spec, ':');
+
+	if (!colon || isdigit((unsigned char)colon[1]) || memchr(spec, '@', (size_t)(colon - spec)))
+		return NULL;
+	*colon = '\0';
+	return colon + 1;
 }
 
 int kdw_is_line_spec(const char *spec)
@@ -150,27 +327,83 @@ static const struct elfsym *containing(const struct elfsym *syms, int n, uint64_
 	return NULL;
 }
 
-int kdw_sites(const char *spec, struct kdw_site **out, char *err, size_t n)
+static int first_addr(void *ctx, const struct kscan_sym *s)
 {
-	char *vm = kdw_vmlinux(err, n);
+	*(uint64_t *)ctx = s->addr;
+	return 1;
+}
+
+/* KASLR's slide: where the running kernel has start_kernel (a function
+ * every kernel has once; /proc/kallsyms, 0 where kptr_restrict hides it)
+ * less where vmlinux's function symbols (syms) have it; false if not known. */
+static bool kaslr_slide(const struct elfsym *syms, int n, uint64_t *slide)
+{
+	uint64_t run = 0;
+
+	if (kscan("/proc/kallsyms", KSCAN_KALLSYMS, "start_kernel", first_addr, &run) <= 0 || !run)
+		return false;
+	for (int i = 0; i < n; i++)
+		if (!strcmp(syms[i].name, "start_kernel")) {
+			*slide = run - syms[i].addr;
+			return true;
+		}
+	return false;
+}
+
+/* The function symbol containing a site and the site's offset into it:
+ * vmlinux's from its symbol table (syms), a module's as "MOD:FUNC", the
+ * name the kernel looks up in that module.  NULL if there is none. */
+static char *site_symbol(const char *mod, const char *path, const struct elfsym *syms,
+			 int nsyms, uint64_t addr, uint64_t *offset)
+{
+	const struct elfsym *s;
+	const char *name;
+	char *full;
+
+	if (!mod) {
+		if (!(s = containing(syms, nsyms, addr)))
+			return NULL;
+		*offset = addr - s->addr;
+		return strdup(s->name);
+	}
+	if (!(name = dw_module_symbol(path, addr, offset)))
+		return NULL;
+	if (asprintf(&full, "%s:%s", mod, name) < 0)
+		abort();
+	return full;
+}
+
+int kdw_sites(const char *mod, const char *spec, struct kdw_site **out, char *err, size_t n)
+{
+	char *vm;
 	struct probe_site *ps = NULL;
 	struct elfsym *syms = NULL;
-	int nps = 0, nsyms = -1, k = 0;
+	struct dw_ksect *sects = NULL;
+	int nps = 0, nsyms = -1, nsects = 0, k = 0;
 
 	*out = NULL;
-	if (!vm)
+	if (mod && kdw_module_builtin(mod))
+		mod = NULL;   /* its functions are vmlinux's, by their own names */
+	if (!(vm = mod ? kdw_module(mod, err, n) : kdw_vmlinux(err, n)))
 		return -1;
-	if (dw_open_kernel(vm, err, n) || dw_resolve(vm, spec, false, &ps, &nps, err, n))
+	if (mod && (nsects = kdw_module_sections(mod, &sects)) < 0) {
+		snprintf(err, n, "cannot read where module %s is loaded (/sys/module/%s/sections)",
+			 mod, mod);
 		goto done;
-	if ((nsyms = elfsym_every(vm, &syms)) < 0) {
+	}
+	if (!mod && (nsyms = elfsym_every(vm, &syms)) < 0) {
 		snprintf(err, n, "cannot read the symbols of %s", vm);
 		goto done;
 	}
+	struct dw_kplace at = { .sects = sects, .nsects = nsects };
+	at.slide_known = !mod && kaslr_slide(syms, nsyms, &at.slide);
+	if (dw_open_kernel(vm, &at, err, n) || dw_resolve(vm, spec, false, &ps, &nps, err, n))
+		goto done;
 	if (!(*out = calloc((size_t)nps, sizeof(**out))))
 		abort();
 	for (int i = 0; i < nps; i++) {
-		const struct elfsym *s = containing(syms, nsyms, ps[i].addr);
-		if (!s) {
+		struct kdw_site *o = &(*out)[k];
+		if (!(o->func = site_symbol(mod, vm, syms, nsyms, ps[i].addr, &o->offset))) {
 			snprintf(err, n, "%s: address 0x%llx is in no function symbol of %s", spec,
 				 (unsigned long long)ps[i].addr, vm);
 			kdw_sites_free(*out, k);
@@ -178,12 +411,10 @@ int kdw_sites(const char *spec, struct kdw_site **out, char *err, size_t n)
 			k = 0;
 			goto done;
 		}
-		if (!((*out)[k].func = strdup(s->name)))
-			abort();
-		(*out)[k].addr = ps[i].addr;
-		(*out)[k].dw = ps[i].dw;
+		o->addr = ps[i].addr;
+		o->dw = ps[i].dw;
 		ps[i].dw = NULL;
-		(*out)[k++].offset = ps[i].addr - s->addr;
+		k++;
 	}
 done:
 	for (int i = 0; i < nps; i++) {
@@ -193,6 +424,7 @@ done:
 	free(ps);
 	if (nsyms > 0)
 		elfsym_free(syms, nsyms);
+	kdw_sections_free(sects, nsects);
 	free(vm);
 	return k ? k : -1;
 }

@@ -10,6 +10,7 @@
 #ifndef PR_KDWARF_H
 #define PR_KDWARF_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -21,9 +22,27 @@
  * (malloc'd), or NULL with one sentence in why. */
 char *kdw_vmlinux(char *why, size_t n);
 
+/* The debuginfo of loaded module name ('-' and '_' alike) of the running
+ * kernel: modules.dep's path for it under /usr/lib/debug/lib/modules/R/
+ * (Debian's linux-image-R-dbg) or /lib/modules/R/, trusted as
+ * kdw_vmlinux's, whose build-id is the loaded module's
+ * (/sys/module/M/notes); vmlinux's for a module built in.  Returns the
+ * path (malloc'd), or NULL with one sentence in why (not loaded, none). */
+char *kdw_module(const char *name, char *why, size_t n);
+/* Whether module name is built into the kernel (not loadable). */
+bool kdw_module_builtin(const char *name);
+
+struct dw_ksect;
+/* Where the kernel loaded module name's sections (/sys/module/M/sections):
+ * their number (*out malloc'd, free with kdw_sections_free), -1 if that
+ * cannot be read. */
+int kdw_module_sections(const char *name, struct dw_ksect **out);
+void kdw_sections_free(struct dw_ksect *v, int n);
+
 struct dw_probe;
 
-/* A kprobe site: a kernel function symbol and the offset into it, the
+/* A kprobe site: a kernel function symbol ("MOD:FUNC" in a module) and
+ * the offset into it, the
  * link-time address, and the DWARF view there (the variables visible). */
 struct kdw_site {
 	char *func;
@@ -33,12 +52,17 @@ struct kdw_site {
 };
 
 /* Where spec (perf probe's FUNC:LINE, FUNC@FILE:LINE or FILE:LINE) is in
- * the running kernel: every address the line table gives for it, inlined
- * copies included, each as FUNC+OFF of the symbol containing it.  Returns
+ * the running kernel, or in its loaded module mod (NULL: vmlinux): every
+ * address the line table gives for it, inlined copies included, each as
+ * FUNC+OFF of the symbol containing it.  Returns
  * the number of sites (> 0, *out malloc'd, free with kdw_sites_free), or
  * -1 with one sentence in err. */
-int kdw_sites(const char *spec, struct kdw_site **out, char *err, size_t n);
+int kdw_sites(const char *mod, const char *spec, struct kdw_site **out, char *err, size_t n);
 void kdw_sites_free(struct kdw_site *s, int n);
+
+/* "MOD:SPEC" (perf probe -m MOD SPEC): cuts spec at that ':' and returns
+ * SPEC, or NULL if spec names no module ("FUNC:LINE", "FILE:LINE"). */
+char *kdw_split_module(char *spec);
 
 /* Whether a kprobe spec names a source line (FUNC:LINE, ...@FILE...),
  * which only the kernel's DWARF can place. */

@@ -1362,16 +1362,18 @@ int probe_kmulti_join(struct probe *into, struct probe *p)
 }
 
 /* kprobe:FUNC:LINE, FUNC@FILE:LINE, FILE:LINE (perf probe's kernel
- * syntax), or a function only inlined: one kprobe at FUNC+OFF per address
- * the kernel's DWARF gives for it (kdwarf.h); -1 with one sentence in err. */
-static int kernel_dwarf_sites(struct pctx *c, const char *spec, const char *rest, char *err,
-			      size_t errlen)
+ * syntax; after MOD: in a loaded module, as perf probe -m MOD), or a
+ * function only inlined: one kprobe at FUNC+OFF per address the DWARF of
+ * the kernel or of the module gives for it (kdwarf.h); -1 with one
+ * sentence in err. */
+static int kernel_dwarf_sites(struct pctx *c, const char *mod, const char *spec, const char *rest,
+			      char *err, size_t errlen)
 {
 	struct probe *p = c->p;
 	struct kdw_site *ks;
 	int n;
 
-	if ((n = kdw_sites(spec, &ks, err, errlen)) < 0)
+	if ((n = kdw_sites(mod, spec, &ks, err, errlen)) < 0)
 		return -1;
 	for (int i = 0; i < n; i++) {
 		if (add_site(p, ks[i].func, 0, ks[i].offset)) {
@@ -1390,7 +1392,7 @@ static int kernel_dwarf_sites(struct pctx *c, const char *spec, const char *rest
 	return 0;
 }
 
-static int parse_kernel_line(struct pctx *c, const char *spec, const char *rest)
+static int parse_kernel_line(struct pctx *c, const char *mod, const char *spec, const char *rest)
 {
 	struct probe *p = c->p;
 	char err[512];
@@ -1399,7 +1401,7 @@ static int parse_kernel_line(struct pctx *c, const char *spec, const char *rest)
 		return fail(c, "a source line takes a kprobe, not a %s", probe_kind_name(p->kind));
 	if (p->period)
 		return fail(c, "a source line and an offset cannot be given together");
-	if (kernel_dwarf_sites(c, spec, rest, err, sizeof(err)))
+	if (kernel_dwarf_sites(c, mod, spec, rest, err, sizeof(err)))
 		return fail(c, "%s", err);
 	return 0;
 }
@@ -1407,15 +1409,16 @@ static int parse_kernel_line(struct pctx *c, const char *spec, const char *rest)
 /* A function the kernel has only inlined (no symbol in kallsyms): with the
  * kernel's DWARF, a kprobe at each inlined copy's entry, as perf probe
  * places them; 0 if so, else -1 (the caller says it is not found). */
-static int kernel_inlined(struct pctx *c, const char *spec, const char *rest)
+static int kernel_inlined(struct pctx *c, const char *mod, const char *spec, const char *rest)
 {
 	char err[512], *vm;
 
 	if (c->p->kind != PK_KPROBE || c->p->period || c->o->missing_ok ||
-	    strpbrk(spec, "*?[") || !(vm = kdw_vmlinux(err, sizeof(err))))
+	    strpbrk(spec, "*?[") ||
+	    !(vm = mod ? kdw_module(mod, err, sizeof(err)) : kdw_vmlinux(err, sizeof(err))))
 		return -1;
 	free(vm);
-	return kernel_dwarf_sites(c, spec, rest, err, sizeof(err));
+	return kernel_dwarf_sites(c, mod, spec, rest, err, sizeof(err));
 }
 
 static int parse_kernel(struct pctx *c, const char *rest)
@@ -1437,22 +1440,22 @@ static int parse_kernel(struct pctx *c, const char *rest)
 		p->period = strtoull(plus + 1, NULL, 0); /* offset into the function */
 	}
 	/* kprobe:MODULE:FUNC (newer bpftrace); kprobe:vmlinux:FUNC is FUNC */
-	char *mod = NULL, *colon = strchr(spec, ':');
-	if (colon && !isdigit((unsigned char)colon[1])) {
-		*colon = '\0';
+	char *mod = NULL, *after = kdw_split_module(spec);
+	if (after) {
 		mod = spec;
-		spec = colon + 1;
+		spec = after;
 		if (!*mod || !*spec)
 			return fail(c, "expected MODULE:FUNCTION after '%s'", probe_kind_name(p->kind));
 	}
 	if (!*spec)
 		return fail(c, "expected a kernel function after '%s'", probe_kind_name(p->kind));
-	if (!mod && kdw_is_line_spec(spec))
-		return parse_kernel_line(c, spec, rest);
+	const char *dwmod = mod && strcmp(mod, "vmlinux") ? mod : NULL;
+	if (kdw_is_line_spec(spec))
+		return parse_kernel_line(c, dwmod, spec, rest);
 	bool wild = !mod && (p->kind == PK_KPROBE || p->kind == PK_KRETPROBE) &&
 		    strpbrk(spec, "*?[");
 	bool found = kallsyms_has(spec, mod, wild ? p : NULL);   /* reads /proc/kallsyms */
-	if (!found && !mod && !kernel_inlined(c, spec, rest))
+	if (!found && !kernel_inlined(c, dwmod, spec, rest))
 		return 0;
 	if (!found && c->o->missing_ok)
 		p->unmatched = true;   /* dcsnoop's lookup_fast.constprop.* on 6.1 */

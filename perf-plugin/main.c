@@ -384,7 +384,16 @@ static int do_dwarf_list(const struct opts *o)
 	}
 	int r = -1;
 	dw_set_source(o->source);
-	if (kernel)
+	char *mod = NULL, *in_mod;
+	if (kernel && (in_mod = kdw_split_module(spec)) && strcmp(spec, "vmlinux")) {
+		mod = spec;   /* MOD:SPEC, as perf probe -m MOD SPEC */
+		spec = in_mod;
+	} else if (kernel && in_mod) {
+		spec = in_mod;
+	}
+	if (kernel && mod)
+		bin = kdw_module(mod, err, sizeof(err));
+	else if (kernel)
 		bin = kdw_vmlinux(err, sizeof(err));   /* or err says why not */
 	if (!bin && !kernel && !err[0])
 		snprintf(err, sizeof(err), "give the binary: -%c BIN:SPEC, or -x BIN -%c SPEC",

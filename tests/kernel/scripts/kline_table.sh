@@ -5,7 +5,8 @@
 # "Kernel source lines" table (run in the test-kernel guest:
 #   KERNEL_GUEST_SCRIPT=tests/kernel/scripts/kline_table.sh \
 #   KERNEL_VERSIONS=6.12.118+deb12-amd64 tests/kernel/run.sh).
-# Line numbers are of 6.12's fs/read_write.c and fs/open.c.  Exit status:
+# Line numbers are of 6.12's fs/read_write.c and fs/open.c, and of its 9p
+# modules' sources.  Exit status:
 # the number of points whose values differ.
 S=tests/kernel/scripts/kline_values.sh
 DD='dd if=/dev/zero of=/dev/null bs=4097 count=3 status=none'
@@ -29,4 +30,12 @@ run read_write.c:557 "$DD" 'count=count|args.count'
 run do_sys_openat2:14 "$CAT" 'dfd=dfd|args.dfd' 'flags=how->flags|args.how->flags' \
 	'name=tmp->name:string|str(args.tmp->name)'
 run do_sys_openat2:24 "$CAT" 'fd=fd|args.fd' 'name=tmp->name:string|str(args.tmp->name)'
+# modules (perf probe -m with the module's debuginfo): 6.12's fs/9p/vfs_file.c
+# and net/9p/client.c; a global of a module's .rodata, and one of vmlinux
+run vfs_read:8 "$CAT" 'llseek=generic_ro_fops.llseek|args.generic_ro_fops.llseek'
+run 9p:v9fs_file_open:19 "$CAT" 'flags=file->f_flags|args.file->f_flags' \
+	'ino=inode->i_ino|args.inode->i_ino' 'omode=omode|args.omode' \
+	'op=v9fs_file_operations_dotl.open|args.v9fs_file_operations_dotl.open'
+run 9p:vfs_file.c:76 "$CAT" 'omode=omode|args.omode' 'mode=fid->mode|args.fid->mode'
+run 9pnet:p9_client_open:15 "$CAT" 'mode=mode|args.mode' 'fmode=fid->mode|args.fid->mode'
 exit $bad

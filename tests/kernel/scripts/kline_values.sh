@@ -4,7 +4,8 @@
 # source line, as perf probe reads them and as perf-run does, for the same
 # workload (run in the test-kernel guest, which has the kernel's DWARF).
 #
-#   SPEC     perf probe's point (vfs_read:8, read_write.c:557)
+#   SPEC     perf probe's point (vfs_read:8, read_write.c:557); MOD:POINT
+#            in a loaded module (perf probe -m with its debuginfo)
 #   CMD      the workload, words without shell syntax; only hits of its
 #            command name are kept
 #   PERFARG  perf probe's fetch argument (count, file->f_flags,
@@ -45,8 +46,13 @@ for a; do
 done
 fmt=${fmt%	}
 
+# a module's point: perf probe -m takes its debuginfo
+. "$(dirname "$0")/kmod.sh"
+kmod_split "$spec"
 # perf probe: one event per address (EV, EV_1, ... for inlined copies)
-if ! perf probe -q -a "$ev=$spec ${pargs[*]}" >"$t/add" 2>&1; then
+# kcomm=$comm: the command's name when the event fired (tracefs shows a
+# pid's last name: an exec's own opens of the binary would count as its)
+if ! perf probe -q "${mopt[@]}" -a "$ev=$pspec ${pargs[*]} kcomm=\$comm" >"$t/add" 2>&1; then
 	echo "perf probe -a '$spec ${pargs[*]}' failed: $(head -3 "$t/add")"
 	exit 1
 fi
@@ -58,7 +64,7 @@ echo >"$T/trace"
 echo 1 >"$T/events/probe/enable"
 $cmd >&5 2>&5
 echo 0 >"$T/events/probe/enable"
-grep -E "^ *$comm-[0-9]+ .* $ev(_[0-9]+)?: " "$T/trace" >"$t/trace"
+grep -E "^ *$comm-[0-9]+ .* $ev(_[0-9]+)?: .* kcomm=\"$comm\"$" "$T/trace" >"$t/trace"
 
 # perf probe's line: "... ev: (vfs_read+0x4b/0x370) count=0x340 name="x""
 while IFS= read -r line; do
