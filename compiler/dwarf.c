@@ -802,7 +802,7 @@ static void search_all(struct rs *r)
 	for (int i = 0; i < n && !r->failed; i++)
 		if (dwarf_offdie(r->m->dbg, offs[i], &r->cu))
 			search_cu(r);
-	if (n > 0 && r->n > 0)
+	if ((n > 0 && r->n > 0) || (r->sp->func && !r->sp->glob && !dws_may_name(r->m, r->sp->func)))
 		return;
 	while (!r->failed && dwarf_nextcu(r->m->dbg, off, &next, &hl, NULL, NULL, NULL) == 0) {
 		if (dwarf_offdie(r->m->dbg, off + hl, &r->cu))

@@ -194,10 +194,11 @@ struct dw_kplace {
 	int nsects;
 };
 int dw_open_kernel(const char *path, const struct dw_kplace *at, char *err, size_t errlen);
-/* The function symbol of a module's debuginfo (opened by dw_open_kernel)
- * containing addr, a link-time address of its DWARF: its name (static)
- * and addr's offset into it; NULL if none. */
-const char *dw_module_symbol(const char *path, uint64_t addr, uint64_t *offset);
+/* The function symbols of a module's debuginfo (opened by dw_open_kernel)
+ * at their link-time addresses in its DWARF's layout, sorted by address:
+ * their number (*out malloc'd, free with elfsym_free), or -1. */
+struct elfsym;
+int dw_module_functions(const char *path, struct elfsym **out);
 /* Whether a site is in the kernel (dw_open_kernel). */
 bool dw_probe_kernel(const struct dw_probe *p);
 

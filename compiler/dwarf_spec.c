@@ -404,19 +404,39 @@ bool dws_kernel_addr(const struct dw_mod *m, uint64_t addr, uint64_t *out)
 	return false;
 }
 
-const char *dw_module_symbol(const char *path, uint64_t addr, uint64_t *offset)
+static int by_addr(const void *a, const void *b)
+{
+	const struct elfsym *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+int dw_module_functions(const char *path, struct elfsym **out)
 {
 	char err[256];
 	struct dw_mod *m = dws_open(path, err, sizeof(err));
-	GElf_Off off;
-	GElf_Sym sym;
-	const char *name = m && m->dwmod ? dwfl_module_addrinfo(m->dwmod, addr, &off, &sym, NULL,
-								 NULL, NULL) : NULL;
+	int n = m && m->dwmod ? dwfl_module_getsymtab(m->dwmod) : -1, k = 0;
+	struct elfsym *v;
 
-	if (!name || GELF_ST_TYPE(sym.st_info) != STT_FUNC)
-		return NULL;
-	*offset = off;
-	return name;
+	*out = NULL;
+	if (n < 0 || !(v = calloc((size_t)n + 1, sizeof(*v))))
+		return -1;
+	for (int i = 0; i < n; i++) {
+		GElf_Sym sym;
+		GElf_Addr addr;
+		GElf_Word shndx;
+		const char *name = dwfl_module_getsym_info(m->dwmod, i, &sym, &addr, &shndx, NULL,
+							   NULL);
+		if (!name || !*name || GELF_ST_TYPE(sym.st_info) != STT_FUNC || shndx == SHN_UNDEF)
+			continue;
+		if (!(v[k].name = strdup(name)))
+			abort();
+		v[k].addr = addr;
+		v[k++].size = sym.st_size;
+	}
+	qsort(v, (size_t)k, sizeof(*v), by_addr);
+	*out = v;
+	return k;
 }
 
 void dw_close_all(void)
@@ -656,6 +676,30 @@ const char *dws_decl_file(Dwarf_Die *d)
 	    idx != 0 || !dwarf_diecu(d, &cu, NULL, NULL) || dwarf_getsrcfiles(&cu, &files, &n) || n == 0)
 		return f;
 	return dwarf_filesrc(files, 0, NULL, NULL);
+}
+
+bool dws_may_name(struct dw_mod *m, const char *name)
+{
+	size_t len = strlen(name);
+	Elf *elf = dwarf_getelf(m->dbg);
+	GElf_Shdr sh;
+	Elf_Scn *scn = elf ? elfsym_section(elf, ".debug_str", &sh) : NULL;
+	Elf_Data *d;
+
+	/* a name of up to 3 bytes may be kept in the DIE itself (gcc's
+	 * DW_FORM_string where an offset would be as long) */
+	if (len < 4 || !scn || (sh.sh_flags & SHF_COMPRESSED) || !(d = elf_rawdata(scn, NULL)) ||
+	    !d->d_buf)
+		return true;
+	const char *p = d->d_buf, *end = p + d->d_size;
+	if (d->d_size > len && !memcmp(p, name, len + 1))
+		return true;
+	while (p < end && (p = memmem(p, (size_t)(end - p), name, len + 1)))
+		if (p[-1] == '\0')
+			return true;
+		else
+			p++;
+	return false;
 }
 
 /* In a relocatable object a symbol's value is an offset into its

@@ -81,6 +81,11 @@ bool dws_addrdie(Dwarf *dbg, uint64_t addr, Dwarf_Die *cu);
  * debug file's, until fn returns true; whether one did. */
 bool dws_each_symbol(struct dw_mod *m, const char *name, int type,
 		     bool (*fn)(const GElf_Sym *sym, void *arg), void *arg);
+/* Whether name may name something in m's DWARF: false only if it is
+ * nowhere in .debug_str (every name but the shortest is kept there), so a
+ * misspelt function is not looked for in every unit (a second of the
+ * kernel's). */
+bool dws_may_name(struct dw_mod *m, const char *name);
 /* Where a link-time address of the kernel (m->kernel) is in the running
  * kernel: vmlinux's moved by the KASLR slide; a module's (its sections in
  * libdwfl's layout) at its section's address there plus its offset into

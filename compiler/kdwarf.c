@@ -350,27 +350,41 @@ static bool kaslr_slide(const struct elfsym *syms, int n, uint64_t *slide)
 	return false;
 }
 
-/* The function symbol containing a site and the site's offset into it:
- * vmlinux's from its symbol table (syms), a module's as "MOD:FUNC", the
- * name the kernel looks up in that module.  NULL if there is none. */
-static char *site_symbol(const char *mod, const char *path, const struct elfsym *syms,
-			 int nsyms, uint64_t addr, uint64_t *offset)
+/* Whether syms[i]'s name is another function's too. */
+static bool shared_name(const struct elfsym *syms, int n, int i)
 {
-	const struct elfsym *s;
-	const char *name;
-	char *full;
+	for (int k = 0; k < n; k++)
+		if (k != i && !strcmp(syms[k].name, syms[i].name))
+			return true;
+	return false;
+}
 
-	if (!mod) {
-		if (!(s = containing(syms, nsyms, addr)))
-			return NULL;
-		*offset = addr - s->addr;
-		return strdup(s->name);
-	}
-	if (!(name = dw_module_symbol(path, addr, offset)))
+/* The symbol a kprobe names for a site, and the site's offset from it: the
+ * function containing it, or, where other functions share its name (static
+ * ones of several units), the nearest one before it whose name is its own.
+ * The kernel looks a kprobe's name up in kallsyms (in a module's symbols
+ * for "MOD:NAME"): a shared name is refused since 6.6 and was the first
+ * such function before.  The kernel finds the function containing
+ * SYMBOL+OFF itself, so the offset may pass the symbol's end.  NULL if
+ * none (the name as the kprobe gives it: "MOD:NAME" in a module). */
+static char *site_symbol(const char *mod, const struct elfsym *syms, int n, uint64_t addr,
+			 uint64_t *offset)
+{
+	const struct elfsym *s = containing(syms, n, addr);
+	char *name;
+
+	if (!s)
 		return NULL;
-	if (asprintf(&full, "%s:%s", mod, name) < 0)
-		abort();
-	return full;
+	for (int i = (int)(s - syms); i >= 0; i--)
+		if (syms[i].addr <= addr && !shared_name(syms, n, i)) {
+			*offset = addr - syms[i].addr;
+			if (!mod)
+				return strdup(syms[i].name);
+			if (asprintf(&name, "%s:%s", mod, syms[i].name) < 0)
+				abort();
+			return name;
+		}
+	return NULL;
 }
 
 int kdw_sites(const char *mod, const char *spec, struct kdw_site **out, char *err, size_t n)
@@ -399,11 +413,15 @@ int kdw_sites(const char *mod, const char *spec, struct kdw_site **out, char *er
 	at.slide_known = !mod && kaslr_slide(syms, nsyms, &at.slide);
 	if (dw_open_kernel(vm, &at, err, n) || dw_resolve(vm, spec, false, &ps, &nps, err, n))
 		goto done;
+	if (mod && (nsyms = dw_module_functions(vm, &syms)) < 0) {
+		snprintf(err, n, "cannot read the symbols of %s", vm);
+		goto done;
+	}
 	if (!(*out = calloc((size_t)nps, sizeof(**out))))
 		abort();
 	for (int i = 0; i < nps; i++) {
 		struct kdw_site *o = &(*out)[k];
-		if (!(o->func = site_symbol(mod, vm, syms, nsyms, ps[i].addr, &o->offset))) {
+		if (!(o->func = site_symbol(mod, syms, nsyms, ps[i].addr, &o->offset))) {
 			snprintf(err, n, "%s: address 0x%llx is in no function symbol of %s", spec,
 				 (unsigned long long)ps[i].addr, vm);
 			kdw_sites_free(*out, k);
