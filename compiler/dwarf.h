@@ -105,6 +105,7 @@ struct dw_var {
 	bool is_global;            /* CU-level variable (global or file static) */
 	bool in_inline;            /* of a function inlined into the probed one at the site */
 	bool in_outer;             /* of a function the probed inlined copy is inlined into */
+	const char *frame;         /* in_outer: the name of that function */
 	int decl_line;
 };
 

@@ -123,6 +123,9 @@ struct collect {
 	bool in_inline;
 	bool of_sp;             /* the walk is in the real function's own scopes */
 	Dwarf_Off stop;         /* outer walk: the probed inlined copy, not entered */
+	Dwarf_Die *path;        /* outer walk: the scopes that hold it, */
+	int npath;              /* from it out to the compile unit; */
+	const char *frame;      /* the function whose scopes are walked */
 };
 
 static struct dw_var *new_local(struct dw_probe *p)
@@ -131,6 +134,25 @@ static struct dw_var *new_local(struct dw_probe *p)
 	if (!p->locals)
 		abort();
 	return &p->locals[p->nlocals++];
+}
+
+/* The outer walk enters the blocks and inlined copies that hold the
+ * probed copy, and no other.  Not by the pc: a sibling copy whose
+ * addresses interleave with the probed one's holds it too (-O2 schedules
+ * two calls' instructions together), and its parameters are another
+ * call's, not a frame's around the probed copy (listed, each name came
+ * twice); and the copies that do hold the probed one may not hold its
+ * entry pc in their ranges. */
+static bool outer_enters(const struct collect *c, Dwarf_Die *d)
+{
+	Dwarf_Off off = dwarf_dieoffset(d);
+
+	if (off == c->stop)
+		return false;
+	for (int i = 1; i < c->npath; i++)
+		if (dwarf_dieoffset(&c->path[i]) == off)
+			return true;
+	return false;
 }
 
 static int collect_cb(Dwarf_Die *d, void *arg)
@@ -144,16 +166,27 @@ static int collect_cb(Dwarf_Die *d, void *arg)
 		make_var(p, d, c->ctx, v, c->of_sp && !c->in_inline);
 		v->in_inline = c->in_inline;
 		v->in_outer = c->stop != 0;
+		v->frame = v->in_outer ? c->frame : NULL;
 		return DWW_SIBLING;
 	}
+	if (c->stop && !outer_enters(c, d))
+		return DWW_SIBLING;
+	if (c->stop && tag == DW_TAG_inlined_subroutine) {
+		/* a frame of its own, not of the real function */
+		struct collect f = *c;
+		f.of_sp = false;
+		f.frame = die_name(d);
+		dww_walk_children(d, collect_cb, &f);
+		return DWW_SIBLING;
+	}
+	if (c->stop)
+		return DWW_CONT;
 	if (dwarf_haspc(d, c->ctx->addr) != 1)
 		return DWW_SIBLING;
 	if (tag == DW_TAG_lexical_block)
 		return DWW_CONT;
-	if (tag == DW_TAG_inlined_subroutine && c->stop)
-		return dwarf_dieoffset(d) == c->stop ? DWW_SIBLING : DWW_CONT;
 	if (tag == DW_TAG_inlined_subroutine) {
-		struct collect inner = { p, c->ctx, true, false, 0 };
+		struct collect inner = { p, c->ctx, true, false, 0, NULL, 0, NULL };
 		dww_walk_children(d, collect_cb, &inner);
 	}
 	return DWW_SIBLING;
@@ -235,10 +268,13 @@ static void build_locals(struct dw_probe *p)
 	 * a name. */
 	bool at_sp = dwarf_dieoffset(&scope) == dwarf_dieoffset(&sp);
 	if (!at_sp) {
-		struct collect o = { p, &ctx, false, true, dwarf_dieoffset(&scope) };
+		struct collect o = { p, &ctx, false, true, dwarf_dieoffset(&scope), NULL, 0,
+				     die_name(&sp) };
+		o.npath = dwarf_getscopes_die(&scope, &o.path);
 		dww_walk_children(&sp, collect_cb, &o);
+		free(o.path);
 	}
-	struct collect c = { p, &ctx, false, at_sp, 0 };
+	struct collect c = { p, &ctx, false, at_sp, 0, NULL, 0, NULL };
 	dww_walk_children(&scope, collect_cb, &c);
 	add_abstract(p, &scope, &ctx, at_sp);
 	struct dw_var *v = malloc((p->nlocals ? p->nlocals : 1) * sizeof(*v));
@@ -513,9 +549,19 @@ void dw_probe_dump(FILE *out, struct dw_probe *p)
 	dw_vars(p, &v);
 	int n = p ? p->nlocals : 0;
 
+	/* A frame around an inlined copy often has a variable of the same
+	 * name (sk, skb): each says whose it is, and which one args.NAME
+	 * does not read. */
 	for (int i = 0; i < n; i++) {
-		fprintf(out, "    %s%s %s %s: ", v[i].in_inline ? "inlined " : "",
+		bool shadowed = dw_find_var(p, v[i].name) != &v[i];
+
+		fprintf(out, "    %s%s %s %s", v[i].in_inline ? "inlined " : v[i].in_outer ? "outer " : "",
 			v[i].is_param ? "param" : "var", v[i].type_name, v[i].name);
+		if (v[i].frame)
+			fprintf(out, " (of %s%s)", v[i].frame, shadowed ? ", shadowed" : "");
+		else if (shadowed)
+			fputs(" (shadowed)", out);
+		fputs(": ", out);
 		dw_loc_print(out, &v[i].loc);
 		fputc('\n', out);
 	}

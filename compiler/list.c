@@ -26,6 +26,7 @@
 #include "compiler/dwarf.h"
 #include "lib/demangle.h"
 #include "lib/elfsym.h"
+#include "lib/kscan.h"
 #include "lib/pidobj.h"
 #include "compiler/probe.h"
 #include "compiler/tpformat.h"
@@ -252,6 +253,21 @@ static bool ls_have_kprobes(void)
 	       access("/sys/kernel/tracing/kprobe_events", F_OK) == 0;
 }
 
+struct ls_kfuncs {
+	struct ls_ctx *c;
+	const char *type;
+	bool text_only;   /* kallsyms: t/T symbols only */
+};
+
+static int ls_kfunc_one(void *arg, const struct kscan_sym *s)
+{
+	struct ls_kfuncs *k = arg;
+
+	if (!k->text_only || s->type == 't' || s->type == 'T')
+		ls_add(k->c, "%s:%s", k->type, s->name);
+	return 0;
+}
+
 /* Traceable functions from ftrace's list where readable (it leaves out
  * what kprobes refuse), else every text symbol of kallsyms. */
 static void ls_kernel_funcs(struct ls_ctx *c, const char *type)
@@ -260,19 +276,22 @@ static void ls_kernel_funcs(struct ls_ctx *c, const char *type)
 		"/sys/kernel/tracing/available_filter_functions",
 		"/sys/kernel/debug/tracing/available_filter_functions",
 	};
-	char line[512], name[256], t;
-	FILE *f = NULL;
-	for (size_t i = 0; !f && i < sizeof(lists) / sizeof(lists[0]); i++)
-		f = fopen(lists[i], "re");
-	bool ftrace = f != NULL;
-	if (!f && !(f = fopen("/proc/kallsyms", "re")))
-		return;
-	while (fgets(line, sizeof(line), f)) {
-		if (ftrace ? sscanf(line, "%255s", name) == 1
-			   : sscanf(line, "%*s %c %255s", &t, name) == 2 && (t == 't' || t == 'T'))
-			ls_add(c, "%s:%s", type, name);
+	struct ls_kfuncs k = { .c = c, .type = type };
+	size_t tl = strlen(type);
+	/* "TYPE:FUNCS" (not a bare word, which matches names anywhere):
+	 * FUNCS alone goes to kscan, which skips a name whose start differs
+	 * before ls_add formats it; ls_add still matches the whole */
+	const char *fpat = !c->bare_pat && !strncmp(c->pat, type, tl) && c->pat[tl] == ':'
+			   ? c->pat + tl + 1 : NULL;
+	int rc = -ENOENT;
+
+	/* -EIO: the list opened but a read failed; what it gave is listed */
+	for (size_t i = 0; rc < 0 && rc != -EIO && i < sizeof(lists) / sizeof(lists[0]); i++)
+		rc = kscan(lists[i], KSCAN_FILTER, fpat, ls_kfunc_one, &k);
+	if (rc < 0 && rc != -EIO) {
+		k.text_only = true;
+		kscan("/proc/kallsyms", KSCAN_KALLSYMS, fpat, ls_kfunc_one, &k);
 	}
-	fclose(f);
 }
 
 /* fentry/fexit targets: the functions of the kernel's BTF. */

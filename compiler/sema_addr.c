@@ -22,6 +22,7 @@
 #include "ctypes.h"
 #include "dwarf.h"
 #include "lib/elfsym.h"
+#include "lib/kscan.h"
 #include "kbtf.h"
 #include "lexer.h"
 #include "builtin.h"
@@ -103,26 +104,20 @@ const struct type *check_buf(struct sctx *c, struct node *n)
 }
 
 /* kaddr("sym"): the kernel symbol's address from /proc/kallsyms, found
- * when compiling; codegen takes it from n->ival. */
+ * when compiling; codegen takes it from n->ival.  Found once: sema walks
+ * a probe two or more times, and each read of kallsyms costs tens of ms. */
 const struct type *check_kaddr(struct sctx *c, struct node *n)
 {
 	struct node *a = n->list;
-	char line[512], name[256], kind;
-	unsigned long long addr;
-	FILE *f;
-	bool found = false;
+	uint64_t addr;
 
 	if (!bi_args(c, n))
 		return NULL;
 	if (!str_literal(c, a, "kaddr() takes a string literal"))
 		return NULL;
-	f = fopen("/proc/kallsyms", "re");
-	while (f && !found && fgets(line, sizeof(line), f))
-		found = sscanf(line, "%llx %c %255s", &addr, &kind, name) == 3 &&
-			!strcmp(name, a->name) && addr;
-	if (f)
-		fclose(f);
-	if (!found) {
+	if (n->ival)
+		return type_int(8, false);
+	if (kscan_addr(a->name, &addr) < 0) {
 		err(c, a->loc, "no kernel symbol '%s' with an address in /proc/kallsyms", a->name);
 		return NULL;
 	}

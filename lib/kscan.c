@@ -113,3 +113,32 @@ int kscan(const char *path, enum kscan_format fmt, const char *pat,
 	free(buf);
 	return rc;
 }
+
+struct kscan_find {
+	const char *name;
+	uint64_t addr;
+};
+
+static int kscan_found(void *ctx, const struct kscan_sym *s)
+{
+	struct kscan_find *f = ctx;
+
+	if (!s->addr || strcmp(s->name, f->name))
+		return 0;
+	f->addr = s->addr;
+	return 1;
+}
+
+int kscan_addr(const char *name, uint64_t *addr)
+{
+	struct kscan_find f = { .name = name };
+	/* the name is its own pattern (its whole length the literal prefix),
+	 * unless fnmatch would read a character of it as a wildcard */
+	const char *pat = name[strcspn(name, "*?[\\")] ? NULL : name;
+	int rc = kscan("/proc/kallsyms", KSCAN_KALLSYMS, pat, kscan_found, &f);
+
+	if (rc <= 0)
+		return rc < 0 ? rc : -ENOENT;
+	*addr = f.addr;
+	return 0;
+}

@@ -37,4 +37,10 @@ enum kscan_format {
 int kscan(const char *path, enum kscan_format fmt, const char *pat,
 	  int (*fn)(void *ctx, const struct kscan_sym *sym), void *ctx);
 
+/* The address of the first symbol of /proc/kallsyms named exactly name
+ * whose address is not 0 (of any type, in the kernel or a module): 0 and
+ * *addr set, -ENOENT if there is none (or kptr_restrict hides them all),
+ * or -errno. */
+int kscan_addr(const char *name, uint64_t *addr);
+
 #endif

@@ -24,6 +24,8 @@ struct km_funcs {
 	int n;
 	char **skipped;   /* text symbols matching it that cannot be (see km_match) */
 	int nskipped;
+	bool blacklist;   /* the kprobe blacklist was read (single kprobes): some
+			   * skipped functions may be in it, not only out of ftrace's list */
 };
 
 /* What km_match() goes by besides tracefs. */
@@ -38,8 +40,9 @@ struct km_from {
  * trace (tracefs' available_filter_functions, as bpftrace 0.17 matches
  * its kprobe_multi wildcards), less, for single kprobes (from->kprobes),
  * the kprobe blacklist in debugfs, which ftrace does not consult; the
- * other text symbols of /proc/kallsyms that match (notrace, __kprobes,
- * the .cold parts) are the skipped ones.  Without tracefs, every matching
+ * other text symbols of /proc/kallsyms that match (notrace and noinstr
+ * code, __init code freed after boot, __pfx_ padding, trampolines) are the
+ * skipped ones, with the blacklisted.  Without tracefs, every matching
  * text symbol of kallsyms, none skipped.  Returns 0, or -errno (nothing
  * is allocated). */
 int km_match(const char *pat, const struct km_from *from, struct km_funcs *out);
@@ -52,13 +55,14 @@ void km_funcs_free(struct km_funcs *f);
 int km_add(struct km_funcs *f, const char *name);
 void km_sort(struct km_funcs *f);
 
-/* Says on stderr how many functions matching spec were skipped, and with
- * verbose which; nothing if none was. */
 /* Writes to out, comma-separated, the functions of f that ftrace cannot
  * trace (not in available_filter_functions): why a kprobe_multi link of
  * a list of names was refused.  Returns how many, or -errno. */
 int km_not_traceable(const struct km_funcs *f, FILE *out);
 
+/* Says on stderr how many functions matching spec were skipped and by
+ * which lists (the blacklist only if f->blacklist), with verbose which;
+ * nothing if none was. */
 void km_report_skipped(const struct km_funcs *f, const char *spec, int verbose);
 
 /* One kprobe_multi link of prog for every function of f (retprobe: at

@@ -23,6 +23,7 @@
 
 #include <linux/perf_event.h>
 
+#include "lib/kscan.h"
 #include "lib/safefile.h"
 #include "out_perfdata.h"
 
@@ -132,16 +133,9 @@ static void pd_sample_id(struct pd_buf *b, pid_t pid, uint64_t id)
 static void pd_kernel_mmap(struct pd_buf *b, uint64_t id)
 {
 	const char *name = "[kernel.kallsyms]_text";
-	char line[512], sym[256], type;
-	unsigned long long addr, text = 0;
-	FILE *f = fopen("/proc/kallsyms", "re");
+	uint64_t text;
 
-	while (f && !text && fgets(line, sizeof(line), f))
-		if (sscanf(line, "%llx %c %255s", &addr, &type, sym) == 3 && !strcmp(sym, "_text"))
-			text = addr;
-	if (f)
-		fclose(f);
-	if (!text)
+	if (kscan_addr("_text", &text) < 0)
 		return;   /* addresses hidden (kptr_restrict): perf shows them as such */
 	size_t size = sizeof(struct perf_event_header) + 8 + 24 + pd_name_len(name, 8) +
 		      PD_ID_TRAILER;

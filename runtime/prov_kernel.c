@@ -183,9 +183,10 @@ static int kn_kprobe_one(struct prov_att *a, const struct prov_env *e, const cha
 
 /* The functions of wildcard site i of p that the kernel lets it trace
  * (kmulti.h: available_filter_functions, as bpftrace 0.17 matches, less
- * the kprobe blacklist for single kprobes), so kprobe:vfs_* skips a
- * notrace vfs_ symbol that would refuse the attach, and says how many it
- * skipped. */
+ * the kprobe blacklist for single kprobes), so kprobe:vfs_* skips the
+ * vfs_ symbols that would refuse the attach (6.12: vfs_caches_init and
+ * vfs_caches_init_early, __init code freed after boot), and says how many
+ * it skipped. */
 static int kn_glob_funcs(struct prov_att *a, const struct prov_env *e, int i,
 			 struct km_funcs *f)
 {
