@@ -125,12 +125,19 @@ char *kdw_vmlinux(char *why, size_t n)
 	return NULL;
 }
 
-/* A module's name as the kernel keeps it: '-' is '_'. */
-static void mod_norm(char *s)
+/* A module's name as the kernel keeps it ('-' is '_') in mod[64]; false
+ * if name is none (it becomes a path under /sys/module: no '/', no "..").
+ */
+static bool mod_norm(const char *name, char *mod)
 {
-	for (; *s; s++)
-		if (*s == '-')
-			*s = '_';
+	size_t n = strlen(name);
+
+	if (!n || n >= 64 || strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+				    "0123456789_-") != n)
+		return false;
+	for (size_t i = 0; i <= n; i++)
+		mod[i] = name[i] == '-' ? '_' : name[i];
+	return true;
 }
 
 /* Whether line, an entry of modules.dep ("kernel/fs/9p/9p.ko.xz: deps"),
@@ -196,9 +203,7 @@ bool kdw_module_builtin(const char *name)
 {
 	char mod[64];
 
-	snprintf(mod, sizeof(mod), "%s", name);
-	mod_norm(mod);
-	return module_state(mod) == MOD_BUILTIN;
+	return mod_norm(name, mod) && module_state(mod) == MOD_BUILTIN;
 }
 
 char *kdw_module(const char *name, char *why, size_t n)
@@ -207,8 +212,10 @@ char *kdw_module(const char *name, char *why, size_t n)
 	unsigned char id[64];
 	struct utsname u;
 
-	snprintf(mod, sizeof(mod), "%s", name);
-	mod_norm(mod);
+	if (!mod_norm(name, mod)) {
+		snprintf(why, n, "'%s' is not a module's name", name);
+		return NULL;
+	}
 	switch (module_state(mod)) {
 	case MOD_BUILTIN:
 		return kdw_vmlinux(why, n);   /* its DWARF is vmlinux's */
@@ -254,10 +261,10 @@ int kdw_module_sections(const char *name, struct dw_ksect **out)
 	int n = 0;
 	DIR *d;
 
-	snprintf(mod, sizeof(mod), "%s", name);
-	mod_norm(mod);
-	snprintf(dir, sizeof(dir), "/sys/module/%s/sections", mod);
 	*out = NULL;
+	if (!mod_norm(name, mod))
+		return -1;
+	snprintf(dir, sizeof(dir), "/sys/module/%s/sections", mod);
 	if (!(d = opendir(dir)))
 		return -1;
 	while ((de = readdir(d))) {
