@@ -334,12 +334,6 @@ static const struct elfsym *containing(const struct elfsym *syms, int n, uint64_
 	return NULL;
 }
 
-static int first_addr(void *ctx, const struct kscan_sym *s)
-{
-	*(uint64_t *)ctx = s->addr;
-	return 1;
-}
-
 /* KASLR's slide: where the running kernel has start_kernel (a function
  * every kernel has once; /proc/kallsyms, 0 where kptr_restrict hides it)
  * less where vmlinux's function symbols (syms) have it; false if not known. */
@@ -347,7 +341,7 @@ static bool kaslr_slide(const struct elfsym *syms, int n, uint64_t *slide)
 {
 	uint64_t run = 0;
 
-	if (kscan("/proc/kallsyms", KSCAN_KALLSYMS, "start_kernel", first_addr, &run) <= 0 || !run)
+	if (kscan_addr("start_kernel", &run))
 		return false;
 	for (int i = 0; i < n; i++)
 		if (!strcmp(syms[i].name, "start_kernel")) {
