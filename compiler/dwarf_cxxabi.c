@@ -14,6 +14,8 @@
 #include <dwarf.h>
 #include <string.h>
 
+#include "dwarf_decl.h"
+
 static bool flag(Dwarf_Die *d, unsigned name)
 {
 	Dwarf_Attribute a;
@@ -90,13 +92,16 @@ static enum cxx_pass member_fn(Dwarf_Die *f, Dwarf_Die *cls)
 	return udata(f, DW_AT_defaulted) == DW_DEFAULTED_in_class ? CXX_BY_VALUE : CXX_BY_REFERENCE;
 }
 
-static enum cxx_pass pass_of(Dwarf_Die *t, int depth)
+static enum cxx_pass pass_of(Dwarf_Die *t, struct dwd_index **decls, int depth)
 {
 	Dwarf_Attribute a;
 	Dwarf_Die m, mt;
 	enum cxx_pass r = CXX_BY_VALUE;
 
-	if (depth > 16 || dwarf_attr(t, DW_AT_declaration, &a))
+	/* clang describes a class only where its constructor is emitted
+	 * (constructor homing): elsewhere it is declared, and judged by that
+	 * unit's definition */
+	if (depth > 16 || !dwd_complete(decls, t))
 		return CXX_UNKNOWN;
 	switch (udata(t, DW_AT_calling_convention)) {
 	case DW_CC_pass_by_reference:
@@ -116,7 +121,7 @@ static enum cxx_pass pass_of(Dwarf_Die *t, int depth)
 		else if ((tag == DW_TAG_inheritance || tag == DW_TAG_member) &&
 			 !dwarf_attr(&m, DW_AT_external, &a) && !dwarf_attr(&m, DW_AT_declaration, &a) &&
 			 cxx_peel_type(&m, &mt, true) && is_class(&mt))
-			k = pass_of(&mt, depth + 1);
+			k = pass_of(&mt, decls, depth + 1);
 		if (k == CXX_BY_REFERENCE)
 			return k;
 		if (k == CXX_UNKNOWN)
@@ -125,7 +130,9 @@ static enum cxx_pass pass_of(Dwarf_Die *t, int depth)
 	return r;
 }
 
-enum cxx_pass cxx_pass_of(Dwarf_Die *t)
+enum cxx_pass cxx_pass_of(Dwarf_Die *t, struct dwd_index **decls)
 {
-	return is_class(t) ? pass_of(t, 0) : CXX_BY_VALUE;
+	Dwarf_Die c = *t;
+
+	return is_class(&c) ? pass_of(&c, decls, 0) : CXX_BY_VALUE;
 }

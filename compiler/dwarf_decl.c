@@ -199,6 +199,20 @@ int dwd_definition(struct dwd_index **ixp, Dwarf_Die *d, Dwarf_Die *def, int *n)
 	return !*n ? 0 : differ ? -1 : 1;
 }
 
+bool dwd_complete(struct dwd_index **ix, Dwarf_Die *t)
+{
+	Dwarf_Attribute a;
+	Dwarf_Die def;
+	int n;
+
+	if (!is_record(dwarf_tag(t)) || !dwarf_attr(t, DW_AT_declaration, &a))
+		return true;
+	if (dwd_definition(ix, t, &def, &n) != 1)
+		return false;
+	*t = def;
+	return true;
+}
+
 void dwd_free(struct dwd_index *ix)
 {
 	if (!ix)

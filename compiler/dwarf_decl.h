@@ -11,6 +11,7 @@
 #define PR_DWARF_DECL_H
 
 #include <elfutils/libdw.h>
+#include <stdbool.h>
 
 struct dwd_index;
 
@@ -20,6 +21,9 @@ struct dwd_index;
  * anonymous namespace, whose types are the unit's own); -1 if units define
  * it differently (sizes or members), *n the number of definitions. */
 int dwd_definition(struct dwd_index **ix, Dwarf_Die *d, Dwarf_Die *def, int *n);
+/* A record type t that is only declared replaced by its one definition
+ * (dwd_definition's 1); true if *t is a definition now (or was one). */
+bool dwd_complete(struct dwd_index **ix, Dwarf_Die *t);
 void dwd_free(struct dwd_index *ix);
 
 #endif

@@ -12,6 +12,7 @@
 #include "dwarf_prologue.h"
 
 #include "dwarf_cxxabi.h"
+#include "dwarf_decl.h"
 
 #include <dwarf.h>
 #include <stdarg.h>
@@ -66,7 +67,8 @@ static Dwarf_Word udata(Dwarf_Die *d, unsigned name, Dwarf_Word dflt)
 	return dwarf_attr_integrate(d, name, &a) && !dwarf_formudata(&a, &v) ? v : dflt;
 }
 
-static void classify_at(Dwarf_Die *t, uint64_t off, struct argcls *a, int depth);
+static void classify_at(Dwarf_Die *t, uint64_t off, struct argcls *a, struct dwd_index **decls,
+			int depth);
 
 static void classify_scalar(Dwarf_Die *t, uint64_t off, struct argcls *a)
 {
@@ -93,7 +95,8 @@ static void classify_scalar(Dwarf_Die *t, uint64_t off, struct argcls *a)
 	mark(a, off, size > 0 ? (uint64_t)size : 8, CL_INT);
 }
 
-static void classify_members(Dwarf_Die *t, uint64_t off, struct argcls *a, int depth)
+static void classify_members(Dwarf_Die *t, uint64_t off, struct argcls *a,
+			     struct dwd_index **decls, int depth)
 {
 	Dwarf_Die m, mt;
 	Dwarf_Attribute at;
@@ -131,11 +134,12 @@ static void classify_members(Dwarf_Die *t, uint64_t off, struct argcls *a, int d
 		    dwarf_tag(&mt) == DW_TAG_base_type)
 			mark(a, off + mo, 1, CL_MEM);  /* unaligned (packed): in memory */
 		else
-			classify_at(&mt, off + mo, a, depth + 1);
+			classify_at(&mt, off + mo, a, decls, depth + 1);
 	} while (dwarf_siblingof(&m, &m) == 0);
 }
 
-static void classify_array(Dwarf_Die *t, uint64_t off, struct argcls *a, int depth)
+static void classify_array(Dwarf_Die *t, uint64_t off, struct argcls *a,
+			   struct dwd_index **decls, int depth)
 {
 	Dwarf_Die et, sub;
 	int es;
@@ -158,27 +162,29 @@ static void classify_array(Dwarf_Die *t, uint64_t off, struct argcls *a, int dep
 		return;
 	}
 	for (Dwarf_Word i = 0; i < count; i++)
-		classify_at(&et, off + i * (Dwarf_Word)es, a, depth + 1);
+		classify_at(&et, off + i * (Dwarf_Word)es, a, decls, depth + 1);
 }
 
-static void classify_at(Dwarf_Die *t, uint64_t off, struct argcls *a, int depth)
+static void classify_at(Dwarf_Die *t, uint64_t off, struct argcls *a, struct dwd_index **decls,
+			int depth)
 {
 	int tag = dwarf_tag(t);
+	Dwarf_Die def = *t;
 
 	if (depth > 16) {
 		a->unknown = true;
 		return;
 	}
 	if (tag == DW_TAG_structure_type || tag == DW_TAG_class_type || tag == DW_TAG_union_type) {
-		int size = dwarf_bytesize(t);
+		int size = dwd_complete(decls, &def) ? dwarf_bytesize(&def) : -1;
 		if (size < 0)
 			a->unknown = true;
 		else if (size > 16)
 			mark(a, off, (uint64_t)size, CL_MEM);
 		else
-			classify_members(t, off, a, depth);
+			classify_members(&def, off, a, decls, depth);
 	} else if (tag == DW_TAG_array_type) {
-		classify_array(t, off, a, depth);
+		classify_array(t, off, a, decls, depth);
 	} else if (tag == DW_TAG_base_type || tag == DW_TAG_pointer_type ||
 		   tag == DW_TAG_reference_type || tag == DW_TAG_rvalue_reference_type ||
 		   tag == DW_TAG_ptr_to_member_type || tag == DW_TAG_enumeration_type) {
@@ -199,8 +205,9 @@ static bool is_cxx(Dwarf_Die *d)
 }
 
 /* The class of an object of the type of DIE d (a parameter, or a
- * function for its return value). */
-static struct argcls classify(Dwarf_Die *d)
+ * function for its return value); a class d's unit only declares by its
+ * definition in another (decls). */
+static struct argcls classify(Dwarf_Die *d, struct dwd_index **decls)
 {
 	struct argcls a = { { CL_NONE, CL_NONE }, 0, false, false, false, false };
 	Dwarf_Die t;
@@ -209,12 +216,13 @@ static struct argcls classify(Dwarf_Die *d)
 		a.unknown = true;
 		return a;
 	}
+	dwd_complete(decls, &t);  /* left declared if no unit defines it: unknown below */
 	int tag = dwarf_tag(&t), size = dwarf_bytesize(&t);
 	a.aggregate = tag == DW_TAG_structure_type || tag == DW_TAG_class_type ||
 		      tag == DW_TAG_union_type || tag == DW_TAG_array_type;
 	a.size = size > 0 ? (unsigned)size : 8;
 	if (a.aggregate && is_cxx(d)) {  /* C++: classes passed by invisible reference */
-		enum cxx_pass p = cxx_pass_of(&t);
+		enum cxx_pass p = cxx_pass_of(&t, decls);
 		a.byref = p == CXX_BY_REFERENCE;
 		a.unknown = p == CXX_UNKNOWN;
 		if (p != CXX_BY_VALUE)
@@ -224,7 +232,7 @@ static struct argcls classify(Dwarf_Die *d)
 		a.byref = true;
 		return a;
 	}
-	classify_at(&t, 0, &a, 0);
+	classify_at(&t, 0, &a, decls, 0);
 	if (a.eb[0] == CL_MEM || a.eb[1] == CL_MEM)
 		a.eb[0] = a.eb[1] = CL_MEM;
 	return a;
@@ -330,7 +338,8 @@ static void place(Dwarf_Die *p, const struct argcls *a, const struct slot *s, co
 				    "stack slot is not written yet: which register the call passed it "
 				    "in depends on whether %s returns its value through a hidden "
 				    "pointer, and DWARF does not tell how its return type is passed "
-				    "(a class this unit only declares, such as clang's std::string)",
+				    "(a class this unit only declares and no unit of the binary defines, "
+				    "such as clang's std::string)",
 				    name, at, fn, fn);
 		else if (lost && strcmp(lost, "?"))
 			unavailable(out, "'%s' cannot be read at 0x%llx, in %s's prologue, where its "
@@ -350,7 +359,8 @@ static bool same_die(Dwarf_Die *a, Dwarf_Die *b)
 	return dwarf_dieoffset(a) == dwarf_dieoffset(b);
 }
 
-void dwp_var_loc(Dwarf_Die *var, const struct dwl_ctx *c, struct dw_loc *out)
+void dwp_var_loc(Dwarf_Die *var, const struct dwl_ctx *c, struct dwd_index **decls,
+		 struct dw_loc *out)
 {
 	const char *name = dwarf_diename(var) ?: "?";
 	const char *fn = dwarf_diename(c->sp_die) ?: "the function";
@@ -372,7 +382,7 @@ void dwp_var_loc(Dwarf_Die *var, const struct dwl_ctx *c, struct dw_loc *out)
 			    "convention", name, at, fn, fn);
 		return;
 	}
-	struct argcls ret = classify(c->sp_die);  /* void: no type, no registers */
+	struct argcls ret = classify(c->sp_die, decls);  /* void: no type, no registers */
 	Dwarf_Attribute rt;
 	if (ret.unknown && dwarf_attr_integrate(c->sp_die, DW_AT_type, &rt))
 		w.lost = ret_unknown;  /* a hidden pointer in rdi or not: every register unknown */
@@ -381,7 +391,7 @@ void dwp_var_loc(Dwarf_Die *var, const struct dwl_ctx *c, struct dw_loc *out)
 	do {
 		if (dwarf_tag(&d) != DW_TAG_formal_parameter)
 			continue;
-		struct argcls a = classify(&d);
+		struct argcls a = classify(&d, decls);
 		const char *lost = w.lost;
 		struct slot sl = assign(&w, &a);
 		if (same_die(&d, var)) {

@@ -18,12 +18,17 @@
 
 #include "dwarf_loc.h"
 
+struct dwd_index;
+
 /* True if var's location at c->addr cannot be trusted: the site is in the
  * prologue and var's location is one expression reading the frame or a
  * register. */
 bool dwp_applies(Dwarf_Die *var, const struct dwl_ctx *c);
 /* var's location there: a parameter of c->sp_die where the ABI passed it,
- * else DWR_UNSUPPORTED with why. */
-void dwp_var_loc(Dwarf_Die *var, const struct dwl_ctx *c, struct dw_loc *out);
+ * else DWR_UNSUPPORTED with why.  A class the unit only declares (as a
+ * parameter's type or the return type) is classified by its definition
+ * in another unit, found through the index *decls (dwarf_decl.h). */
+void dwp_var_loc(Dwarf_Die *var, const struct dwl_ctx *c, struct dwd_index **decls,
+		 struct dw_loc *out);
 
 #endif

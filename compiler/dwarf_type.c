@@ -96,6 +96,11 @@ void dwt_free(struct dwt_cache *c)
 	free(c);
 }
 
+struct dwd_index **dwt_decls(struct dwt_cache *c)
+{
+	return &c->defs;
+}
+
 static const char *keep(struct dwt_cache *c, char *s)
 {
 	if (!s)

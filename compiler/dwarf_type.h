@@ -13,6 +13,7 @@
 
 struct type;
 struct dwt_cache;
+struct dwd_index;
 
 struct dwt_cache *dwt_new(void);
 /* The types are the kernel's: pointers into kernel memory.  Before any
@@ -27,5 +28,8 @@ const struct type *dwt_type_of(struct dwt_cache *c, Dwarf_Die *die);
 const struct type *dwt_convert(struct dwt_cache *c, Dwarf_Die *type_die);
 /* C spelling of a DIE's DW_AT_type the way perf probe -V writes it ("int*"). */
 void dwt_name_of(Dwarf_Die *die, char *buf, size_t n);
+/* The cache's index of record definitions (dwarf_decl.h), built on first
+ * use, for others that complete declared-only classes. */
+struct dwd_index **dwt_decls(struct dwt_cache *c);
 
 #endif

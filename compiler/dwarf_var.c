@@ -111,7 +111,7 @@ static void make_var(struct dw_probe *p, Dwarf_Die *d, struct dwl_ctx *ctx, stru
 	v->is_param = dwarf_tag(d) == DW_TAG_formal_parameter;
 	dwarf_decl_line(d, &v->decl_line);
 	if (sp_var && dwp_applies(d, ctx))
-		dwp_var_loc(d, ctx, &v->loc);
+		dwp_var_loc(d, ctx, dwt_decls(p->m->types), &v->loc);
 	else
 		dwl_var_loc(d, ctx, &v->loc);
 	kernel_loc(p, v);

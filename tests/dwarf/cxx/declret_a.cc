@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
-// declret_a.cc - make() returns Res, which this unit's DWARF only declares
-// under clang: whether a hidden pointer takes rdi is not told here.
+// declret_a.cc - make() returns Res and take() is passed one: this unit's
+// DWARF only declares Res under clang, so whether a hidden pointer takes
+// rdi (and how r is passed) is told by declret_b.cc's unit only.  Prints
+// to stderr the arguments each call gets, which a trace must read.
 #include <cstdio>
 
 #include "declret.h"
@@ -10,9 +12,21 @@ __attribute__((noinline)) Res make(int a, long b)
 	return Res(a + b > 5 ? "big" : "small");
 }
 
-int main()
+__attribute__((noinline)) int take(Res r, int k)
 {
-	for (int i = 1; i <= 2; i++)
-		std::printf("%s\n", make(i, 10 * i).msg);
+	return k + (r.msg[0] == 'b');
+}
+
+int main(int argc, char **argv)
+{
+	(void)argv;
+	for (int i = 1; i <= 2; i++) {
+		int a = i + 7 * argc;
+		long b = -10L * i - argc;
+		std::fprintf(stderr, "make %d %ld\n", a, b);
+		Res r = make(a, b);
+		std::fprintf(stderr, "take %s %d\n", r.msg, a * 3);
+		std::printf("%d\n", take(r, a * 3));
+	}
 	return 0;
 }
