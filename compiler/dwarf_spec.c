@@ -691,15 +691,9 @@ bool dws_may_name(struct dw_mod *m, const char *name)
 	if (len < 4 || !scn || (sh.sh_flags & SHF_COMPRESSED) || !(d = elf_rawdata(scn, NULL)) ||
 	    !d->d_buf)
 		return true;
-	const char *p = d->d_buf, *end = p + d->d_size;
-	if (d->d_size > len && !memcmp(p, name, len + 1))
-		return true;
-	while (p < end && (p = memmem(p, (size_t)(end - p), name, len + 1)))
-		if (p[-1] == '\0')
-			return true;
-		else
-			p++;
-	return false;
+	/* the linker merges a string into the tail of a longer one ("count"
+	 * may be the end of "discount"): any NUL-ended occurrence counts */
+	return memmem(d->d_buf, d->d_size, name, len + 1) != NULL;
 }
 
 /* In a relocatable object a symbol's value is an offset into its
