@@ -31,8 +31,23 @@ LIBC=/lib/x86_64-linux-gnu/libc.so.6
 B=build/bench
 W=$(mktemp -d /tmp/perf-run-bigbin.XXXXXX)
 tp=""
+UE=/sys/kernel/tracing/uprobe_events
+# bpftrace 0.17 leaves a tracefs uprobe (uprobes/..._bcc_PID) for a libc
+# function it fails to attach: the events it made (its pid gone, not
+# there when this began) are taken out, and no one else's.
+bcc_before=$(grep -o '_bcc_[0-9]*$' "$UE" 2>/dev/null)
+drop_bcc_leftovers() {
+	local ev pid
+	for ev in $(sed -n 's/^[pr]:uprobes\/\([^ ]*_bcc_[0-9]*\) .*/\1/p' "$UE" 2>/dev/null); do
+		pid=${ev##*_bcc_}
+		grep -qx "_bcc_$pid" <<<"$bcc_before" && continue
+		kill -0 "$pid" 2>/dev/null && continue
+		echo "-:uprobes/$ev" >>"$UE"
+	done
+}
 cleanup() {
 	[[ -n $tp ]] && kill "$tp" 2>/dev/null
+	drop_bcc_leftovers
 	rm -rf "$W"
 }
 trap cleanup EXIT
