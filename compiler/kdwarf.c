@@ -366,8 +366,10 @@ static bool shared_name(const struct elfsym *syms, int n, int i)
  * The kernel looks a kprobe's name up in kallsyms (in a module's symbols
  * for "MOD:NAME"): a shared name is refused since 6.6 and was the first
  * such function before.  The kernel finds the function containing
- * SYMBOL+OFF itself, so the offset may pass the symbol's end.  NULL if
- * none (the name as the kprobe gives it: "MOD:NAME" in a module). */
+ * SYMBOL+OFF itself, so the offset may pass the symbol's end.  A name
+ * only a loaded module shares is found at attach, where the kernel refuses
+ * it (prov_kernel.c, kplace.h).  NULL if none (the name as the kprobe
+ * gives it: "MOD:NAME" in a module). */
 static char *site_symbol(const char *mod, const struct elfsym *syms, int n, uint64_t addr,
 			 uint64_t *offset)
 {

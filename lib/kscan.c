@@ -43,16 +43,17 @@ static int kscan_line(char *line, enum kscan_format fmt, struct kscan_sym *s)
 {
 	char *w[4] = { 0 };
 	/* words before the module: the name is the last of them */
-	int want = fmt == KSCAN_KALLSYMS ? 3 : fmt == KSCAN_BLACKLIST ? 2 : 1;
+	int want = fmt == KSCAN_KALLSYMS ? 3 : fmt == KSCAN_BLACKLIST ||
+		   fmt == KSCAN_FILTER_ADDRS ? 2 : 1;
 	int n = kscan_words(line, w, want + 1);
 
 	if (n < want)
 		return -1;
 	*s = (struct kscan_sym){ .name = w[want - 1], .mod = kscan_mod(w[want]) };
-	if (fmt == KSCAN_KALLSYMS) {
+	if (fmt == KSCAN_KALLSYMS || fmt == KSCAN_FILTER_ADDRS)
 		s->addr = strtoull(w[0], NULL, 16);
+	if (fmt == KSCAN_KALLSYMS)
 		s->type = w[1][0];
-	}
 	return 0;
 }
 
@@ -70,7 +71,8 @@ static const char *kscan_name_at(const char *line, int skip)
 static int kscan_file(FILE *f, enum kscan_format fmt, const char *pat,
 		      int (*fn)(void *ctx, const struct kscan_sym *sym), void *ctx)
 {
-	static const int skip[] = { [KSCAN_KALLSYMS] = 2, [KSCAN_FILTER] = 0, [KSCAN_BLACKLIST] = 1 };
+	static const int skip[] = { [KSCAN_KALLSYMS] = 2, [KSCAN_FILTER] = 0,
+				    [KSCAN_BLACKLIST] = 1, [KSCAN_FILTER_ADDRS] = 1 };
 	size_t lit = pat ? strcspn(pat, "*?[\\") : 0, cap = 0;
 	char *line = NULL;
 	int rc = 0;

@@ -20,7 +20,8 @@
 struct kscan_sym {
 	const char *name;
 	const char *mod;   /* "mod" of a trailing "[mod]", else NULL */
-	uint64_t addr;     /* kallsyms: its address (0 where kptr_restrict hides it) */
+	uint64_t addr;     /* kallsyms, filter addrs: its address (0 where
+			    * kptr_restrict hides it) */
 	char type;         /* kallsyms: its type letter (t/T: text), else 0 */
 };
 
@@ -28,6 +29,8 @@ enum kscan_format {
 	KSCAN_KALLSYMS,    /* ADDR TYPE NAME [MOD] */
 	KSCAN_FILTER,      /* NAME [MOD] (available_filter_functions) */
 	KSCAN_BLACKLIST,   /* 0xSTART-0xEND NAME [MOD] */
+	KSCAN_FILTER_ADDRS,   /* ADDR NAME [MOD] (available_filter_functions_addrs,
+			       * 6.5+: where ftrace patches each function) */
 };
 
 /* Calls fn(ctx, sym) for each line of the file at path whose name

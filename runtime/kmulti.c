@@ -271,20 +271,126 @@ static unsigned long *km_addrs(const struct km_funcs *f, const struct km_from *f
 	return a;
 }
 
+/* Every address kallsyms has for the functions of f. */
+struct km_every {
+	const struct km_funcs *f;
+	unsigned long *a;     /* addresses, */
+	int *of;              /* each one's function (index in f->names), */
+	bool *mod;            /* in a module */
+	size_t n, cap;
+};
+
+static int km_every_add(void *ctx, const struct kscan_sym *s)
+{
+	struct km_every *e = ctx;
+	const char *name = s->name;
+	char *const *k;
+
+	if ((s->type && s->type != 't' && s->type != 'T') || !s->addr ||
+	    !(k = bsearch(&name, e->f->names, (size_t)e->f->n, sizeof(*k), km_cmp)))
+		return 0;
+	if (e->n == e->cap) {
+		size_t cap = e->cap ? 2 * e->cap : 64;
+		unsigned long *a = realloc(e->a, cap * sizeof(*a));
+		int *of = a ? realloc(e->of, cap * sizeof(*of)) : NULL;
+		bool *mod = of ? realloc(e->mod, cap * sizeof(*mod)) : NULL;
+		if (a)
+			e->a = a;
+		if (of)
+			e->of = of;
+		if (!mod)
+			return -ENOMEM;
+		e->mod = mod;
+		e->cap = cap;
+	}
+	e->a[e->n] = (unsigned long)s->addr;
+	e->of[e->n] = (int)(k - e->f->names);
+	e->mod[e->n++] = s->mod != NULL;
+	return 0;
+}
+
+static int km_ulong_cmp(const void *a, const void *b)
+{
+	unsigned long x = *(const unsigned long *)a, y = *(const unsigned long *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* ftrace's place of each function it can trace (6.5+). */
+static const char *const km_filter_addrs_paths[] = {
+	"/sys/kernel/tracing/available_filter_functions_addrs",
+	"/sys/kernel/debug/tracing/available_filter_functions_addrs",
+};
+
+static int km_every_read(struct km_every *e)
+{
+	int rc = -ENOENT;
+
+	for (size_t i = 0; rc == -ENOENT && i < 2; i++)
+		rc = kscan(km_filter_addrs_paths[i], KSCAN_FILTER_ADDRS, NULL, km_every_add, e);
+	if (rc == -ENOENT)   /* older kernels: every text symbol's */
+		rc = kscan(km_kallsyms_path[0], KSCAN_KALLSYMS, NULL, km_every_add, e);
+	return rc;
+}
+
+/* The address of every function of f: where several functions have one
+ * name (static ones of several units: m_start, three in 6.12's ftrace
+ * list), each of them, where the kernel, given the name, takes one.
+ * ftrace's addresses where tracefs lists them (only functions it can
+ * trace), else kallsyms'.  vmlinux's, or a loaded module's where vmlinux
+ * has none, as a kprobe on the name would.  Sorted, each once, *n how
+ * many; NULL if a function has no address (kptr_restrict hides them). */
+static unsigned long *km_addrs_all(const struct km_funcs *f, size_t *n)
+{
+	struct km_every e = { .f = f };
+	bool *vm = calloc((size_t)f->n + 1, sizeof(*vm)), *any = calloc((size_t)f->n + 1, 1);
+	size_t k = 0;
+	int rc = vm && any ? km_every_read(&e) : -ENOMEM;
+
+	for (size_t i = 0; !rc && i < e.n; i++) {
+		vm[e.of[i]] |= !e.mod[i];
+		any[e.of[i]] = true;
+	}
+	for (int i = 0; !rc && i < f->n; i++)
+		rc = any[i] ? 0 : -ENOENT;
+	for (size_t i = 0; !rc && i < e.n; i++)
+		if (!e.mod[i] || !vm[e.of[i]])
+			e.a[k++] = e.a[i];
+	free(vm);
+	free(any);
+	free(e.of);
+	free(e.mod);
+	if (rc) {
+		free(e.a);
+		return NULL;
+	}
+	qsort(e.a, k, sizeof(*e.a), km_ulong_cmp);
+	*n = 0;
+	for (size_t i = 0; i < k; i++)
+		if (!*n || e.a[*n - 1] != e.a[i])
+			e.a[(*n)++] = e.a[i];
+	return e.a;
+}
+
 struct bpf_link *km_attach(struct bpf_program *prog, const struct km_funcs *f,
-			   const struct km_from *from, bool retprobe)
+			   const struct km_from *from, bool retprobe, int *count)
 {
 	LIBBPF_OPTS(bpf_kprobe_multi_opts, o, .syms = (const char **)f->names,
 		    .cnt = (size_t)f->n, .retprobe = retprobe);
+	size_t n = (size_t)f->n;
+	/* the compiler's when each name is one function's, else kallsyms' */
 	unsigned long *addrs = km_addrs(f, from);
 	struct bpf_link *l = NULL;
 
+	if (!addrs)
+		addrs = km_addrs_all(f, &n);
 	if (addrs) {
-		LIBBPF_OPTS(bpf_kprobe_multi_opts, oa, .addrs = addrs, .cnt = (size_t)f->n,
+		LIBBPF_OPTS(bpf_kprobe_multi_opts, oa, .addrs = addrs, .cnt = n,
 			    .retprobe = retprobe);
 		l = bpf_program__attach_kprobe_multi_opts(prog, NULL, &oa);
 		free(addrs);
 	}
+	*count = l ? (int)n : f->n;
 	/* by name if an address was refused (the module it was in went) */
 	return l ? l : bpf_program__attach_kprobe_multi_opts(prog, NULL, &o);
 }

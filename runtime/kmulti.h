@@ -66,10 +66,13 @@ int km_not_traceable(const struct km_funcs *f, FILE *out);
 void km_report_skipped(const struct km_funcs *f, const char *spec, int verbose);
 
 /* One kprobe_multi link of prog for every function of f (retprobe: at
- * their returns).  By address where from knows each function's (the
- * kernel then looks up no name: with names it walks all of kallsyms),
- * else by name.  Returns the link, or NULL with errno set. */
+ * their returns).  By address (the kernel then looks up no name: with
+ * names it walks all of kallsyms, and takes one of the functions a name
+ * several have): from's where it knows each function's, else every
+ * address /proc/kallsyms has for them; by name if that fails.  *count:
+ * how many functions it attached.  Returns the link, or NULL with errno
+ * set. */
 struct bpf_link *km_attach(struct bpf_program *prog, const struct km_funcs *f,
-			   const struct km_from *from, bool retprobe);
+			   const struct km_from *from, bool retprobe, int *count);
 
 #endif

@@ -10,6 +10,7 @@
 #define _GNU_SOURCE
 #include <ctype.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mount.h>
@@ -18,6 +19,7 @@
 #include <bpf/btf.h>
 
 #include "kmulti.h"
+#include "lib/kplace.h"
 #include "provider.h"
 
 static bool kn_have_kprobes(void)
@@ -162,23 +164,67 @@ static int kn_prepare(struct prov_att *a, const struct prov_env *e)
 	}
 }
 
+/* One kprobe at sym+off, counted; the error (-errno) is the caller's to
+ * report. */
+static int kn_kprobe_at(struct prov_att *a, const char *sym, uint64_t off)
+{
+	LIBBPF_OPTS(bpf_kprobe_opts, o, .retprobe = a->pp->probe->kind == PK_KRETPROBE,
+		    .offset = (size_t)off);
+	struct bpf_link *l = bpf_program__attach_kprobe_opts(a->prog, sym, &o);
+
+	if (!l)
+		return -errno;
+	if (prov_add_link(a, l))
+		return -ENOMEM;
+	a->count++;
+	return 0;
+}
+
+/* A name the kernel refused as several symbols' (EADDRNOTAVAIL, kplace.h):
+ * one kprobe on each function of that name, as perf probe adds one on
+ * each, each named from a symbol whose name is its own. */
+static int kn_kprobe_shared(struct prov_att *a, const struct prov_env *e, const char *func,
+			    uint64_t off)
+{
+	struct kplace *pl;
+	int n = kplace_find("/proc/kallsyms", func, off, &pl), rc = 0;
+
+	if (n <= 0) {
+		if (n == -EPERM)
+			diag_error(e->d, a->pp->loc, "cannot attach %s: several kernel symbols are "
+				   "named so, and /proc/kallsyms hides their addresses "
+				   "(kernel.kptr_restrict is 2; set it to 1)", func);
+		else
+			prov_fail(a, e, func, n ? n : -EADDRNOTAVAIL);
+		return -1;
+	}
+	for (int i = 0; i < n && !rc; i++)
+		if ((rc = kn_kprobe_at(a, pl[i].sym, pl[i].off))) {
+			char what[512];
+			snprintf(what, sizeof(what), "%s (the one at %s+%#" PRIx64 ")", func,
+				 pl[i].sym, pl[i].off);
+			prov_fail(a, e, what, rc);
+		}
+	for (int i = 0; e->verbose && !rc && i < n; i++)
+		fprintf(stderr, "perf-run: %s: a name several kernel symbols have: the function "
+			"at %#" PRIx64 " probed as %s+%#" PRIx64 "\n", func, pl[i].addr, pl[i].sym,
+			pl[i].off);
+	kplace_free(pl, n);
+	return rc ? -1 : 0;
+}
+
 static int kn_kprobe_one(struct prov_att *a, const struct prov_env *e, const char *func,
 			 uint64_t off)
 {
-	const struct probe *p = a->pp->probe;
-	LIBBPF_OPTS(bpf_kprobe_opts, o, .retprobe = p->kind == PK_KRETPROBE,
-		    .offset = (size_t)off);
+	int rc;
+
 	if (kn_check_override(a, e, func, off))
 		return -1;
-	struct bpf_link *l = bpf_program__attach_kprobe_opts(a->prog, func, &o);
-	if (!l) {
-		prov_fail(a, e, func, -errno);
-		return -1;
-	}
-	if (prov_add_link(a, l))
-		return -1;
-	a->count++;
-	return 0;
+	if ((rc = kn_kprobe_at(a, func, off)) == -EADDRNOTAVAIL)
+		return kn_kprobe_shared(a, e, func, off);
+	if (rc)
+		prov_fail(a, e, func, rc);
+	return rc ? -1 : 0;
 }
 
 /* The functions of wildcard site i of p that the kernel lets it trace
@@ -277,12 +323,14 @@ static int kn_kprobe_multi(struct prov_att *a, const struct prov_env *e)
 	struct km_from from = { p->ksyms, p->have_ksyms && p->nsites == 1 ? p->nksyms : -1,
 				p->ksym_addrs, false };
 
-	if ((l = km_attach(a->prog, &f, &from, p->kind == PK_KRETPROBE))) {
+	int n;
+
+	if ((l = km_attach(a->prog, &f, &from, p->kind == PK_KRETPROBE, &n))) {
 		if (!(ret = prov_add_link(a, l)))
-			a->count += f.n;
+			a->count += n;
 		if (e->verbose && !ret)
-			fprintf(stderr, "perf-run: %s: %d functions, one kprobe_multi link\n",
-				p->spec, f.n);
+			fprintf(stderr, "perf-run: %s: %d functions%s, one kprobe_multi link\n",
+				p->spec, n, n > f.n ? " (some share a name)" : "");
 	} else {
 		kn_multi_refused(a, e, &f, errno);
 		ret = -1;

@@ -7,6 +7,7 @@
  * folding, clear and zero on real kernel maps (root only).
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +17,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "lib/kplace.h"
 #include "runtime/format.h"
 #include "runtime/loader.h"
 #include "runtime/mapprint.h"
@@ -401,6 +403,90 @@ static void test_map_walk(void)
 	close(fd);
 }
 
+/* ---- lib/kplace: a name several kernel symbols have ---- */
+
+/* Writes text to a temporary file; its path in path (PATH_MAX). */
+static int kp_file(char *path, const char *text)
+{
+	strcpy(path, "/tmp/pr-kallsyms-XXXXXX");
+	int fd = mkstemp(path);
+	if (fd < 0)
+		return -1;
+	ssize_t n = write(fd, text, strlen(text));
+	close(fd);
+	return n == (ssize_t)strlen(text) ? 0 : -1;
+}
+
+/* "sym+off ..." of each place, for one comparison. */
+static void kp_expect(const char *name, const char *path, const char *func, uint64_t off,
+		      int want_n, const char *want)
+{
+	struct kplace *p;
+	char got[512] = "";
+	int n = kplace_find(path, func, off, &p);
+
+	for (int i = 0; i < n; i++)
+		snprintf(got + strlen(got), sizeof(got) - strlen(got), "%s+%#llx ", p[i].sym,
+			 (unsigned long long)p[i].off);
+	if (n >= 0)
+		kplace_free(p, n);
+	unit_expect(name, n == want_n);
+	if (n > 0)
+		unit_expect_str(name, got, want);
+}
+
+static void test_kplace(void)
+{
+	/* 6.12's shapes: m_start static in three units, each after its
+	 * __pfx_ padding (as shared as it); jhash in vmlinux and a module;
+	 * show in two modules only; a data symbol sharing a text name */
+	static const char syms[] =
+		"ffffffff81000000 T _text\n"
+		"ffffffff81100000 t show_map\n"
+		"ffffffff81100100 t __pfx_m_start\n"
+		"ffffffff81100110 t m_start\n"
+		"ffffffff81200000 T seq_read\n"
+		"ffffffff81200100 t __pfx_m_start\n"
+		"ffffffff81200110 t m_start\n"
+		"ffffffff81300000 t c_next\n"
+		"ffffffff81300010 t c_next\n"
+		"ffffffff81300020 t m_start\n"
+		"ffffffff81400000 t jhash\n"
+		"ffffffff81500000 d mode\n"
+		"ffffffff81500100 t mode\n"
+		"ffffffffc0001000 t jhash\t[kvm]\n"
+		"ffffffffc0002000 t show\t[kvm]\n"
+		"ffffffffc0002040 t only_kvm\t[kvm]\n"
+		"ffffffffc0002080 t show\t[kvm]\n"
+		"ffffffffc0003000 t p9_open\t[9p]\n"
+		"ffffffffc0003100 t show\t[9p]\n";
+	char path[64], hidden[64];
+
+	if (kp_file(path, syms) || kp_file(hidden, "0000000000000000 t m_start\n"
+					   "0000000000000000 t m_start\n")) {
+		unit_expect("kplace: temporary files", 0);
+		return;
+	}
+	kp_expect("kplace: each of a vmlinux name, from the nearest unique symbol before",
+		  path, "m_start", 0, 3,
+		  "show_map+0x110 seq_read+0x110 seq_read+0x100020 ");
+	kp_expect("kplace: an offset into each", path, "m_start", 4, 3,
+		  "show_map+0x114 seq_read+0x114 seq_read+0x100024 ");
+	kp_expect("kplace: a vmlinux name a module has too is vmlinux's", path, "jhash", 0, 1,
+		  "seq_read+0x200000 ");
+	kp_expect("kplace: a data symbol's name is not unique either", path, "mode", 0, 1,
+		  "seq_read+0x300100 ");
+	kp_expect("kplace: a module's name shared in it, from its own symbols", path,
+		  "kvm:show", 0, 2, "kvm:jhash+0x1000 kvm:only_kvm+0x40 ");
+	kp_expect("kplace: a name only modules have is each module's, counted in it", path,
+		  "show", 0, 3,
+		  "kvm:jhash+0x1000 kvm:only_kvm+0x40 9p:show+0 ");
+	kp_expect("kplace: no such function", path, "nosuch", 0, 0, "");
+	kp_expect("kplace: hidden addresses", hidden, "m_start", 0, -EPERM, "");
+	unlink(path);
+	unlink(hidden);
+}
+
 int main(void)
 {
 	test_printf();
@@ -410,5 +496,6 @@ int main(void)
 	test_log();
 	test_kernel_maps();
 	test_map_walk();
+	test_kplace();
 	return unit_summary();
 }
