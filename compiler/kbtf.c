@@ -30,7 +30,22 @@
 
 static struct btf *vm;
 static int vm_errno;
-static const struct type **by_id;   /* converted types, indexed by BTF id */
+
+/* A BTF types are converted from: vmlinux's, or a module's (split BTF:
+ * its ids continue vmlinux's, whose types it reaches by their own ids). */
+struct kbtf_obj {
+	struct btf *b;
+	const struct type **by_id;   /* converted types, indexed by BTF id */
+	char *mod;                   /* NULL: vmlinux */
+};
+/* vmlinux's and the modules' a script names (kprobe:MOD:FUNC's args) */
+enum { KBTF_OBJS = 64, KBTF_ID_BITS = 24 };
+static struct kbtf_obj objs[KBTF_OBJS];
+static int nobjs;
+/* The object ids are read in: vmlinux's but while a module's type is
+ * converted or filled.  A record's fill_id says which (KBTF_FILL_ID). */
+static struct kbtf_obj *cur = objs;
+#define KBTF_FILL_ID(o, id) ((uint32_t)((o) - objs) << KBTF_ID_BITS | (id))
 static const struct type *task_rec; /* the stub of curtask, filled by name */
 
 /* Strings made here ("struct task_struct") live with the process, like the
@@ -53,9 +68,11 @@ static struct btf *kbtf_load(void)
 		vm_errno = errno ? errno : ENODEV;
 		return NULL;
 	}
-	by_id = calloc(btf__type_cnt(vm), sizeof(*by_id));
-	if (!by_id)
+	objs[0] = (struct kbtf_obj){ vm, calloc(btf__type_cnt(vm), sizeof(*objs[0].by_id)),
+				     NULL };
+	if (!objs[0].by_id || btf__type_cnt(vm) >> KBTF_ID_BITS)
 		abort();
+	nobjs = 1;
 	return vm;
 }
 
@@ -96,18 +113,18 @@ static const struct type *convert(uint32_t id);
 /* Skips typedefs, qualifiers and type tags. */
 static uint32_t resolve(uint32_t id)
 {
-	const struct btf_type *t = btf__type_by_id(vm, id);
+	const struct btf_type *t = btf__type_by_id(cur->b, id);
 
 	while (t && (btf_is_typedef(t) || btf_is_mod(t))) {
 		id = t->type;
-		t = btf__type_by_id(vm, id);
+		t = btf__type_by_id(cur->b, id);
 	}
 	return t ? id : 0;
 }
 
 static const char *name_of(const struct btf_type *t)
 {
-	const char *n = btf__name_by_offset(vm, t->name_off);
+	const char *n = btf__name_by_offset(cur->b, t->name_off);
 
 	return n ? n : "";
 }
@@ -127,15 +144,15 @@ static void add_field(struct field **f, int *n, int *cap, const struct field *x)
  * member is flattened into its parent, as C lets a script name its fields. */
 static void add_members(uint32_t id, uint64_t base, struct field **f, int *n, int *cap)
 {
-	const struct btf_type *t = btf__type_by_id(vm, id);
+	const struct btf_type *t = btf__type_by_id(cur->b, id);
 	const struct btf_member *m = btf_members(t);
 
 	for (int i = 0; i < btf_vlen(t); i++, m++) {
-		const char *mn = btf__name_by_offset(vm, m->name_off);
+		const char *mn = btf__name_by_offset(cur->b, m->name_off);
 		uint32_t mt = resolve(m->type);
 		uint64_t bit = base + btf_member_bit_offset(t, (uint32_t)i);
 		unsigned bits = btf_member_bitfield_size(t, (uint32_t)i);
-		const struct btf_type *mtt = btf__type_by_id(vm, mt);
+		const struct btf_type *mtt = btf__type_by_id(cur->b, mt);
 
 		if ((!mn || !*mn) && mtt && btf_is_composite(mtt)) {
 			add_members(mt, bit, f, n, cap);
@@ -157,7 +174,7 @@ static void bind_task(struct type *t, uint32_t id)
 {
 	t->fill_id = id;
 	t->size = btf__type_by_id(vm, id)->size;
-	by_id[id] = t;
+	objs[0].by_id[id] = t;
 }
 
 static void fill_record(struct type *t)
@@ -175,7 +192,11 @@ static void fill_record(struct type *t)
 			return;
 		bind_task(t, (uint32_t)id);
 	}
-	add_members(t->fill_id, 0, &f, &n, &cap);
+	struct kbtf_obj *was = cur;   /* a module's record is filled from its BTF */
+
+	cur = &objs[t->fill_id >> KBTF_ID_BITS];
+	add_members(t->fill_id & ((1u << KBTF_ID_BITS) - 1), 0, &f, &n, &cap);
+	cur = was;
 	free((void *)t->fields);
 	t->fields = f ? f : calloc(1, sizeof(*f));
 	t->nfields = n;
@@ -186,7 +207,8 @@ static const struct type *record(uint32_t id, const struct btf_type *t)
 	bool is_union = btf_is_union(t);
 	struct type *r;
 
-	if (task_rec && !task_rec->fill_id && !is_union && !strcmp(name_of(t), "task_struct")) {
+	if (task_rec && !task_rec->fill_id && cur == objs && !is_union &&
+	    !strcmp(name_of(t), "task_struct")) {
 		bind_task((struct type *)task_rec, id);
 		return task_rec;
 	}
@@ -195,7 +217,7 @@ static const struct type *record(uint32_t id, const struct btf_type *t)
 						    is_union, t->size, NULL, 0);
 
 	r->fill = fill_record;
-	r->fill_id = id;
+	r->fill_id = KBTF_FILL_ID(cur, id);
 	return r;
 }
 
@@ -203,7 +225,7 @@ static const struct type *record(uint32_t id, const struct btf_type *t)
 static const struct type *forward(const struct btf_type *t)
 {
 	int kind = btf_kflag(t) ? BTF_KIND_UNION : BTF_KIND_STRUCT;
-	int id = btf__find_by_name_kind(vm, name_of(t), kind);
+	int id = btf__find_by_name_kind(cur->b, name_of(t), kind);
 
 	if (id > 0)
 		return convert((uint32_t)id);
@@ -223,12 +245,12 @@ static const struct type *enumeration(const struct btf_type *t)
 		if (btf_is_enum64(t)) {
 			const struct btf_enum64 *e = btf_enum64(t) + i;
 
-			v[i].name = btf__name_by_offset(vm, e->name_off);
+			v[i].name = btf__name_by_offset(cur->b, e->name_off);
 			v[i].value = (int64_t)btf_enum64_value(e);
 		} else {
 			const struct btf_enum *e = btf_enum(t) + i;
 
-			v[i].name = btf__name_by_offset(vm, e->name_off);
+			v[i].name = btf__name_by_offset(cur->b, e->name_off);
 			v[i].value = sign ? e->val : (int64_t)(uint32_t)e->val;
 		}
 	}
@@ -260,7 +282,7 @@ static const struct type *convert_new(uint32_t id, const struct btf_type *t)
 	case BTF_KIND_INT: case BTF_KIND_FLOAT:
 		return integer(t);
 	case BTF_KIND_PTR:
-		if (btf_is_func_proto(btf__type_by_id(vm, resolve(t->type))))
+		if (btf_is_func_proto(btf__type_by_id(cur->b, resolve(t->type))))
 			return type_ptr(type_void(), false);
 		e = convert(t->type);
 		return type_ptr(e ? e : type_void(), false);
@@ -280,17 +302,20 @@ static const struct type *convert_new(uint32_t id, const struct btf_type *t)
 
 static const struct type *convert(uint32_t id)
 {
-	const struct btf_type *t;
+	struct kbtf_obj *was = cur;
+	const struct type *r;
 
 	id = resolve(id);
 	if (id == 0)
 		return type_void();
-	if (by_id[id])
-		return by_id[id];
-	t = btf__type_by_id(vm, id);
-	/* Cached before converting members' types: records refer to themselves. */
-	by_id[id] = convert_new(id, t);
-	return by_id[id];
+	/* a vmlinux type a module's reaches is vmlinux's: one struct file */
+	if (cur != objs && id < btf__type_cnt(vm))
+		cur = objs;
+	if (!cur->by_id[id])   /* records are filled later: they may refer to themselves */
+		cur->by_id[id] = convert_new(id, btf__type_by_id(cur->b, id));
+	r = cur->by_id[id];
+	cur = was;
+	return r;
 }
 
 const struct type *kbtf_task_ptr(void)
@@ -419,26 +444,93 @@ static const struct type *rawtp_record(const char *event, const struct btf_type 
 	return r;
 }
 
-/* func's parameters as a record named "PREFIX:func": parameter i at
- * offs[i] if offs is given (only the first noffs, and only those of at
- * most 8 bytes: a larger one takes two registers and moves the rest), else
- * at 8 * i. */
-static const struct type *func_args(const char *func, const char *prefix,
-				    const uint32_t *offs, int noffs)
+/* Module mod's BTF (/sys/kernel/btf/MOD, split on vmlinux's), read once;
+ * NULL and errno set (ENOENT: not loaded, or without BTF). */
+static struct kbtf_obj *kbtf_module(const char *mod)
 {
-	char *recname;
-	int id;
+	static const char ok[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-";
+	struct btf *b;
 
 	if (!kbtf_load()) {
 		errno = ENODEV;
 		return NULL;
 	}
-	id = btf__find_by_name_kind(vm, func, BTF_KIND_FUNC);
-	if (id <= 0) {
-		errno = ENOENT;
+	if (!*mod || mod[strspn(mod, ok)]) {   /* a name, never a path */
+		errno = EINVAL;
 		return NULL;
 	}
-	const struct btf_type *proto = btf__type_by_id(vm, btf__type_by_id(vm, (uint32_t)id)->type);
+	for (int i = 1; i < nobjs; i++)
+		if (!strcmp(objs[i].mod, mod))
+			return &objs[i];
+	if (nobjs == KBTF_OBJS || !(b = btf__load_module_btf(mod, vm))) {
+		errno = nobjs == KBTF_OBJS ? E2BIG : ENOENT;
+		return NULL;
+	}
+	if (btf__type_cnt(b) >> KBTF_ID_BITS) {
+		btf__free(b);
+		errno = E2BIG;
+		return NULL;
+	}
+	objs[nobjs] = (struct kbtf_obj){ b, calloc(btf__type_cnt(b), sizeof(*objs[0].by_id)),
+					 strdup(mod) };
+	if (!objs[nobjs].by_id || !objs[nobjs].mod)
+		abort();
+	return &objs[nobjs++];
+}
+
+/* Whether two prototypes have the same parameters, by name and type. */
+static bool same_params(const struct btf *b, const struct btf_type *x, const struct btf_type *y)
+{
+	const struct btf_param *p = btf_params(x), *q = btf_params(y);
+
+	if (x == y)
+		return true;
+	if (btf_vlen(x) != btf_vlen(y))
+		return false;
+	for (int i = 0; i < btf_vlen(x); i++)
+		if (p[i].type != q[i].type ||
+		    strcmp(btf__name_by_offset(b, p[i].name_off), btf__name_by_offset(b, q[i].name_off)))
+			return false;
+	return true;
+}
+
+/* The prototype of func among o's own functions (a module's, not the
+ * vmlinux ones its BTF reaches).  With all, every function of that name
+ * (static ones of several units, which one kprobe each attaches) must
+ * have the same parameters: else NULL, errno ENOTUNIQ.  NULL, errno
+ * ENOENT, if there is none. */
+static const struct btf_type *func_proto(const struct kbtf_obj *o, const char *func, bool all)
+{
+	uint32_t n = btf__type_cnt(o->b);
+	const struct btf_type *proto = NULL;
+
+	for (uint32_t id = o == objs ? 1 : btf__type_cnt(vm); id < n; id++) {
+		const struct btf_type *t = btf__type_by_id(o->b, id);
+
+		if (!btf_is_func(t) || strcmp(btf__name_by_offset(o->b, t->name_off), func))
+			continue;
+		const struct btf_type *pt = btf__type_by_id(o->b, t->type);
+		if (!proto)
+			proto = pt;
+		else if (!same_params(o->b, proto, pt)) {
+			errno = ENOTUNIQ;
+			return NULL;
+		}
+		if (!all)
+			break;
+	}
+	if (!proto)
+		errno = ENOENT;
+	return proto;
+}
+
+/* The parameters of proto (of cur's BTF) as a record named recname:
+ * parameter i at offs[i] if offs is given (only the first noffs, and only
+ * those of at most 8 bytes: a larger one takes two registers and moves the
+ * rest), else at 8 * i. */
+static const struct type *params_record(const struct btf_type *proto, char *recname,
+					const uint32_t *offs, int noffs)
+{
 	const struct btf_param *p = btf_params(proto);
 	int n = btf_vlen(proto), k = 0;
 	struct field *f = calloc(n ? (size_t)n : 1, sizeof(*f));
@@ -447,7 +539,7 @@ static const struct type *func_args(const char *func, const char *prefix,
 		abort();
 	for (int i = 0; i < n; i++, k++) {
 		const struct type *t = convert(p[i].type);
-		const char *nm = btf__name_by_offset(vm, p[i].name_off);
+		const char *nm = btf__name_by_offset(cur->b, p[i].name_off);
 		char *alt;
 
 		if (offs && (i >= noffs || !t || t->size > 8))
@@ -460,10 +552,32 @@ static const struct type *func_args(const char *func, const char *prefix,
 		f[i] = (struct field){ .name = nm, .type = t ? t : type_int(8, false),
 				       .offset = offs ? offs[i] : 8u * (uint32_t)i };
 	}
-	if (asprintf(&recname, "%s:%s", prefix, func) < 0)
-		abort();
 	const struct type *r = type_record(recname, false, offs ? 0 : 8u * (uint32_t)k, f, k);
 	free(f);
+	return r;
+}
+
+/* func's parameters (module mod's, NULL: vmlinux's) as a record named
+ * "PREFIX:func" (params_record); all as func_proto's. */
+static const struct type *func_args(const char *mod, const char *func, const char *prefix,
+				    const uint32_t *offs, int noffs, bool all)
+{
+	struct kbtf_obj *o = mod ? kbtf_module(mod) : kbtf_load() ? objs : NULL;
+	const struct btf_type *proto;
+	const struct type *r;
+	char *recname;
+
+	if (!o) {
+		errno = mod ? errno : ENODEV;
+		return NULL;
+	}
+	if (!(proto = func_proto(o, func, all)))
+		return NULL;
+	if (asprintf(&recname, mod ? "%s:%s:%s" : "%s:%s", prefix, mod ? mod : func, func) < 0)
+		abort();
+	cur = o;
+	r = params_record(proto, recname, offs, noffs);
+	cur = objs;
 	return r;
 }
 
@@ -541,12 +655,14 @@ int kbtf_funcs_matching(const char *pat, char ***out)
 
 const struct type *kbtf_func_args(const char *func)
 {
-	return func_args(func, "fentry", NULL, 0);
+	/* fentry attaches to one function of a name, the kernel's pick */
+	return func_args(NULL, func, "fentry", NULL, 0, false);
 }
 
-const struct type *kbtf_kprobe_args(const char *func, const uint32_t *regs, int nregs)
+const struct type *kbtf_kprobe_args(const char *mod, const char *func, const uint32_t *regs,
+				    int nregs)
 {
-	return func_args(func, "kprobe", regs, nregs);
+	return func_args(mod, func, "kprobe", regs, nregs, true);
 }
 
 const struct type *kbtf_rawtp_args(const char *event)

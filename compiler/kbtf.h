@@ -41,11 +41,15 @@ const struct type *kbtf_rawtp_args(const char *event);
  * follows the last), named and typed from its BTF prototype.  Returns NULL
  * and sets errno (ENOENT: no such function; ENODEV: no kernel BTF). */
 const struct type *kbtf_func_args(const char *func);
-/* The same at a kprobe on func's entry: parameter i is at regs[i] (the
- * struct pt_regs offset of the register the calling convention puts it
- * in), for the first nregs parameters of at most 8 bytes each; the
- * record stops before the first that is not so. */
-const struct type *kbtf_kprobe_args(const char *func, const uint32_t *regs, int nregs);
+/* The same at a kprobe on func's entry, func of module mod (its BTF,
+ * /sys/kernel/btf/MOD) or of vmlinux (mod NULL): parameter i is at
+ * regs[i] (the struct pt_regs offset of the register the calling
+ * convention puts it in), for the first nregs parameters of at most 8
+ * bytes each; the record stops before the first that is not so.  A kprobe
+ * on a name several functions have attaches each: errno ENOTUNIQ if their
+ * parameters differ. */
+const struct type *kbtf_kprobe_args(const char *mod, const char *func, const uint32_t *regs,
+				    int nregs);
 /* The functions of the kernel's BTF matching the fnmatch pattern pat
  * that ftrace can trace (in available_filter_functions, when it can be
  * read): the targets of an fentry/fexit wildcard.  Sorted, each once, in a

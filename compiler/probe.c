@@ -1449,7 +1449,7 @@ static int parse_kernel(struct pctx *c, const char *rest)
 	}
 	if (!*spec)
 		return fail(c, "expected a kernel function after '%s'", probe_kind_name(p->kind));
-	const char *dwmod = mod && strcmp(mod, "vmlinux") ? mod : NULL;
+	const char *dwmod = mod && strcmp(mod, "vmlinux") ? mod : NULL, *func = spec;
 	if (kdw_is_line_spec(spec))
 		return parse_kernel_line(c, dwmod, spec, rest);
 	bool wild = !mod && (p->kind == PK_KPROBE || p->kind == PK_KRETPROBE) &&
@@ -1463,6 +1463,18 @@ static int parse_kernel(struct pctx *c, const char *rest)
 		return mod ? fail(c, "no kernel function matches '%s' in module %s (/proc/kallsyms)",
 				  spec, mod)
 			   : fail(c, "no kernel function matches '%s' in /proc/kallsyms", spec);
+	/* At a function's entry the arguments are in the calling convention's
+	 * registers, typed from BTF (a module's own for kprobe:MOD:FUNC):
+	 * args.NAME without debuginfo.  Read only if the body reads args
+	 * (loading the kernel's BTF costs). */
+	if (p->kind == PK_KPROBE && c->o->use_args && !p->period && !strpbrk(func, "*?[") &&
+	    !(p->args = kbtf_kprobe_args(dwmod, func, kprobe_arg_regs, 6)) && errno == ENOTUNIQ) {
+		fail(c, "args at %s: the kernel's functions named %s (one kprobe each) have "
+		     "different parameters in its BTF; use arg0..arg5, or a source line with the "
+		     "kernel's debuginfo", rest, func);
+		free(mod);
+		return -1;
+	}
 	if (mod && strcmp(mod, "vmlinux")) {
 		/* the kernel looks "MODULE:FUNC" up in that module's symbols */
 		char *full;
@@ -1480,11 +1492,6 @@ static int parse_kernel(struct pctx *c, const char *rest)
 	/* fentry/fexit read their arguments as typed u64 slots, from BTF. */
 	if ((p->kind == PK_FENTRY || p->kind == PK_FEXIT) && !strpbrk(spec, "*?["))
 		p->args = kbtf_func_args(spec);
-	/* At a function's entry the arguments are in the calling convention's
-	 * registers, typed from BTF: args.NAME without debuginfo.  Read only
-	 * if the body reads args (loading the kernel's BTF costs). */
-	if (p->kind == PK_KPROBE && c->o->use_args && !p->period && !strpbrk(spec, "*?[:"))
-		p->args = kbtf_kprobe_args(spec, kprobe_arg_regs, 6);
 	if (add_site(p, spec, 0, p->period))
 		return -1;
 	p->kmulti = !p->unmatched && kmulti_wanted(p, spec);

@@ -514,8 +514,8 @@ const struct type *check_args(struct sctx *c, struct node *n)
 	if (probe_is(c, K(PK_KPROBE)) && all_have_args(c))
 		return p0->args;
 	if (probe_is(c, K(PK_KPROBE)))
-		err(c, n->loc, "args at a kprobe needs kernel functions' entries (no wildcard, "
-		    "offset or module) and the kernel's BTF, or a source line and the kernel's "
+		err(c, n->loc, "args at a kprobe needs kernel functions' entries (no wildcard or "
+		    "offset) and their BTF (/sys/kernel/btf), or a source line and the kernel's "
 		    "debuginfo; use arg0..arg5");
 	else if (probe_is(c, K(PK_URETPROBE)))
 		err(c, n->loc, "args is not available at return probes; use retval");
