@@ -653,10 +653,10 @@ int kbtf_funcs_matching(const char *pat, char ***out)
 	return n;
 }
 
-const struct type *kbtf_func_args(const char *func)
+const struct type *kbtf_func_args(const char *mod, const char *func)
 {
-	/* fentry attaches to one function of a name, the kernel's pick */
-	return func_args(NULL, func, "fentry", NULL, 0, false);
+	/* fentry attaches to one function of a name, the first in BTF */
+	return func_args(mod, func, "fentry", NULL, 0, false);
 }
 
 const struct type *kbtf_kprobe_args(const char *mod, const char *func, const uint32_t *regs,

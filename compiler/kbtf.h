@@ -36,11 +36,12 @@ int kbtf_field_offset(const char *rec, const char *field);
  * Returns NULL and sets errno (ENOENT: no such tracepoint; ENODEV: no
  * kernel BTF) on failure. */
 const struct type *kbtf_rawtp_args(const char *event);
-/* The parameters of kernel function func as a record: field i at offset
- * 8 * i (the u64 slots of an fentry/fexit context; fexit's return value
- * follows the last), named and typed from its BTF prototype.  Returns NULL
- * and sets errno (ENOENT: no such function; ENODEV: no kernel BTF). */
-const struct type *kbtf_func_args(const char *func);
+/* The parameters of kernel function func (of module mod, from its BTF;
+ * NULL: vmlinux's) as a record: field i at offset 8 * i (the u64 slots of
+ * an fentry/fexit context; fexit's return value follows the last), named
+ * and typed from its BTF prototype.  Returns NULL and sets errno (ENOENT:
+ * no such function; ENODEV: no kernel BTF). */
+const struct type *kbtf_func_args(const char *mod, const char *func);
 /* The same at a kprobe on func's entry, func of module mod (its BTF,
  * /sys/kernel/btf/MOD) or of vmlinux (mod NULL): parameter i is at
  * regs[i] (the struct pt_regs offset of the register the calling

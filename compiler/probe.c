@@ -1463,6 +1463,10 @@ static int parse_kernel(struct pctx *c, const char *rest)
 		return mod ? fail(c, "no kernel function matches '%s' in module %s (/proc/kallsyms)",
 				  spec, mod)
 			   : fail(c, "no kernel function matches '%s' in /proc/kallsyms", spec);
+	/* fentry/fexit read their arguments as typed u64 slots, from BTF (a
+	 * module's own for kfunc:MOD:FUNC). */
+	if ((p->kind == PK_FENTRY || p->kind == PK_FEXIT) && !strpbrk(func, "*?["))
+		p->args = kbtf_func_args(dwmod, func);
 	/* At a function's entry the arguments are in the calling convention's
 	 * registers, typed from BTF (a module's own for kprobe:MOD:FUNC):
 	 * args.NAME without debuginfo.  Read only if the body reads args
@@ -1489,9 +1493,6 @@ static int parse_kernel(struct pctx *c, const char *rest)
 		p->event = spec;
 		free(mod);
 	}
-	/* fentry/fexit read their arguments as typed u64 slots, from BTF. */
-	if ((p->kind == PK_FENTRY || p->kind == PK_FEXIT) && !strpbrk(spec, "*?["))
-		p->args = kbtf_func_args(spec);
 	if (add_site(p, spec, 0, p->period))
 		return -1;
 	p->kmulti = !p->unmatched && kmulti_wanted(p, spec);

@@ -34,23 +34,17 @@ static const char *kn_func(const struct probe *p)
 	return p->nsites ? p->sites[0].func : p->event;
 }
 
-/* Loads a two-instruction fentry program at func: the only reliable way to
- * know whether this kernel accepts fentry/fexit.  Returns 0 or -errno. */
-static int kn_try_fentry(const char *func, enum bpf_attach_type at)
+/* Loads a two-instruction fentry program at BTF id `id` of the kernel
+ * BTF object btf_fd (0: vmlinux): the only reliable way to know whether
+ * this kernel accepts fentry/fexit.  Returns 0 or -errno. */
+static int kn_try_fentry(int btf_fd, int id, enum bpf_attach_type at)
 {
-	struct btf *vm = btf__load_vmlinux_btf();
-	if (!vm)
-		return -errno;
-	int id = btf__find_by_name_kind(vm, func, BTF_KIND_FUNC);
-	btf__free(vm);
-	if (id < 0)
-		return -ENOENT;
 	struct bpf_insn insns[] = {
 		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
 		{ .code = BPF_JMP | BPF_EXIT },
 	};
 	LIBBPF_OPTS(bpf_prog_load_opts, o, .expected_attach_type = at,
-		    .attach_btf_id = (__u32)id);
+		    .attach_btf_id = (__u32)id, .attach_btf_obj_fd = (__u32)btf_fd);
 	int fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, "pr_fentry_check", "GPL", insns, 2, &o);
 	if (fd < 0)
 		return -errno;
@@ -58,17 +52,124 @@ static int kn_try_fentry(const char *func, enum bpf_attach_type at)
 	return 0;
 }
 
+/* The BTF id of function func among b's own types (from id `from` on: a
+ * module's split BTF holds vmlinux's too), or -ENOENT. */
+static int kn_btf_func(const struct btf *b, const char *func, uint32_t from)
+{
+	for (uint32_t id = from; id < btf__type_cnt(b); id++) {
+		const struct btf_type *t = btf__type_by_id(b, id);
+		if (btf_is_func(t) && !strcmp(btf__name_by_offset(b, t->name_off), func))
+			return (int)id;
+	}
+	return -ENOENT;
+}
+
+/* A module's function for fentry/fexit (kfunc:MOD:FUNC): the module's
+ * kernel BTF object (fd) and FUNC's id in it.  libbpf 1.1 takes a name
+ * only, and looks it up in vmlinux's BTF, then in each module's in the
+ * kernel's order, so shadow names an object before MOD's that has a
+ * function of that name too. */
+struct kn_modfunc {
+	int fd, id;
+	char shadow[64];
+};
+
+static int kn_module_func(struct btf *vm, const char *mod, const char *func,
+			  struct kn_modfunc *m)
+{
+	__u32 id = 0;
+
+	*m = (struct kn_modfunc){ .fd = -1 };
+	if (kn_btf_func(vm, func, 1) > 0)
+		snprintf(m->shadow, sizeof(m->shadow), "vmlinux");
+	while (!bpf_btf_get_next_id(id, &id)) {
+		char name[64] = "";
+		struct bpf_btf_info info = { .name = (__u64)(uintptr_t)name,
+					     .name_len = sizeof(name) };
+		__u32 len = sizeof(info);
+		int fd = bpf_btf_get_fd_by_id(id);
+
+		if (fd < 0)
+			continue;   /* unloaded meanwhile */
+		if (bpf_obj_get_info_by_fd(fd, &info, &len) || !info.kernel_btf ||
+		    !strcmp(name, "vmlinux")) {
+			close(fd);
+			continue;
+		}
+		struct btf *b = btf__load_from_kernel_by_id_split(id, vm);
+		int fid = b ? kn_btf_func(b, func, btf__type_cnt(vm)) : -ENOENT;
+
+		btf__free(b);
+		if (!strcmp(name, mod)) {
+			m->fd = fd;
+			m->id = fid;
+			return fid > 0 ? 0 : -ENOENT;
+		}
+		if (fid > 0 && !m->shadow[0])
+			snprintf(m->shadow, sizeof(m->shadow), "module %s", name);
+		close(fd);
+	}
+	return -ENOENT;
+}
+
+/* func's place: vmlinux's BTF (*btf_fd 0), or for "MOD:FUNC" the
+ * module's (*btf_fd open, to close).  Reports the error. */
+static int kn_fentry_target(struct prov_att *a, const struct prov_env *e, const char *func,
+			    int *btf_fd, int *id)
+{
+	const struct probe *p = a->pp->probe;
+	const char *colon = strchr(func, ':');
+	struct btf *vm = btf__load_vmlinux_btf();
+	struct kn_modfunc m;
+	int rc;
+
+	*btf_fd = 0;
+	if (!vm) {
+		diag_error(e->d, a->pp->loc, "%s: this kernel has no BTF (/sys/kernel/btf/vmlinux), "
+			   "which fentry/fexit need; use a kprobe", p->spec);
+		return -1;
+	}
+	if (!colon) {
+		if ((*id = kn_btf_func(vm, func, 1)) < 0)
+			diag_error(e->d, a->pp->loc, "%s: the kernel's BTF has no function '%s'",
+				   p->spec, func);
+		btf__free(vm);
+		return *id < 0 ? -1 : 0;
+	}
+	char mod[64];
+
+	snprintf(mod, sizeof(mod), "%.*s", (int)(colon - func), func);
+	rc = kn_module_func(vm, mod, colon + 1, &m);
+	btf__free(vm);
+	if (rc)
+		diag_error(e->d, a->pp->loc, "%s: module %s's BTF has no function '%s' "
+			   "(/sys/kernel/btf/%s)", p->spec, mod, colon + 1, mod);
+	else if (m.shadow[0])
+		diag_error(e->d, a->pp->loc, "%s: %s has a function '%s' too, and libbpf 1.1 "
+			   "attaches fentry/fexit to the first of that name it finds; use "
+			   "kprobe:%s:%s", p->spec, m.shadow, colon + 1, mod, colon + 1);
+	if (rc || m.shadow[0]) {
+		if (m.fd >= 0)
+			close(m.fd);
+		return -1;
+	}
+	*btf_fd = m.fd;
+	*id = m.id;
+	return 0;
+}
+
 static int kn_prepare_fentry(struct prov_att *a, const struct prov_env *e)
 {
 	const struct probe *p = a->pp->probe;
 	enum bpf_attach_type at = p->kind == PK_FENTRY ? BPF_TRACE_FENTRY : BPF_TRACE_FEXIT;
-	int err = kn_try_fentry(kn_func(p), at);
+	const char *func = kn_func(p), *colon = strchr(func, ':');
+	int fd, id, err;
 
-	if (err == -ENOENT) {
-		diag_error(e->d, a->pp->loc, "%s: the kernel's BTF has no function '%s'",
-			   p->spec, kn_func(p));
+	if (kn_fentry_target(a, e, func, &fd, &id))
 		return -1;
-	}
+	err = kn_try_fentry(fd, id, at);
+	if (fd > 0)
+		close(fd);
 	if (err) {
 		diag_error(e->d, a->pp->loc, "%s: this kernel refuses fentry/fexit programs "
 			   "(loading one fails: %s); use a tracepoint or a uprobe", p->spec,
@@ -76,7 +177,9 @@ static int kn_prepare_fentry(struct prov_att *a, const struct prov_env *e)
 		return -1;
 	}
 	bpf_program__set_expected_attach_type(a->prog, at);
-	return bpf_program__set_attach_target(a->prog, 0, kn_func(p)) ? -1 : 0;
+	/* a module's function by its name alone: kn_fentry_target made sure
+	 * libbpf finds the module's first */
+	return bpf_program__set_attach_target(a->prog, 0, colon ? colon + 1 : func) ? -1 : 0;
 }
 
 #define KN_EI_LIST "/sys/kernel/debug/error_injection/list"
