@@ -534,13 +534,17 @@ static LLVMValueRef retval_ident(struct cg *g, struct node *n)
 {
 	const struct probe *p = g->probe;
 
+	/* Typed by the function's own return type (its BTF's in the kernel,
+	 * probe.ret; its DWARF's in user space, sema's): eax of an int
+	 * sign-extended, al of a bool as 0/1. */
 	if (p->kind == PK_FEXIT)
 		/* fexit's context: the arguments' u64 slots, then the result. */
-		return cg_ctx_load(g, 8u * (unsigned)p->args->nfields, 8);
+		return cg_to_int_type(g, cg_ctx_load(g, 8u * (unsigned)p->args->nfields, 8),
+				      p->ret ? p->ret : n->type);
 	if (p->elf32)
 		return elf32_retval(g, n->type);
-	/* Typed by the function's DWARF return type (sema): eax of an int
-	 * sign-extended, al of a bool as 0/1. */
+	if (p->kind == PK_KRETPROBE && p->ret)
+		return cg_to_int_type(g, cg_ctx_load(g, REG_AX, 8), p->ret);
 	return cg_to_int_type(g, cg_ctx_load(g, REG_AX, 8), n->type);
 }
 

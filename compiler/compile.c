@@ -323,6 +323,7 @@ static int resolve_probes(struct node *root, const struct pr_compile_opts *o,
 		s = &sp[k++];
 		s->node = n;
 		po.use_args = probe_names(n, BI_ARGS);
+		po.use_retval = probe_names(n, BI_RETVAL);
 		/* kstack keeps the raw tracepoint (codegen skips BPF's own
 		 * frames), but not the raw_syscalls program (add_split). */
 		po.kstack = probe_names(n, BI_KSTACK);

@@ -478,14 +478,15 @@ static struct kbtf_obj *kbtf_module(const char *mod)
 	return &objs[nobjs++];
 }
 
-/* Whether two prototypes have the same parameters, by name and type. */
-static bool same_params(const struct btf *b, const struct btf_type *x, const struct btf_type *y)
+/* Whether two prototypes are the same: parameters by name and type, and
+ * the result's type. */
+static bool same_proto(const struct btf *b, const struct btf_type *x, const struct btf_type *y)
 {
 	const struct btf_param *p = btf_params(x), *q = btf_params(y);
 
 	if (x == y)
 		return true;
-	if (btf_vlen(x) != btf_vlen(y))
+	if (btf_vlen(x) != btf_vlen(y) || x->type != y->type)
 		return false;
 	for (int i = 0; i < btf_vlen(x); i++)
 		if (p[i].type != q[i].type ||
@@ -497,7 +498,7 @@ static bool same_params(const struct btf *b, const struct btf_type *x, const str
 /* The prototype of func among o's own functions (a module's, not the
  * vmlinux ones its BTF reaches).  With all, every function of that name
  * (static ones of several units, which one kprobe each attaches) must
- * have the same parameters: else NULL, errno ENOTUNIQ.  NULL, errno
+ * have the same prototype: else NULL, errno ENOTUNIQ.  NULL, errno
  * ENOENT, if there is none. */
 static const struct btf_type *func_proto(const struct kbtf_obj *o, const char *func, bool all)
 {
@@ -512,7 +513,7 @@ static const struct btf_type *func_proto(const struct kbtf_obj *o, const char *f
 		const struct btf_type *pt = btf__type_by_id(o->b, t->type);
 		if (!proto)
 			proto = pt;
-		else if (!same_params(o->b, proto, pt)) {
+		else if (!same_proto(o->b, proto, pt)) {
 			errno = ENOTUNIQ;
 			return NULL;
 		}
@@ -657,6 +658,21 @@ const struct type *kbtf_func_args(const char *mod, const char *func)
 {
 	/* fentry attaches to one function of a name, the first in BTF */
 	return func_args(mod, func, "fentry", NULL, 0, false);
+}
+
+const struct type *kbtf_func_ret(const char *mod, const char *func, bool all)
+{
+	struct kbtf_obj *o = mod ? kbtf_module(mod) : kbtf_load() ? objs : NULL;
+	const struct btf_type *proto = o ? func_proto(o, func, all) : NULL;
+	const struct type *t;
+
+	if (!proto || !proto->type)   /* void: rax holds nothing of it */
+		return NULL;
+	cur = o;
+	t = convert(proto->type);
+	cur = objs;
+	/* a result in rax: an integer, enum, bool or pointer */
+	return t && t->size <= 8 && (type_is_int(t) || t->kind == T_PTR) ? t : NULL;
 }
 
 const struct type *kbtf_kprobe_args(const char *mod, const char *func, const uint32_t *regs,

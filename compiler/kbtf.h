@@ -42,6 +42,12 @@ const struct type *kbtf_rawtp_args(const char *event);
  * and typed from its BTF prototype.  Returns NULL and sets errno (ENOENT:
  * no such function; ENODEV: no kernel BTF). */
 const struct type *kbtf_func_args(const char *mod, const char *func);
+/* The type of func's result (module mod's, NULL: vmlinux's), for retval
+ * at fexit and kretprobes: an integer, enum, bool or pointer; NULL for
+ * void or another type (a struct in two registers), no BTF or no such
+ * function.  With all, every function of that name must have the same
+ * prototype (kretprobes attach each). */
+const struct type *kbtf_func_ret(const char *mod, const char *func, bool all);
 /* The same at a kprobe on func's entry, func of module mod (its BTF,
  * /sys/kernel/btf/MOD) or of vmlinux (mod NULL): parameter i is at
  * regs[i] (the struct pt_regs offset of the register the calling

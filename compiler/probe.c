@@ -1351,7 +1351,11 @@ static int append_name(char **s, const char *text)
 
 int probe_kmulti_join(struct probe *into, struct probe *p)
 {
-	if (!probe_kmulti_plain(p) || p->kind != into->kind ||
+	/* one program reads retval one way: as one result type */
+	bool same_ret = into->ret == p->ret ||
+			(into->ret && p->ret && type_equal(into->ret, p->ret));
+
+	if (!probe_kmulti_plain(p) || p->kind != into->kind || !same_ret ||
 	    (!into->kmulti && !(probe_kmulti_plain(into) && kmulti_allowed())))
 		return 0;
 	if (add_site(into, p->sites[0].func, 0, 0) || append_name(&into->spec, p->spec) ||
@@ -1476,9 +1480,14 @@ static int parse_kernel(struct pctx *c, const char *rest)
 		fail(c, "args at %s: the kernel's functions named %s (one kprobe each) have "
 		     "different parameters in its BTF; use arg0..arg5, or a source line with the "
 		     "kernel's debuginfo", rest, func);
-		free(mod);
-		return -1;
+		return -1;   /* mod is p->event's, freed with the probe */
 	}
+	/* retval at fexit, or at a kretprobe the body reads it at, typed by
+	 * the function's BTF result (an int's upper half of rax is not its
+	 * own): a kretprobe on a name several functions have attaches each. */
+	if ((p->kind == PK_FEXIT || (p->kind == PK_KRETPROBE && c->o->use_retval &&
+				     !p->period)) && !strpbrk(func, "*?["))
+		p->ret = kbtf_func_ret(dwmod, func, p->kind == PK_KRETPROBE);
 	if (mod && strcmp(mod, "vmlinux")) {
 		/* the kernel looks "MODULE:FUNC" up in that module's symbols */
 		char *full;

@@ -92,6 +92,9 @@ struct probe {
 	char *category;
 	char *event;
 	const struct type *args;
+	/* fexit, kretprobe: the function's result type from BTF (NULL: rax as
+	 * int64), to read retval as the function returned it */
+	const struct type *ret;
 	/* syscalls:sys_enter_* or sys_exit_* wildcard attached once to the
 	 * raw_syscalls tracepoint (syscalls.h): SYS_ENTER or SYS_EXIT, and
 	 * sys_site[nr] the site of syscall nr (-1: none) for nr < nsys. */
@@ -145,6 +148,8 @@ struct probe_opts {
 	bool use_args;            /* the probe body reads `args`: a uprobe on a plain
 	                           * function then goes where perf probe puts it (after
 	                           * the prologue, through DWARF) instead of the symbol */
+	bool use_retval;          /* the probe body reads `retval`: a kretprobe's
+	                           * result is typed from BTF */
 	bool no_context;          /* does not read `args`: a tracepoint need not
 	                           * read the trace record, and its formats are not
 	                           * read */

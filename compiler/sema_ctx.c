@@ -73,6 +73,20 @@ static const struct type *uretval_type(struct sctx *c, struct node *n)
 	return elf32_probe(c) ? type_int(4, false) : type_int(8, true);
 }
 
+/* retval at fexit and kretprobes: the functions' BTF result type where
+ * they all have the same (probe.ret); else int64, each probe's own read
+ * as its function returns it (cg_expr.c), or rax whole where BTF does not
+ * say (a wildcard's kretprobes, as in bpftrace). */
+static const struct type *kretval_type(const struct sctx *c)
+{
+	const struct type *t = c->cur->probes[0]->ret;
+
+	for (int i = 1; t && i < c->cur->nprobes; i++)
+		if (!c->cur->probes[i]->ret || !type_equal(t, c->cur->probes[i]->ret))
+			t = NULL;
+	return t ? t : type_int(8, true);
+}
+
 /* The type of `args` at a uprobe: its fields are looked up per site in
  * DWARF when `args.NAME` is checked. */
 static const struct type *dwarf_args_type(void)
@@ -462,7 +476,7 @@ const struct type *check_retval(struct sctx *c, struct node *n)
 		err(c, n->loc, "retval is only available at uretprobe, kretprobe and fexit probes");
 		return NULL;
 	}
-	return probe_is(c, K(PK_URETPROBE)) ? uretval_type(c, n) : type_int(8, true);
+	return probe_is(c, K(PK_URETPROBE)) ? uretval_type(c, n) : kretval_type(c);
 }
 
 /* func at a uprobe site inside a function is the function's start, which
