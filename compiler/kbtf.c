@@ -786,6 +786,42 @@ char *kbtf_c_decls(const char *const *names, int n)
 	return buf;
 }
 
+/* "    TYPE NAME" of one parameter or the result, as bpftrace -lv writes
+ * them ("    struct file * file"). */
+static void func_decl(FILE *out, struct btf_dump *d, uint32_t type, const char *name)
+{
+	LIBBPF_OPTS(btf_dump_emit_type_decl_opts, o, .field_name = "");
+
+	fputs("    ", out);
+	if (btf_dump__emit_type_decl(d, type, &o))
+		fputs("?", out);
+	fprintf(out, " %s\n", name);
+}
+
+int kbtf_func_decls(FILE *out, const char *mod, const char *func, bool ret)
+{
+	struct kbtf_obj *o = mod ? kbtf_module(mod) : kbtf_load() ? objs : NULL;
+	const struct btf_type *proto = o ? func_proto(o, func, false) : NULL;
+	struct btf_dump *d = proto ? btf_dump__new(o->b, c_decls_out, out, NULL) : NULL;
+	const struct btf_param *p = proto ? btf_params(proto) : NULL;
+
+	if (!d)
+		return -1;
+	for (int i = 0; i < btf_vlen(proto); i++) {
+		const char *nm = btf__name_by_offset(o->b, p[i].name_off);
+		char alt[16];
+
+		if (!nm || !*nm)
+			snprintf(alt, sizeof(alt), "arg%d", i);
+		if (p[i].type)   /* 0: the "..." of a variadic function */
+			func_decl(out, d, p[i].type, nm && *nm ? nm : alt);
+	}
+	if (ret && proto->type)
+		func_decl(out, d, proto->type, "retval");
+	btf_dump__free(d);
+	return 0;
+}
+
 int kbtf_field_offset(const char *rec, const char *field)
 {
 	const struct field *f = type_field(kbtf_type(rec), field);

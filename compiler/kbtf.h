@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 struct type;
 
@@ -81,6 +82,10 @@ int kbtf_percpu_var(const char *name);
  * use kernel types, as bpftrace 0.17 takes them.  A malloc'd text; NULL if
  * the kernel has no BTF or none of the names. */
 char *kbtf_c_decls(const char *const *names, int n);
+/* -lv of fentry:FUNC (module mod's, NULL: vmlinux's): one line per
+ * parameter, "    TYPE NAME" in C as bpftrace -lv writes them, and with
+ * ret the result's, "    TYPE retval".  -1 if BTF has no such function. */
+int kbtf_func_decls(FILE *out, const char *mod, const char *func, bool ret);
 /* Is there kernel BTF at all (without loading it)? */
 int kbtf_available(void);
 

@@ -11,6 +11,7 @@
 #include "compiler/list.h"
 
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fnmatch.h>
 #include <limits.h>
@@ -24,6 +25,7 @@
 #include <bpf/btf.h>
 
 #include "compiler/dwarf.h"
+#include "compiler/kbtf.h"
 #include "lib/demangle.h"
 #include "lib/elfsym.h"
 #include "lib/kscan.h"
@@ -178,6 +180,18 @@ static void ls_cxx_args(FILE *out, const char *path, const char *quoted)
 	free(d);
 }
 
+/* -lv of fentry:FUNC or fentry:MOD:FUNC: the parameters and the result
+ * from BTF, as bpftrace prints them ("    struct file * file"). */
+static void ls_kfunc_args(FILE *out, const char *spec)
+{
+	const char *colon = strchr(spec, ':');
+	char mod[64];
+
+	if (colon)
+		snprintf(mod, sizeof(mod), "%.*s", (int)(colon - spec), spec);
+	kbtf_func_decls(out, colon ? mod : NULL, colon ? colon + 1 : spec, true);
+}
+
 static void ls_args(struct ls_ctx *c, const char *name)
 {
 	char cat[256], ev[256];
@@ -190,6 +204,8 @@ static void ls_args(struct ls_ctx *c, const char *name)
 		const char *f = strrchr(name, ':');
 		if (f)
 			ls_func_args(c->out, c->path, f + 1);
+	} else if (!strncmp(name, "fentry:", 7) || !strncmp(name, "fexit:", 6)) {
+		ls_kfunc_args(c->out, strchr(name, ':') + 1);
 	}
 }
 
@@ -294,10 +310,32 @@ static void ls_kernel_funcs(struct ls_ctx *c, const char *type)
 	}
 }
 
-/* fentry/fexit targets: the functions of the kernel's BTF. */
+/* The functions of a loaded module's BTF (split on vmlinux's), as
+ * TYPE:MOD:FUNC (bpftrace's kfunc:MOD:FUNC). */
+static void ls_btf_module(struct ls_ctx *c, const char *type, struct btf *vm, const char *mod)
+{
+	char path[PATH_MAX];
+	struct btf *b;
+
+	snprintf(path, sizeof(path), "/sys/kernel/btf/%s", mod);
+	if (!(b = btf__parse_split(path, vm)))
+		return;
+	for (unsigned id = btf__type_cnt(vm); id < btf__type_cnt(b); id++) {
+		const struct btf_type *bt = btf__type_by_id(b, id);
+		if (btf_is_func(bt))
+			ls_add(c, "%s:%s:%s", type, mod, btf__name_by_offset(b, bt->name_off));
+	}
+	btf__free(b);
+}
+
+/* fentry/fexit targets: the functions of the kernel's BTF, and of each
+ * loaded module's (/sys/kernel/btf: the kernel's own files). */
 static void ls_btf_funcs(struct ls_ctx *c, const char *type)
 {
 	struct btf *vm = btf__load_vmlinux_btf();
+	DIR *d;
+	struct dirent *e;
+
 	if (!vm)
 		return;
 	for (unsigned id = 1; id < btf__type_cnt(vm); id++) {
@@ -305,6 +343,11 @@ static void ls_btf_funcs(struct ls_ctx *c, const char *type)
 		if (btf_is_func(bt))
 			ls_add(c, "%s:%s", type, btf__name_by_offset(vm, bt->name_off));
 	}
+	for (d = opendir("/sys/kernel/btf"); d && (e = readdir(d));)
+		if (e->d_name[0] != '.' && strcmp(e->d_name, "vmlinux"))
+			ls_btf_module(c, type, vm, e->d_name);
+	if (d)
+		closedir(d);
 	btf__free(vm);
 }
 
