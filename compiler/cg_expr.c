@@ -530,6 +530,53 @@ static LLVMValueRef arg_ident(struct cg *g, struct node *n)
 						  : arg_regs[s[3] - '0'], 8);
 }
 
+/* Whether a kretprobe's program serves functions the compiler did not
+ * type (a wildcard's): their result kinds come from PR_KRET_MAP. */
+static bool kret_by_table(const struct probe *p)
+{
+	if (p->kind != PK_KRETPROBE || p->ret)
+		return false;
+	for (int i = 0; i < p->nsites; i++)
+		if (strpbrk(p->sites[i].func, "*?["))
+			return true;
+	return false;
+}
+
+/* rax as the function at bpf_get_func_ip returned it (program.h's
+ * PR_KRET_MAP): shifted left past the result's bits and back, arithmetic
+ * for a signed result; a bool 0/1; rax whole for a function not in it. */
+static LLVMValueRef kret_read(struct cg *g, LLVMValueRef rax)
+{
+	LLVMValueRef key = cg_alloca(g, 8, "kret_ip"), kind = cg_alloca(g, 8, "kret_kind");
+	LLVMValueRef args[2], p, k, sh, shl, v, isbool;
+	LLVMBasicBlockRef done;
+
+	if (!g->kret)
+		g->kret = cg_map_define(g, PR_KRET_MAP, BPF_MAP_TYPE_HASH, PR_KRET_MAX, 8, 1);
+	LLVMBuildStore(g->b, cg_helper(g, H_GET_FUNC_IP, &g->ctxarg, 1), key);
+	LLVMBuildStore(g->b, cg_const(g, 0), kind);
+	args[0] = g->kret;
+	args[1] = key;
+	p = LLVMBuildIntToPtr(g->b, cg_helper(g, H_MAP_LOOKUP, args, 2), g->ptr, "");
+	done = cg_if(g, LLVMBuildIsNotNull(g->b, p, ""), "kret_found");
+	LLVMBuildStore(g->b, LLVMBuildZExt(g->b, LLVMBuildLoad2(g->b, g->i8, p, ""), g->i64, ""),
+		       kind);
+	LLVMBuildBr(g->b, done);
+	LLVMPositionBuilderAtEnd(g->b, done);
+	k = LLVMBuildLoad2(g->b, g->i64, kind, "");
+	sh = LLVMBuildAnd(g->b, k, cg_const(g, 63), "");
+	shl = LLVMBuildShl(g->b, rax, sh, "");
+	v = LLVMBuildSelect(g->b, LLVMBuildICmp(g->b, LLVMIntNE,
+					       LLVMBuildAnd(g->b, k, cg_const(g, PR_KRET_SIGNED), ""),
+					       cg_const(g, 0), ""),
+			    LLVMBuildAShr(g->b, shl, sh, ""), LLVMBuildLShr(g->b, shl, sh, ""), "");
+	isbool = LLVMBuildICmp(g->b, LLVMIntNE, LLVMBuildAnd(g->b, k, cg_const(g, PR_KRET_BOOL), ""),
+			       cg_const(g, 0), "");
+	return LLVMBuildSelect(g->b, isbool,
+			       cg_bool(g, LLVMBuildICmp(g->b, LLVMIntNE, v, cg_const(g, 0), "")),
+			       v, "kret");
+}
+
 static LLVMValueRef retval_ident(struct cg *g, struct node *n)
 {
 	const struct probe *p = g->probe;
@@ -545,6 +592,8 @@ static LLVMValueRef retval_ident(struct cg *g, struct node *n)
 		return elf32_retval(g, n->type);
 	if (p->kind == PK_KRETPROBE && p->ret)
 		return cg_to_int_type(g, cg_ctx_load(g, REG_AX, 8), p->ret);
+	if (kret_by_table(p))
+		return kret_read(g, cg_ctx_load(g, REG_AX, 8));
 	return cg_to_int_type(g, cg_ctx_load(g, REG_AX, 8), n->type);
 }
 

@@ -112,6 +112,17 @@ struct pr_map {
  * nameable after the traced process has exited. */
 #define PR_SITE_TAG (1ULL << 63)
 
+/* retval at a kretprobe wildcard, whose one program serves functions of
+ * several result types: each function's kind from BTF by its address
+ * (bpf_get_func_ip), in a hash the runtime fills before it attaches
+ * (runtime/kret.c).  The u8 kind: the left shift that drops the bits of
+ * rax above the result (64 - 8 * size; 0 or no entry: rax whole), with
+ * PR_KRET_SIGNED to sign-extend, PR_KRET_BOOL for 0/1. */
+#define PR_KRET_MAP "kret_kind"
+#define PR_KRET_MAX (1u << 17)
+#define PR_KRET_SIGNED 0x40
+#define PR_KRET_BOOL 0x80
+
 /* Slots of counters_map_name: ring buffer records that did not fit, map
  * updates that failed, memory reads that faulted (the value read as 0),
  * a flag exit() sets, since its record can be among the lost ones,

@@ -19,6 +19,7 @@
 #include <bpf/btf.h>
 
 #include "kmulti.h"
+#include "kret.h"
 #include "lib/kplace.h"
 #include "provider.h"
 
@@ -409,6 +410,26 @@ static void kn_multi_refused(struct prov_att *a, const struct prov_env *e,
 	free(names);
 }
 
+/* retval at a kretprobe wildcard: the result kind of each of its
+ * functions, for the program to read (kret.h), before it attaches. */
+static int kn_kret_kinds(struct prov_att *a, const struct prov_env *e,
+			 const struct km_funcs *f)
+{
+	int n;
+
+	if (a->pp->probe->kind != PK_KRETPROBE || e->kret_fd < 0)
+		return 0;
+	if ((n = kret_fill(e->kret_fd, f->names, f->n)) < 0) {
+		diag_error(e->d, a->pp->loc, "%s: cannot read its functions' result types from "
+			   "the kernel's BTF: %s", a->pp->probe->spec, strerror(-n));
+		return -1;
+	}
+	if (e->verbose)
+		fprintf(stderr, "perf-run: %s: retval typed from BTF at %d of its functions' "
+			"addresses\n", a->pp->probe->spec, n);
+	return 0;
+}
+
 /* One kprobe_multi link for all the functions of p's sites. */
 static int kn_kprobe_multi(struct prov_att *a, const struct prov_env *e)
 {
@@ -425,9 +446,12 @@ static int kn_kprobe_multi(struct prov_att *a, const struct prov_env *e)
 	}
 	struct km_from from = { p->ksyms, p->have_ksyms && p->nsites == 1 ? p->nksyms : -1,
 				p->ksym_addrs, false };
-
 	int n;
 
+	if (kn_kret_kinds(a, e, &f)) {
+		km_funcs_free(&f);
+		return -1;
+	}
 	if ((l = km_attach(a->prog, &f, &from, p->kind == PK_KRETPROBE, &n))) {
 		if (!(ret = prov_add_link(a, l)))
 			a->count += n;
@@ -461,6 +485,8 @@ static int kn_kprobe_glob(struct prov_att *a, const struct prov_env *e, int i)
 	struct km_funcs f;
 	int ret = kn_glob_funcs(a, e, i, &f);
 
+	if (!ret)
+		ret = kn_kret_kinds(a, e, &f);
 	for (int k = 0; k < f.n && !ret; k++)
 		ret = kn_kprobe_one(a, e, f.names[k], 0);
 	km_funcs_free(&f);   /* zeroed by km_match() if it failed */
