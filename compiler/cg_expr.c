@@ -504,6 +504,41 @@ static LLVMValueRef newer_ident(struct cg *g, const struct node *n)
 	return NULL;
 }
 
+/* The function at bpf_get_func_ip's entry in a hash by address (program.h's
+ * PR_KRET_MAP, PR_KNAME_MAP), defined on first use; NULL if not in it. */
+static LLVMValueRef kfunc_lookup(struct cg *g, LLVMValueRef *map, const char *name,
+				 uint32_t value_size)
+{
+	LLVMValueRef key = cg_alloca(g, 8, "kfunc_ip"), args[2];
+
+	if (!*map)
+		*map = cg_map_define(g, name, BPF_MAP_TYPE_HASH, PR_KRET_MAX, 8, value_size);
+	LLVMBuildStore(g->b, cg_helper(g, H_GET_FUNC_IP, &g->ctxarg, 1), key);
+	args[0] = *map;
+	args[1] = key;
+	return LLVMBuildIntToPtr(g->b, cg_helper(g, H_MAP_LOOKUP, args, 2), g->ptr, "");
+}
+
+/* `probe` at a kprobe wildcard: "kprobe:" and the function's name (its
+ * address in PR_KNAME_MAP), as bpftrace names each function's hits; the
+ * wildcard's name for one not in it. */
+static LLVMValueRef kname_ident(struct cg *g, uint32_t size)
+{
+	const struct probe *p = g->probe;
+	LLVMValueRef buf = cg_store_const_str(g, p->name, strlen(p->name), size), v;
+	size_t plen = strlen(probe_kind_name(p->kind)) + 1;
+	LLVMBasicBlockRef done;
+
+	if (plen + PR_KNAME_SIZE > size)   /* sema makes room: never */
+		return buf;
+	v = kfunc_lookup(g, &g->kname, PR_KNAME_MAP, PR_KNAME_SIZE);
+	done = cg_if(g, LLVMBuildIsNotNull(g->b, v, ""), "kname_found");
+	cg_memcpy(g, cg_gep(g, buf, (unsigned)plen), v, PR_KNAME_SIZE);
+	LLVMBuildBr(g->b, done);
+	LLVMPositionBuilderAtEnd(g->b, done);
+	return buf;
+}
+
 static LLVMValueRef probe_ident(struct cg *g, struct node *n)
 {
 	const struct probe *p = g->probe;
@@ -512,6 +547,8 @@ static LLVMValueRef probe_ident(struct cg *g, struct node *n)
 
 	if (p->sys_raw || g->site_cookie)
 		return cg_sys_probe_name(g, n->type->size);
+	if (probe_kwild(p))
+		return kname_ident(g, n->type->size);
 	nm = probe_site_name(p, g->site, buf, sizeof(buf));
 	return cg_store_const_str(g, nm, strlen(nm), n->type->size);
 }
@@ -534,12 +571,7 @@ static LLVMValueRef arg_ident(struct cg *g, struct node *n)
  * type (a wildcard's): their result kinds come from PR_KRET_MAP. */
 static bool kret_by_table(const struct probe *p)
 {
-	if (p->kind != PK_KRETPROBE || p->ret)
-		return false;
-	for (int i = 0; i < p->nsites; i++)
-		if (strpbrk(p->sites[i].func, "*?["))
-			return true;
-	return false;
+	return p->kind == PK_KRETPROBE && !p->ret && probe_kwild(p);
 }
 
 /* rax as the function at bpf_get_func_ip returned it (program.h's
@@ -547,17 +579,11 @@ static bool kret_by_table(const struct probe *p)
  * for a signed result; a bool 0/1; rax whole for a function not in it. */
 static LLVMValueRef kret_read(struct cg *g, LLVMValueRef rax)
 {
-	LLVMValueRef key = cg_alloca(g, 8, "kret_ip"), kind = cg_alloca(g, 8, "kret_kind");
-	LLVMValueRef args[2], p, k, sh, shl, v, isbool;
+	LLVMValueRef kind = cg_alloca(g, 8, "kret_kind"), p, k, sh, shl, v, isbool;
 	LLVMBasicBlockRef done;
 
-	if (!g->kret)
-		g->kret = cg_map_define(g, PR_KRET_MAP, BPF_MAP_TYPE_HASH, PR_KRET_MAX, 8, 1);
-	LLVMBuildStore(g->b, cg_helper(g, H_GET_FUNC_IP, &g->ctxarg, 1), key);
 	LLVMBuildStore(g->b, cg_const(g, 0), kind);
-	args[0] = g->kret;
-	args[1] = key;
-	p = LLVMBuildIntToPtr(g->b, cg_helper(g, H_MAP_LOOKUP, args, 2), g->ptr, "");
+	p = kfunc_lookup(g, &g->kret, PR_KRET_MAP, 1);
 	done = cg_if(g, LLVMBuildIsNotNull(g->b, p, ""), "kret_found");
 	LLVMBuildStore(g->b, LLVMBuildZExt(g->b, LLVMBuildLoad2(g->b, g->i8, p, ""), g->i64, ""),
 		       kind);

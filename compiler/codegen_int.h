@@ -71,7 +71,7 @@ struct cg {
 
 	LLVMValueRef *maps;         /* per sema map */
 	LLVMValueRef ringbuf, stackmap, counters, config, heap;
-	LLVMValueRef kret;          /* PR_KRET_MAP, defined on first use */
+	LLVMValueRef kret, kname;   /* PR_KRET_MAP, PR_KNAME_MAP, defined on first use */
 	uint32_t once_bytes;        /* records BEGIN and END send (cg_send) */
 	bool ringbuf_busy;          /* records may come at any rate */
 

@@ -1027,6 +1027,14 @@ bool probe_name_per_site(const struct probe *p)
 				 p->kind == PK_URETPROBE || p->kind == PK_USDT);
 }
 
+bool probe_kwild(const struct probe *p)
+{
+	for (int i = 0; (p->kind == PK_KPROBE || p->kind == PK_KRETPROBE) && i < p->nsites; i++)
+		if (strpbrk(p->sites[i].func, "*?["))
+			return true;
+	return false;
+}
+
 const char *probe_path_shown(const struct probe *p)
 {
 	return p->path_shown ? p->path_shown : p->path ? p->path : "";

@@ -210,5 +210,10 @@ int probe_kmulti_join(struct probe *into, struct probe *p);
 bool probe_kmulti_plain(const struct probe *p);
 /* True if the `probe` builtin differs from site to site. */
 bool probe_name_per_site(const struct probe *p);
+/* A kprobe or kretprobe with a wildcard site: one program serves
+ * functions known only at attach, so what differs between them (`probe`,
+ * retval's type) is looked up by address (program.h's PR_KNAME_MAP and
+ * PR_KRET_MAP, runtime/kret.c). */
+bool probe_kwild(const struct probe *p);
 
 #endif

@@ -123,6 +123,13 @@ struct pr_map {
 #define PR_KRET_SIGNED 0x40
 #define PR_KRET_BOOL 0x80
 
+/* `probe` at a kprobe wildcard: each function's name (NUL-padded, cut to
+ * PR_KNAME_SIZE - 1 bytes) by its address, in a hash the runtime fills
+ * before it attaches (runtime/kret.c); the program writes it after the
+ * probe type's "kprobe:" (a function not in it keeps the wildcard's name). */
+#define PR_KNAME_MAP "kname"
+#define PR_KNAME_SIZE 128
+
 /* Slots of counters_map_name: ring buffer records that did not fit, map
  * updates that failed, memory reads that faulted (the value read as 0),
  * a flag exit() sets, since its record can be among the lost ones,

@@ -426,6 +426,10 @@ const struct type *check_probe_ident(struct sctx *c, struct node *n)
 		const struct probe *p = c->cur->probes[i];
 
 		c->cur->per_site |= probe_name_per_site(p) && !p->sys_raw;
+		if (probe_kwild(p)) {   /* "kprobe:" and a function's name (cg_expr.c) */
+			size_t l = strlen(probe_kind_name(p->kind)) + PR_KNAME_SIZE;
+			m = l > m ? l : m;
+		}
 		for (int k = 0; k < (p->nsites ? p->nsites : 1); k++) {
 			size_t l = strlen(probe_site_name(p, k, buf, sizeof(buf)));
 

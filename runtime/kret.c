@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * kret.c - the result kinds of a kretprobe wildcard's functions (kret.h).
+ * kret.c - tables by function address for a kprobe wildcard's one
+ * program (kret.h).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -39,43 +40,68 @@ static int kret_cmp(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-struct kret_ctx {
-	char *const *names;   /* sorted */
+/* A walk of kallsyms' text symbols named one of names (sorted). */
+struct kret_walk {
+	char *const *names;
 	int n;
-	uint8_t *kind;        /* per name; 0xff: functions of the name differ */
+	bool vmlinux;         /* its symbols only */
+	int (*fn)(struct kret_walk *w, uint64_t addr, int i);
 	int fd, written;
+	const uint8_t *kind;  /* kret_fill's: per name, 0xff where they differ */
 };
 
 static int kret_sym(void *arg, const struct kscan_sym *s)
 {
-	struct kret_ctx *c = arg;
+	struct kret_walk *w = arg;
 	const char *name = s->name;
 	char *const *k;
-	uint64_t addr = s->addr;
-	uint8_t v;
 
-	if ((s->type != 't' && s->type != 'T') || s->mod || !addr ||
-	    !(k = bsearch(&name, c->names, (size_t)c->n, sizeof(*k), kret_cmp)))
+	if ((s->type != 't' && s->type != 'T') || (w->vmlinux && s->mod) || !s->addr ||
+	    !(k = bsearch(&name, w->names, (size_t)w->n, sizeof(*k), kret_cmp)))
 		return 0;
-	v = c->kind[k - c->names];
+	return w->fn(w, s->addr, (int)(k - w->names));
+}
+
+/* Sorts a copy of names into w and walks kallsyms. */
+static int kret_walk(struct kret_walk *w, char *const *names, int n)
+{
+	char **sorted = malloc((size_t)(n ? n : 1) * sizeof(*sorted));
+	int rc;
+
+	if (!sorted)
+		return -ENOMEM;
+	memcpy(sorted, names, (size_t)n * sizeof(*sorted));
+	qsort(sorted, (size_t)n, sizeof(*sorted), kret_cmp);
+	w->names = sorted;
+	w->n = n;
+	rc = kscan("/proc/kallsyms", KSCAN_KALLSYMS, NULL, kret_sym, w);
+	free(sorted);
+	return rc < 0 ? rc : w->written;
+}
+
+static int kret_put_kind(struct kret_walk *w, uint64_t addr, int i)
+{
+	uint8_t v = w->kind[i];
+
 	if (!v || v == 0xff)
 		return 0;
-	if (bpf_map_update_elem(c->fd, &addr, &v, BPF_ANY))
+	if (bpf_map_update_elem(w->fd, &addr, &v, BPF_ANY))
 		return -errno;
-	c->written++;
+	w->written++;
 	return 0;
 }
 
-int kret_fill(int fd, char *const *names, int n)
+/* Each name's kind from vmlinux's BTF, in the order of names sorted. */
+static uint8_t *kret_kinds(char *const *names, int n)
 {
 	struct btf *vm = btf__load_vmlinux_btf();
 	char **sorted = malloc((size_t)(n ? n : 1) * sizeof(*sorted));
-	struct kret_ctx c = { sorted, n, calloc((size_t)(n ? n : 1), 1), fd, 0 };
+	uint8_t *kind = calloc((size_t)(n ? n : 1), 1);
 	bool *seen = calloc((size_t)(n ? n : 1), sizeof(*seen));
-	int rc = 0;
 
-	if (!vm || !sorted || !c.kind || !seen) {
-		rc = vm ? -ENOMEM : -errno;
+	if (!vm || !sorted || !kind || !seen) {
+		free(kind);
+		kind = NULL;
 		goto out;
 	}
 	memcpy(sorted, names, (size_t)n * sizeof(*sorted));
@@ -90,14 +116,44 @@ int kret_fill(int fd, char *const *names, int n)
 		size_t i = (size_t)(k - sorted);
 		uint8_t v = kret_kind(vm, btf__type_by_id(vm, t->type)->type);
 		/* static functions of one name: one kind, or none */
-		c.kind[i] = seen[i] && c.kind[i] != v ? 0xff : v;
+		kind[i] = seen[i] && kind[i] != v ? 0xff : v;
 		seen[i] = true;
 	}
-	rc = kscan("/proc/kallsyms", KSCAN_KALLSYMS, NULL, kret_sym, &c);
 out:
 	btf__free(vm);
 	free(sorted);
-	free(c.kind);
 	free(seen);
-	return rc < 0 ? rc : c.written;
+	return kind;
+}
+
+int kret_fill(int fd, char *const *names, int n)
+{
+	struct kret_walk w = { .vmlinux = true, .fn = kret_put_kind, .fd = fd };
+	uint8_t *kind = kret_kinds(names, n);
+	int rc;
+
+	if (!kind)
+		return errno ? -errno : -ENOMEM;
+	w.kind = kind;
+	rc = kret_walk(&w, names, n);
+	free(kind);
+	return rc;
+}
+
+static int kret_put_name(struct kret_walk *w, uint64_t addr, int i)
+{
+	char v[PR_KNAME_SIZE] = "";
+
+	strncpy(v, w->names[i], sizeof(v) - 1);
+	if (bpf_map_update_elem(w->fd, &addr, v, BPF_ANY))
+		return -errno;
+	w->written++;
+	return 0;
+}
+
+int kret_names(int fd, char *const *names, int n)
+{
+	struct kret_walk w = { .fn = kret_put_name, .fd = fd };
+
+	return kret_walk(&w, names, n);
 }

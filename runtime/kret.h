@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * kret.h - retval at a kretprobe wildcard: each function's result kind,
- * from the kernel's BTF, by address, for the one program that serves them
- * all (program.h's PR_KRET_MAP).
+ * kret.h - what differs between the functions of a kprobe wildcard,
+ * whose one program serves them all, in tables by function address
+ * (bpf_get_func_ip) the runtime fills before it attaches:
  *
- * rax holds an int's result in eax and whatever it held above: without
- * the kind, kretprobe:do_mkdir* gives 4294967279 for -EEXIST (as bpftrace
- * 0.17 does).  A single kretprobe is typed when compiling (probe.ret).
+ * - retval at a kretprobe (program.h's PR_KRET_MAP): rax holds an int's
+ *   result in eax and whatever it held above, so without each function's
+ *   kind kretprobe:do_mkdir* gives 4294967279 for -EEXIST (as bpftrace
+ *   0.17 does).  A single kretprobe is typed when compiling (probe.ret).
+ * - `probe` (PR_KNAME_MAP): bpftrace names each function's hits
+ *   kprobe:vfs_read, not kprobe:vfs_*.
  */
 #ifndef PR_KRET_H
 #define PR_KRET_H
@@ -16,5 +19,9 @@
  * not written, and its rax is read whole) at each of its addresses in
  * /proc/kallsyms.  Returns how many addresses it wrote, or -errno. */
 int kret_fill(int fd, char *const *names, int n);
+/* Writes into map fd (u64 address -> char[PR_KNAME_SIZE]) the name of each
+ * function of names at each of its addresses in /proc/kallsyms (vmlinux's
+ * and modules').  Returns how many addresses it wrote, or -errno. */
+int kret_names(int fd, char *const *names, int n);
 
 #endif

@@ -410,23 +410,30 @@ static void kn_multi_refused(struct prov_att *a, const struct prov_env *e,
 	free(names);
 }
 
-/* retval at a kretprobe wildcard: the result kind of each of its
- * functions, for the program to read (kret.h), before it attaches. */
+/* What differs between a wildcard's functions, for its program to look
+ * up by address (kret.h), before it attaches: each one's name (`probe`)
+ * and, at a kretprobe, its result's kind (retval). */
 static int kn_kret_kinds(struct prov_att *a, const struct prov_env *e,
 			 const struct km_funcs *f)
 {
+	const char *spec = a->pp->probe->spec;
 	int n;
 
+	if (e->kname_fd >= 0 && (n = kret_names(e->kname_fd, f->names, f->n)) < 0) {
+		diag_error(e->d, a->pp->loc, "%s: cannot write its functions' names for "
+			   "`probe`: %s", spec, strerror(-n));
+		return -1;
+	}
 	if (a->pp->probe->kind != PK_KRETPROBE || e->kret_fd < 0)
 		return 0;
 	if ((n = kret_fill(e->kret_fd, f->names, f->n)) < 0) {
 		diag_error(e->d, a->pp->loc, "%s: cannot read its functions' result types from "
-			   "the kernel's BTF: %s", a->pp->probe->spec, strerror(-n));
+			   "the kernel's BTF: %s", spec, strerror(-n));
 		return -1;
 	}
 	if (e->verbose)
 		fprintf(stderr, "perf-run: %s: retval typed from BTF at %d of its functions' "
-			"addresses\n", a->pp->probe->spec, n);
+			"addresses\n", spec, n);
 	return 0;
 }
 

@@ -41,7 +41,8 @@ struct prov_env {
 	int verbose;
 	struct diag *d;
 	const struct program *prog; /* every program of the script */
-	int kret_fd;          /* the object's PR_KRET_MAP, -1 if it has none */
+	int kret_fd;          /* the object's PR_KRET_MAP, -1 if it has none, */
+	int kname_fd;         /* PR_KNAME_MAP */
 };
 
 struct provider {

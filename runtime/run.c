@@ -136,7 +136,8 @@ static int rt_prepare(struct rt *r)
 {
 	const struct program *p = r->p;
 	struct prov_env env = { r->o->pid, r->o->verbose, r->d, r->p,
-				 ld_map_fd(r->obj, PR_KRET_MAP) };
+				 ld_map_fd(r->obj, PR_KRET_MAP),
+				 ld_map_fd(r->obj, PR_KNAME_MAP) };
 
 	r->att = calloc((size_t)p->nprogs + 1, sizeof(*r->att));
 	if (!r->att)
@@ -184,7 +185,8 @@ static bool rt_is_uprobe(const struct prov_att *a)
 static int rt_attach(struct rt *r, int *count)
 {
 	struct prov_env env = { r->o->pid, r->o->verbose, r->d, r->p,
-				 ld_map_fd(r->obj, PR_KRET_MAP) };
+				 ld_map_fd(r->obj, PR_KRET_MAP),
+				 ld_map_fd(r->obj, PR_KNAME_MAP) };
 	int n = r->p->nprogs;
 	*count = 0;
 	for (int j = 0; j < 2 * n; j++) {
@@ -207,7 +209,8 @@ static int rt_watch(void *arg, const struct probe *p, uint64_t addr)
 {
 	struct rt *r = arg;
 	struct prov_env env = { r->o->pid, r->o->verbose, r->d, r->p,
-				 ld_map_fd(r->obj, PR_KRET_MAP) };
+				 ld_map_fd(r->obj, PR_KRET_MAP),
+				 ld_map_fd(r->obj, PR_KNAME_MAP) };
 
 	for (int i = 0; i < r->p->nprogs; i++) {
 		struct prov_att *a = &r->att[i];
