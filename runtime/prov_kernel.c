@@ -110,7 +110,7 @@ static int kn_module_func(struct btf *vm, const char *mod, const char *func,
 			snprintf(m->shadow, sizeof(m->shadow), "module %s", name);
 		close(fd);
 	}
-	return -ENOENT;
+	return errno == EPERM ? -EPERM : -ENOENT;   /* the walk needs CAP_SYS_ADMIN */
 }
 
 /* func's place: vmlinux's BTF (*btf_fd 0), or for "MOD:FUNC" the
@@ -142,7 +142,11 @@ static int kn_fentry_target(struct prov_att *a, const struct prov_env *e, const 
 	snprintf(mod, sizeof(mod), "%.*s", (int)(colon - func), func);
 	rc = kn_module_func(vm, mod, colon + 1, &m);
 	btf__free(vm);
-	if (rc)
+	if (rc == -EPERM)
+		diag_error(e->d, a->pp->loc, "%s: finding module %s's BTF object needs "
+			   "CAP_SYS_ADMIN (the kernel lists BTF objects to it only); run as root",
+			   p->spec, mod);
+	else if (rc)
 		diag_error(e->d, a->pp->loc, "%s: module %s's BTF has no function '%s' "
 			   "(/sys/kernel/btf/%s)", p->spec, mod, colon + 1, mod);
 	else if (m.shadow[0])
