@@ -306,19 +306,37 @@ static int kn_kprobe_shared(struct prov_att *a, const struct prov_env *e, const 
 			prov_fail(a, e, func, n ? n : -EADDRNOTAVAIL);
 		return -1;
 	}
-	for (int i = 0; i < n && !rc; i++)
-		if ((rc = kn_kprobe_at(a, pl[i].sym, pl[i].off))) {
-			char what[512];
+	/* a function of the name the kernel will not probe (notrace, in the
+	 * blacklist) is skipped and said, as a wildcard's are */
+	int ok = 0, first = 0, err;
+	char what[512] = "";
+
+	for (int i = 0; i < n; i++) {
+		if (!(err = kn_kprobe_at(a, pl[i].sym, pl[i].off))) {
+			ok++;
+			if (e->verbose)
+				fprintf(stderr, "perf-run: %s: a name several kernel symbols have: "
+					"the function at %#" PRIx64 " probed as %s+%#" PRIx64 "\n",
+					func, pl[i].addr, pl[i].sym, pl[i].off);
+			continue;
+		}
+		if (!first) {
+			first = err;
 			snprintf(what, sizeof(what), "%s (the one at %s+%#" PRIx64 ")", func,
 				 pl[i].sym, pl[i].off);
-			prov_fail(a, e, what, rc);
 		}
-	for (int i = 0; e->verbose && !rc && i < n; i++)
-		fprintf(stderr, "perf-run: %s: a name several kernel symbols have: the function "
-			"at %#" PRIx64 " probed as %s+%#" PRIx64 "\n", func, pl[i].addr, pl[i].sym,
-			pl[i].off);
+		if (err == -ENOMEM)
+			break;
+	}
+	if (!ok || first == -ENOMEM) {
+		prov_fail(a, e, what, first);
+		rc = -1;
+	} else if (first) {
+		fprintf(stderr, "perf-run: %s: %d of the %d kernel functions of that name cannot "
+			"be probed (%s: %s), skipped\n", func, n - ok, n, what, strerror(-first));
+	}
 	kplace_free(pl, n);
-	return rc ? -1 : 0;
+	return rc;
 }
 
 static int kn_kprobe_one(struct prov_att *a, const struct prov_env *e, const char *func,
