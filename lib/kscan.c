@@ -144,3 +144,61 @@ int kscan_addr(const char *name, uint64_t *addr)
 	*addr = f.addr;
 	return 0;
 }
+
+struct kscan_names_ctx {
+	char *const *names;
+	int n;
+	struct kscan_hits *h;
+};
+
+static int kscan_names_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int kscan_hit(void *arg, const struct kscan_sym *s)
+{
+	struct kscan_names_ctx *c = arg;
+	struct kscan_hits *h = c->h;
+	const char *name = s->name;
+	char *const *k;
+
+	if ((s->type && s->type != 't' && s->type != 'T') || !s->addr ||
+	    !(k = bsearch(&name, c->names, (size_t)c->n, sizeof(*k), kscan_names_cmp)))
+		return 0;
+	if (h->n == h->cap) {
+		size_t cap = h->cap ? 2 * h->cap : 256;
+		uint64_t *a = realloc(h->addr, cap * sizeof(*a));
+		int *of = a ? realloc(h->of, cap * sizeof(*of)) : NULL;
+		bool *mod = of ? realloc(h->mod, cap * sizeof(*mod)) : NULL;
+
+		if (a)
+			h->addr = a;
+		if (of)
+			h->of = of;
+		if (!mod)
+			return -ENOMEM;
+		h->mod = mod;
+		h->cap = cap;
+	}
+	h->addr[h->n] = s->addr;
+	h->of[h->n] = (int)(k - c->names);
+	h->mod[h->n++] = s->mod != NULL;
+	return 0;
+}
+
+int kscan_names(const char *path, enum kscan_format fmt, char *const *names, int n,
+		struct kscan_hits *h)
+{
+	struct kscan_names_ctx c = { names, n, h };
+
+	return kscan(path, fmt, NULL, kscan_hit, &c);
+}
+
+void kscan_hits_free(struct kscan_hits *h)
+{
+	free(h->addr);
+	free(h->of);
+	free(h->mod);
+	memset(h, 0, sizeof(*h));
+}

@@ -14,6 +14,7 @@
 #ifndef PR_KSCAN_H
 #define PR_KSCAN_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 /* One line's fields; pointers into the line, valid during the call. */
@@ -45,5 +46,21 @@ int kscan(const char *path, enum kscan_format fmt, const char *pat,
  * *addr set, -ENOENT if there is none (or kptr_restrict hides them all),
  * or -errno. */
 int kscan_addr(const char *name, uint64_t *addr);
+
+/* The text functions of a list (kallsyms' t/T lines, every line of
+ * available_filter_functions_addrs) named one of names: each one's
+ * address (not 0), its name's index in names, and whether a module's. */
+struct kscan_hits {
+	uint64_t *addr;
+	int *of;
+	bool *mod;
+	size_t n, cap;
+};
+
+/* Fills h from the list at path (names sorted by strcmp, n of them);
+ * returns 0 or -errno (-ENOENT: no such file). */
+int kscan_names(const char *path, enum kscan_format fmt, char *const *names, int n,
+		struct kscan_hits *h);
+void kscan_hits_free(struct kscan_hits *h);
 
 #endif

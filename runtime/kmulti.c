@@ -271,44 +271,6 @@ static unsigned long *km_addrs(const struct km_funcs *f, const struct km_from *f
 	return a;
 }
 
-/* Every address kallsyms has for the functions of f. */
-struct km_every {
-	const struct km_funcs *f;
-	unsigned long *a;     /* addresses, */
-	int *of;              /* each one's function (index in f->names), */
-	bool *mod;            /* in a module */
-	size_t n, cap;
-};
-
-static int km_every_add(void *ctx, const struct kscan_sym *s)
-{
-	struct km_every *e = ctx;
-	const char *name = s->name;
-	char *const *k;
-
-	if ((s->type && s->type != 't' && s->type != 'T') || !s->addr ||
-	    !(k = bsearch(&name, e->f->names, (size_t)e->f->n, sizeof(*k), km_cmp)))
-		return 0;
-	if (e->n == e->cap) {
-		size_t cap = e->cap ? 2 * e->cap : 64;
-		unsigned long *a = realloc(e->a, cap * sizeof(*a));
-		int *of = a ? realloc(e->of, cap * sizeof(*of)) : NULL;
-		bool *mod = of ? realloc(e->mod, cap * sizeof(*mod)) : NULL;
-		if (a)
-			e->a = a;
-		if (of)
-			e->of = of;
-		if (!mod)
-			return -ENOMEM;
-		e->mod = mod;
-		e->cap = cap;
-	}
-	e->a[e->n] = (unsigned long)s->addr;
-	e->of[e->n] = (int)(k - e->f->names);
-	e->mod[e->n++] = s->mod != NULL;
-	return 0;
-}
-
 static int km_ulong_cmp(const void *a, const void *b)
 {
 	unsigned long x = *(const unsigned long *)a, y = *(const unsigned long *)b;
@@ -322,14 +284,14 @@ static const char *const km_filter_addrs_paths[] = {
 	"/sys/kernel/debug/tracing/available_filter_functions_addrs",
 };
 
-static int km_every_read(struct km_every *e)
+static int km_every_read(const struct km_funcs *f, struct kscan_hits *h)
 {
 	int rc = -ENOENT;
 
 	for (size_t i = 0; rc == -ENOENT && i < 2; i++)
-		rc = kscan(km_filter_addrs_paths[i], KSCAN_FILTER_ADDRS, NULL, km_every_add, e);
+		rc = kscan_names(km_filter_addrs_paths[i], KSCAN_FILTER_ADDRS, f->names, f->n, h);
 	if (rc == -ENOENT)   /* older kernels: every text symbol's */
-		rc = kscan(km_kallsyms_path[0], KSCAN_KALLSYMS, NULL, km_every_add, e);
+		rc = kscan_names(km_kallsyms_path[0], KSCAN_KALLSYMS, f->names, f->n, h);
 	return rc;
 }
 
@@ -342,34 +304,36 @@ static int km_every_read(struct km_every *e)
  * many; NULL if a function has no address (kptr_restrict hides them). */
 static unsigned long *km_addrs_all(const struct km_funcs *f, size_t *n)
 {
-	struct km_every e = { .f = f };
+	struct kscan_hits h = { 0 };
 	bool *vm = calloc((size_t)f->n + 1, sizeof(*vm)), *any = calloc((size_t)f->n + 1, 1);
+	unsigned long *a = NULL;
 	size_t k = 0;
-	int rc = vm && any ? km_every_read(&e) : -ENOMEM;
+	int rc = vm && any ? km_every_read(f, &h) : -ENOMEM;
 
-	for (size_t i = 0; !rc && i < e.n; i++) {
-		vm[e.of[i]] |= !e.mod[i];
-		any[e.of[i]] = true;
+	for (size_t i = 0; !rc && i < h.n; i++) {
+		vm[h.of[i]] |= !h.mod[i];
+		any[h.of[i]] = true;
 	}
 	for (int i = 0; !rc && i < f->n; i++)
 		rc = any[i] ? 0 : -ENOENT;
-	for (size_t i = 0; !rc && i < e.n; i++)
-		if (!e.mod[i] || !vm[e.of[i]])
-			e.a[k++] = e.a[i];
+	if (!rc && !(a = malloc((h.n ? h.n : 1) * sizeof(*a))))
+		rc = -ENOMEM;
+	for (size_t i = 0; !rc && i < h.n; i++)
+		if (!h.mod[i] || !vm[h.of[i]])
+			a[k++] = (unsigned long)h.addr[i];
 	free(vm);
 	free(any);
-	free(e.of);
-	free(e.mod);
+	kscan_hits_free(&h);
 	if (rc) {
-		free(e.a);
+		free(a);
 		return NULL;
 	}
-	qsort(e.a, k, sizeof(*e.a), km_ulong_cmp);
+	qsort(a, k, sizeof(*a), km_ulong_cmp);
 	*n = 0;
 	for (size_t i = 0; i < k; i++)
-		if (!*n || e.a[*n - 1] != e.a[i])
-			e.a[(*n)++] = e.a[i];
-	return e.a;
+		if (!*n || a[*n - 1] != a[i])
+			a[(*n)++] = a[i];
+	return a;
 }
 
 struct bpf_link *km_attach(struct bpf_program *prog, const struct km_funcs *f,

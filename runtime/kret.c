@@ -40,54 +40,16 @@ static int kret_cmp(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Kallsyms' text symbols named one of names (sorted): their addresses,
- * and each one's name's index. */
-struct kret_walk {
-	char *const *names;
-	int n;
-	bool vmlinux;         /* its symbols only */
-	uint64_t *addr;
-	int *of;
-	size_t nsyms, cap;
-};
-
-static int kret_sym(void *arg, const struct kscan_sym *s)
-{
-	struct kret_walk *w = arg;
-	const char *name = s->name;
-	char *const *k;
-
-	if ((s->type != 't' && s->type != 'T') || (w->vmlinux && s->mod) || !s->addr ||
-	    !(k = bsearch(&name, w->names, (size_t)w->n, sizeof(*k), kret_cmp)))
-		return 0;
-	if (w->nsyms == w->cap) {
-		size_t cap = w->cap ? 2 * w->cap : 256;
-		uint64_t *a = realloc(w->addr, cap * sizeof(*a));
-		int *of = a ? realloc(w->of, cap * sizeof(*of)) : NULL;
-
-		if (a)
-			w->addr = a;
-		if (!of)
-			return -ENOMEM;
-		w->of = of;
-		w->cap = cap;
-	}
-	w->addr[w->nsyms] = s->addr;
-	w->of[w->nsyms++] = (int)(k - w->names);
-	return 0;
-}
-
-/* Finds the addresses of names (sorted into *sorted, to free). */
-static int kret_walk(struct kret_walk *w, char *const *names, int n, char ***sorted)
+/* The kallsyms addresses of names' functions (kscan_hits), with names
+ * sorted into *sorted (to free), which hits->of indexes. */
+static int kret_walk(struct kscan_hits *h, char *const *names, int n, char ***sorted)
 {
 	*sorted = malloc((size_t)(n ? n : 1) * sizeof(**sorted));
 	if (!*sorted)
 		return -ENOMEM;
 	memcpy(*sorted, names, (size_t)n * sizeof(**sorted));
 	qsort(*sorted, (size_t)n, sizeof(**sorted), kret_cmp);
-	w->names = *sorted;
-	w->n = n;
-	return kscan("/proc/kallsyms", KSCAN_KALLSYMS, NULL, kret_sym, w);
+	return kscan_names("/proc/kallsyms", KSCAN_KALLSYMS, *sorted, n, h);
 }
 
 /* Writes n keys and values of value_size bytes into map fd: one
@@ -145,7 +107,7 @@ out:
 
 int kret_fill(int fd, char *const *names, int n)
 {
-	struct kret_walk w = { .vmlinux = true };
+	struct kscan_hits h = { 0 };
 	uint8_t *kind = kret_kinds(names, n), *v = NULL;
 	char **sorted = NULL;
 	size_t k = 0;
@@ -153,39 +115,39 @@ int kret_fill(int fd, char *const *names, int n)
 
 	if (!kind)
 		return errno ? -errno : -ENOMEM;
-	rc = kret_walk(&w, names, n, &sorted);
-	if (!rc && !(v = malloc(w.nsyms ? w.nsyms : 1)))
+	rc = kret_walk(&h, names, n, &sorted);
+	if (!rc && !(v = malloc(h.n ? h.n : 1)))
 		rc = -ENOMEM;
-	for (size_t i = 0; !rc && i < w.nsyms; i++)
-		if (kind[w.of[i]] && kind[w.of[i]] != 0xff) {   /* else rax whole */
-			w.addr[k] = w.addr[i];
-			v[k++] = kind[w.of[i]];
+	/* vmlinux's functions, whose kinds its BTF gave; rax whole for the
+	 * rest and where the functions of a name differ */
+	for (size_t i = 0; !rc && i < h.n; i++)
+		if (!h.mod[i] && kind[h.of[i]] && kind[h.of[i]] != 0xff) {
+			h.addr[k] = h.addr[i];
+			v[k++] = kind[h.of[i]];
 		}
 	if (!rc)
-		rc = kret_put(fd, w.addr, v, 1, k);
+		rc = kret_put(fd, h.addr, v, 1, k);
 	free(v);
 	free(kind);
 	free(sorted);
-	free(w.addr);
-	free(w.of);
+	kscan_hits_free(&h);
 	return rc;
 }
 
 int kret_names(int fd, char *const *names, int n)
 {
-	struct kret_walk w = { 0 };
+	struct kscan_hits h = { 0 };
 	char **sorted = NULL, *v = NULL;
-	int rc = kret_walk(&w, names, n, &sorted);
+	int rc = kret_walk(&h, names, n, &sorted);
 
-	if (!rc && !(v = calloc(w.nsyms ? w.nsyms : 1, PR_KNAME_SIZE)))
+	if (!rc && !(v = calloc(h.n ? h.n : 1, PR_KNAME_SIZE)))
 		rc = -ENOMEM;
-	for (size_t i = 0; !rc && i < w.nsyms; i++)
-		strncpy(v + i * PR_KNAME_SIZE, sorted[w.of[i]], PR_KNAME_SIZE - 1);
+	for (size_t i = 0; !rc && i < h.n; i++)
+		strncpy(v + i * PR_KNAME_SIZE, sorted[h.of[i]], PR_KNAME_SIZE - 1);
 	if (!rc)
-		rc = kret_put(fd, w.addr, v, PR_KNAME_SIZE, w.nsyms);
+		rc = kret_put(fd, h.addr, v, PR_KNAME_SIZE, h.n);
 	free(v);
 	free(sorted);
-	free(w.addr);
-	free(w.of);
+	kscan_hits_free(&h);
 	return rc;
 }

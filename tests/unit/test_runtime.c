@@ -18,6 +18,7 @@
 #include <bpf/libbpf.h>
 
 #include "lib/kplace.h"
+#include "lib/kscan.h"
 #include "runtime/format.h"
 #include "runtime/loader.h"
 #include "runtime/mapprint.h"
@@ -482,6 +483,21 @@ static void test_kplace(void)
 		  "show", 0, 3,
 		  "kvm:jhash+0x1000 kvm:only_kvm+0x40 9p:show+0 ");
 	kp_expect("kplace: no such function", path, "nosuch", 0, 0, "");
+
+	/* kscan_names: every text function of sorted names, data left out */
+	char *const names[] = { "jhash", "m_start", "mode", "show" };
+	struct kscan_hits h = { 0 };
+	int per[4] = { 0 }, mods = 0;
+
+	unit_expect("kscan_names reads", !kscan_names(path, KSCAN_KALLSYMS, names, 4, &h));
+	for (size_t i = 0; i < h.n; i++) {
+		per[h.of[i]]++;
+		mods += h.mod[i];
+	}
+	unit_expect("kscan_names: each function of each name, text only",
+		    h.n == 9 && per[0] == 2 && per[1] == 3 && per[2] == 1 && per[3] == 3 &&
+		    mods == 4);
+	kscan_hits_free(&h);
 	kp_expect("kplace: hidden addresses", hidden, "m_start", 0, -EPERM, "");
 	unlink(path);
 	unlink(hidden);
