@@ -478,6 +478,18 @@ static struct kbtf_obj *kbtf_module(const char *mod)
 	return &objs[nobjs++];
 }
 
+/* The BTF a function of module mod (NULL: vmlinux) is in; NULL and errno
+ * set (ENODEV: the kernel has no BTF). */
+static struct kbtf_obj *kbtf_obj_of(const char *mod)
+{
+	if (mod)
+		return kbtf_module(mod);
+	if (kbtf_load())
+		return objs;
+	errno = ENODEV;
+	return NULL;
+}
+
 /* Whether two prototypes are the same: parameters by name and type, and
  * the result's type. */
 static bool same_proto(const struct btf *b, const struct btf_type *x, const struct btf_type *y)
@@ -563,16 +575,12 @@ static const struct type *params_record(const struct btf_type *proto, char *recn
 static const struct type *func_args(const char *mod, const char *func, const char *prefix,
 				    const uint32_t *offs, int noffs, bool all)
 {
-	struct kbtf_obj *o = mod ? kbtf_module(mod) : kbtf_load() ? objs : NULL;
+	struct kbtf_obj *o = kbtf_obj_of(mod);
 	const struct btf_type *proto;
 	const struct type *r;
 	char *recname;
 
-	if (!o) {
-		errno = mod ? errno : ENODEV;
-		return NULL;
-	}
-	if (!(proto = func_proto(o, func, all)))
+	if (!o || !(proto = func_proto(o, func, all)))
 		return NULL;
 	if (asprintf(&recname, mod ? "%s:%s:%s" : "%s:%s", prefix, mod ? mod : func, func) < 0)
 		abort();
@@ -662,7 +670,7 @@ const struct type *kbtf_func_args(const char *mod, const char *func)
 
 const struct type *kbtf_func_ret(const char *mod, const char *func, bool all)
 {
-	struct kbtf_obj *o = mod ? kbtf_module(mod) : kbtf_load() ? objs : NULL;
+	struct kbtf_obj *o = kbtf_obj_of(mod);
 	const struct btf_type *proto = o ? func_proto(o, func, all) : NULL;
 	const struct type *t;
 
@@ -800,7 +808,7 @@ static void func_decl(FILE *out, struct btf_dump *d, uint32_t type, const char *
 
 int kbtf_func_decls(FILE *out, const char *mod, const char *func, bool ret)
 {
-	struct kbtf_obj *o = mod ? kbtf_module(mod) : kbtf_load() ? objs : NULL;
+	struct kbtf_obj *o = kbtf_obj_of(mod);
 	const struct btf_type *proto = o ? func_proto(o, func, false) : NULL;
 	struct btf_dump *d = proto ? btf_dump__new(o->b, c_decls_out, out, NULL) : NULL;
 	const struct btf_param *p = proto ? btf_params(proto) : NULL;

@@ -74,9 +74,9 @@ static const struct type *uretval_type(struct sctx *c, struct node *n)
 }
 
 /* retval at fexit and kretprobes: the functions' BTF result type where
- * they all have the same (probe.ret); else int64, each probe's own read
- * as its function returns it (cg_expr.c), or rax whole where BTF does not
- * say (a wildcard's kretprobes, as in bpftrace). */
+ * they all have the same (probe.ret); else int64, each function's read as
+ * it returns it (cg_expr.c: probe.ret, or a wildcard's table by address),
+ * rax whole where BTF does not say. */
 static const struct type *kretval_type(const struct sctx *c)
 {
 	const struct type *t = c->cur->probes[0]->ret;

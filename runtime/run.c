@@ -131,13 +131,18 @@ static void rt_signals(void)
 	sigaction(SIGPIPE, &sa, NULL);
 }
 
+/* What the providers go by (the maps' fds once the object is loaded). */
+static struct prov_env rt_env(const struct rt *r)
+{
+	return (struct prov_env){ r->o->pid, r->o->verbose, r->d, r->p,
+				  ld_map_fd(r->obj, PR_KRET_MAP), ld_map_fd(r->obj, PR_KNAME_MAP) };
+}
+
 /* Finds each program and lets its provider set it up before the load. */
 static int rt_prepare(struct rt *r)
 {
 	const struct program *p = r->p;
-	struct prov_env env = { r->o->pid, r->o->verbose, r->d, r->p,
-				 ld_map_fd(r->obj, PR_KRET_MAP),
-				 ld_map_fd(r->obj, PR_KNAME_MAP) };
+	struct prov_env env = rt_env(r);
 
 	r->att = calloc((size_t)p->nprogs + 1, sizeof(*r->att));
 	if (!r->att)
@@ -184,9 +189,7 @@ static bool rt_is_uprobe(const struct prov_att *a)
  * order, as in bpftrace. */
 static int rt_attach(struct rt *r, int *count)
 {
-	struct prov_env env = { r->o->pid, r->o->verbose, r->d, r->p,
-				 ld_map_fd(r->obj, PR_KRET_MAP),
-				 ld_map_fd(r->obj, PR_KNAME_MAP) };
+	struct prov_env env = rt_env(r);
 	int n = r->p->nprogs;
 	*count = 0;
 	for (int j = 0; j < 2 * n; j++) {
@@ -208,9 +211,7 @@ static int rt_attach(struct rt *r, int *count)
 static int rt_watch(void *arg, const struct probe *p, uint64_t addr)
 {
 	struct rt *r = arg;
-	struct prov_env env = { r->o->pid, r->o->verbose, r->d, r->p,
-				 ld_map_fd(r->obj, PR_KRET_MAP),
-				 ld_map_fd(r->obj, PR_KNAME_MAP) };
+	struct prov_env env = rt_env(r);
 
 	for (int i = 0; i < r->p->nprogs; i++) {
 		struct prov_att *a = &r->att[i];
